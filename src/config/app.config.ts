@@ -1,0 +1,25 @@
+import { registerAs } from '@nestjs/config';
+import { validateEnvironment } from './environment';
+
+export interface AppConfig {
+  nodeEnv: 'development' | 'production' | 'test';
+  port: number;
+  timeZone: string;
+  logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+  rateLimitPerMinute: number;
+  corsOrigins: string[];
+  shutdownGraceMs: number;
+}
+
+export const appConfig = registerAs('app', (): AppConfig => {
+  const env = validateEnvironment(process.env);
+  return {
+    nodeEnv: env.NODE_ENV,
+    port: env.PORT,
+    timeZone: env.APP_TIMEZONE,
+    logLevel: env.LOG_LEVEL,
+    rateLimitPerMinute: env.RATE_LIMIT_PER_MINUTE,
+    corsOrigins: env.CORS_ORIGINS,
+    shutdownGraceMs: env.SHUTDOWN_GRACE_MS,
+  };
+});

@@ -1,0 +1,231 @@
+import { createPublicKey } from 'node:crypto';
+import { plainToInstance, Transform } from 'class-transformer';
+import {
+  IsIn,
+  IsInt,
+  IsOptional,
+  IsString,
+  IsUrl,
+  Max,
+  Min,
+  MinLength,
+  validateSync,
+  ValidationError,
+} from 'class-validator';
+import { IsIanaTimeZone } from './is-iana-time-zone';
+
+export const DEVELOPMENT_JWT_SECRET = 'development-only-secret-never-use-in-production';
+
+export const NODE_ENVIRONMENTS = ['development', 'production', 'test'] as const;
+export const DATABASE_TYPES = ['sqlite', 'mysql'] as const;
+export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+export const JWT_ALGORITHMS = [
+  'HS256',
+  'HS384',
+  'HS512',
+  'RS256',
+  'RS384',
+  'RS512',
+  'PS256',
+  'PS384',
+  'PS512',
+  'ES256',
+  'ES384',
+  'ES512',
+] as const;
+export type JwtAlgorithm = (typeof JWT_ALGORITHMS)[number];
+
+const toList = ({ value }: { value: unknown }): unknown =>
+  typeof value === 'string'
+    ? value
+        .split(',')
+        .map((item) => item.trim())
+        .filter((item) => item.length > 0)
+    : value;
+
+/**
+ * Every variable of the service, with its default. Values arrive as strings;
+ * `enableImplicitConversion` turns numeric ones into numbers so that a value
+ * such as `PORT=abc` fails `@IsInt` and is reported by name.
+ */
+export class EnvironmentVariables {
+  @IsIn(NODE_ENVIRONMENTS)
+  NODE_ENV: (typeof NODE_ENVIRONMENTS)[number] = 'development';
+
+  @IsInt()
+  @Min(1)
+  @Max(65535)
+  PORT: number = 3000;
+
+  @IsIn(DATABASE_TYPES)
+  DB_TYPE: (typeof DATABASE_TYPES)[number] = 'sqlite';
+
+  @IsString()
+  SQLITE_PATH: string = 'data/orders.sqlite';
+
+  @IsString()
+  DB_HOST: string = '127.0.0.1';
+
+  @IsInt()
+  @Min(1)
+  @Max(65535)
+  DB_PORT: number = 3306;
+
+  @IsString()
+  DB_USERNAME: string = 'orders';
+
+  @IsString()
+  DB_PASSWORD: string = '';
+
+  @IsString()
+  DB_DATABASE: string = 'orders';
+
+  @IsInt()
+  @Min(1)
+  @Max(1000)
+  DB_POOL_SIZE: number = 10;
+
+  @IsInt()
+  @Min(100)
+  @Max(600000)
+  DB_QUERY_TIMEOUT_MS: number = 2000;
+
+  @IsOptional()
+  @IsString()
+  @MinLength(32)
+  JWT_SECRET?: string;
+
+  /** PEM; `\n` escapes are accepted because many secret stores and .env files hold one line. */
+  @IsOptional()
+  @Transform(({ value }: { value: unknown }) => (typeof value === 'string' ? value.replace(/\\n/g, '\n') : value))
+  @IsString()
+  JWT_PUBLIC_KEY?: string;
+
+  @IsOptional()
+  @IsUrl({ require_tld: false, protocols: ['https', 'http'], require_protocol: true })
+  JWT_JWKS_URI?: string;
+
+  @IsOptional()
+  @Transform(toList)
+  @IsIn(JWT_ALGORITHMS, { each: true })
+  JWT_ALGORITHMS?: JwtAlgorithm[];
+
+  @IsOptional()
+  @IsString()
+  JWT_ISSUER?: string;
+
+  @IsOptional()
+  @IsString()
+  JWT_AUDIENCE?: string;
+
+  @IsInt()
+  @Min(0)
+  @Max(3600)
+  JWT_CLOCK_TOLERANCE_S: number = 30;
+
+  @IsIanaTimeZone()
+  APP_TIMEZONE: string = 'Asia/Seoul';
+
+  @IsIn(LOG_LEVELS)
+  LOG_LEVEL: (typeof LOG_LEVELS)[number] = 'info';
+
+  @IsInt()
+  @Min(0)
+  RATE_LIMIT_PER_MINUTE: number = 600;
+
+  @Transform(toList)
+  @IsString({ each: true })
+  CORS_ORIGINS: string[] = [];
+
+  @IsInt()
+  @Min(0)
+  @Max(600000)
+  SHUTDOWN_GRACE_MS: number = 10000;
+}
+
+export class InvalidConfigurationError extends Error {
+  constructor(readonly problems: string[]) {
+    super(`Invalid configuration:\n  - ${problems.join('\n  - ')}`);
+    this.name = 'InvalidConfigurationError';
+  }
+}
+
+function describe(error: ValidationError, raw: Record<string, string | undefined>): string {
+  const received = JSON.stringify(raw[error.property]);
+  const reasons = Object.values(error.constraints ?? {}).join('; ');
+  return `${error.property}: ${reasons} (got ${received})`;
+}
+
+function isPublicKey(pem: string): boolean {
+  try {
+    const type = createPublicKey(pem).asymmetricKeyType;
+    return type === 'rsa' || type === 'ec' || type === 'rsa-pss';
+  } catch {
+    return false;
+  }
+}
+
+/** Rules that span several variables, which class-validator cannot express one property at a time. */
+function crossFieldProblems(env: EnvironmentVariables): string[] {
+  const problems: string[] = [];
+  const asymmetricSources = [env.JWT_PUBLIC_KEY && 'JWT_PUBLIC_KEY', env.JWT_JWKS_URI && 'JWT_JWKS_URI'].filter(
+    Boolean,
+  );
+  if (asymmetricSources.length > 1 || (asymmetricSources.length === 1 && env.JWT_SECRET)) {
+    problems.push(
+      `JWT_SECRET, JWT_PUBLIC_KEY, JWT_JWKS_URI: set only one verification mode (got ${[
+        env.JWT_SECRET && 'JWT_SECRET',
+        ...asymmetricSources,
+      ]
+        .filter(Boolean)
+        .join(', ')})`,
+    );
+  }
+  if (env.JWT_PUBLIC_KEY && !isPublicKey(env.JWT_PUBLIC_KEY)) {
+    problems.push('JWT_PUBLIC_KEY: not a PEM-encoded RSA or EC public key');
+  }
+  const symmetric = asymmetricSources.length === 0;
+  const wrongFamily = (env.JWT_ALGORITHMS ?? []).filter((algorithm) => algorithm.startsWith('HS') !== symmetric);
+  if (wrongFamily.length > 0) {
+    problems.push(
+      `JWT_ALGORITHMS: ${wrongFamily.join(', ')} cannot be used with ${
+        symmetric ? 'a shared secret (JWT_SECRET)' : 'a public key (JWT_PUBLIC_KEY / JWT_JWKS_URI)'
+      }`,
+    );
+  }
+  if (env.JWT_ALGORITHMS?.length === 0) {
+    problems.push('JWT_ALGORITHMS: must name at least one algorithm');
+  }
+  if (env.NODE_ENV === 'production') {
+    if (env.DB_TYPE === 'sqlite') {
+      problems.push('DB_TYPE: the embedded database is for development only; use mysql with NODE_ENV=production');
+    }
+    if (symmetric && (!env.JWT_SECRET || env.JWT_SECRET === DEVELOPMENT_JWT_SECRET)) {
+      problems.push(
+        'JWT_SECRET: the development secret is refused with NODE_ENV=production; set a secret of your own or a public key',
+      );
+    }
+  }
+  return problems;
+}
+
+/**
+ * Validates raw variables (process.env) and fills in defaults. Empty values
+ * count as unset, so that `JWT_ISSUER=` in a .env file means "no issuer".
+ */
+export function validateEnvironment(raw: Record<string, string | undefined>): EnvironmentVariables {
+  const present = Object.fromEntries(Object.entries(raw).filter(([, value]) => value !== undefined && value !== ''));
+  const env = plainToInstance(EnvironmentVariables, present, {
+    enableImplicitConversion: true,
+    excludeExtraneousValues: false,
+  });
+  const errors = validateSync(env, { skipMissingProperties: false, forbidUnknownValues: true });
+  const problems = errors.map((error) => describe(error, raw));
+  if (problems.length === 0) {
+    problems.push(...crossFieldProblems(env));
+  }
+  if (problems.length > 0) {
+    throw new InvalidConfigurationError(problems);
+  }
+  return env;
+}

@@ -1,0 +1,55 @@
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import type { DataSourceOptions } from 'typeorm';
+import type { DatabaseConfig } from '../config/database.config';
+import { OrderSeat } from '../orders/order-seat.entity';
+import { Order } from '../orders/order.entity';
+import { CreateOrders1763683200000 } from './migrations/1763683200000-CreateOrders';
+
+/** Listed as classes, not path globs, so the same list works from sources, the build and the tests. */
+export const ENTITIES = [Order, OrderSeat];
+export const MIGRATIONS = [CreateOrders1763683200000];
+
+export const IN_MEMORY_SQLITE = ':memory:';
+
+/** The one description of how to reach the database, shared by the service, the TypeORM CLI and the seeder. */
+export function buildDataSourceOptions(config: DatabaseConfig): DataSourceOptions {
+  const common = {
+    entities: ENTITIES,
+    migrations: MIGRATIONS,
+    migrationsTableName: 'migrations',
+    synchronize: false,
+  } as const;
+
+  if (config.type === 'sqlite') {
+    const inMemory = config.path === IN_MEMORY_SQLITE;
+    if (!inMemory) {
+      mkdirSync(dirname(config.path), { recursive: true });
+    }
+    return {
+      ...common,
+      type: 'sqljs',
+      location: inMemory ? undefined : config.path,
+      autoSave: !inMemory,
+    };
+  }
+
+  return {
+    ...common,
+    type: 'mysql',
+    host: config.host,
+    port: config.port,
+    username: config.username,
+    password: config.password,
+    database: config.database,
+    charset: 'utf8mb4_unicode_ci',
+    // Times are stored in UTC (CONTRACT §7); the driver's default, the process's zone, would shift them.
+    timezone: 'Z',
+    poolSize: config.poolSize,
+    connectTimeout: config.queryTimeoutMs,
+    // BIGINT ids and COUNT(*) come back as numbers (they stay far below 2^53); DECIMAL too, as the contract returns numbers.
+    supportBigNumbers: true,
+    bigNumberStrings: false,
+    extra: { decimalNumbers: true },
+  };
+}

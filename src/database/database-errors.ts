@@ -1,0 +1,41 @@
+/**
+ * Driver error codes that mean "the database cannot answer now" rather than
+ * "this query is wrong": the server is down, unreachable, overloaded, shutting
+ * down, or the query ran past its time.
+ */
+const UNAVAILABLE_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'ENOTFOUND',
+  'EPIPE',
+  'EAI_AGAIN',
+  'PROTOCOL_CONNECTION_LOST',
+  'PROTOCOL_SEQUENCE_TIMEOUT',
+  'PROTOCOL_ENQUEUE_AFTER_FATAL_ERROR',
+  'PROTOCOL_ENQUEUE_AFTER_QUIT',
+  'ER_CON_COUNT_ERROR',
+  'ER_TOO_MANY_USER_CONNECTIONS',
+  'ER_SERVER_SHUTDOWN',
+  'ER_QUERY_INTERRUPTED',
+  'ER_STATEMENT_TIMEOUT',
+  'ER_QUERY_TIMEOUT',
+  'ER_LOCK_WAIT_TIMEOUT',
+  'ER_LOCK_DEADLOCK',
+  'ER_CONNECTION_KILLED',
+]);
+
+/** True for failures a client should retry later (503), false for everything else (500). */
+export function isDatabaseUnavailable(error: unknown): boolean {
+  let current: unknown = error;
+  // TypeORM wraps the driver's error (QueryFailedError.driverError); look through the chain.
+  for (let depth = 0; depth < 5 && typeof current === 'object' && current !== null; depth += 1) {
+    const candidate = current as { code?: unknown; fatal?: unknown; driverError?: unknown; cause?: unknown };
+    if (typeof candidate.code === 'string' && UNAVAILABLE_CODES.has(candidate.code)) return true;
+    if (candidate.fatal === true) return true;
+    current = candidate.driverError ?? candidate.cause;
+  }
+  return false;
+}

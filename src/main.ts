@@ -1,0 +1,27 @@
+import 'dotenv/config';
+import 'reflect-metadata';
+import { NestFactory } from '@nestjs/core';
+import { AppModule } from './app.module';
+import { configureApp } from './bootstrap/configure-app';
+import { startupBanner } from './bootstrap/startup-banner';
+import { appConfig, type AppConfig } from './config/app.config';
+import { authConfig, type AuthConfig } from './config/auth.config';
+import { InvalidConfigurationError, validateEnvironment } from './config/environment';
+
+async function bootstrap(): Promise<void> {
+  // Checked before Nest starts so that a bad variable is reported by name, not as a stack trace.
+  validateEnvironment(process.env);
+  const app = await NestFactory.create(AppModule, { abortOnError: false });
+  configureApp(app);
+  app.enableShutdownHooks();
+  const config = app.get<AppConfig>(appConfig.KEY);
+  await app.listen(config.port);
+  if (config.nodeEnv !== 'production') {
+    console.log(`\n${startupBanner(`http://localhost:${config.port}`, app.get<AuthConfig>(authConfig.KEY))}\n`);
+  }
+}
+
+bootstrap().catch((error: unknown) => {
+  console.error(error instanceof InvalidConfigurationError ? error.message : error);
+  process.exit(1);
+});

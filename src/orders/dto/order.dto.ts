@@ -1,0 +1,43 @@
+import { ApiProperty } from '@nestjs/swagger';
+import { ORDER_STATUS_LABELS } from '../order-status';
+
+export class SeatDto {
+  @ApiProperty({ example: 1201 })
+  seatPriceId: number;
+
+  @ApiProperty({ example: 55000, description: 'Price of the seat, the stored value exactly.' })
+  price: number;
+}
+
+/** An order as a member sees it: never with `userId`. */
+export class UserOrderDto {
+  @ApiProperty({ example: 1042 })
+  orderId: number;
+
+  @ApiProperty({ example: 7 })
+  concertId: number;
+
+  @ApiProperty({ type: [SeatDto], description: 'Ascending by seatPriceId; empty for an order without seats.' })
+  seats: SeatDto[];
+
+  @ApiProperty({ example: 110000 })
+  totalPrice: number;
+
+  @ApiProperty({ enum: Object.values(ORDER_STATUS_LABELS), example: ORDER_STATUS_LABELS.PAYMENT_COMPLETED })
+  status: string;
+
+  @ApiProperty({ example: '2026-03-01T19:30:05', description: 'Local time in APP_TIMEZONE, without offset.' })
+  createdAt: string;
+
+  @ApiProperty({ example: '2026-03-01T19:31:40' })
+  updatedAt: string;
+}
+
+/**
+ * An order as an administrator sees it: with the `userId` of the member who
+ * holds it. The mapper, not this class, fixes the key order of CONTRACT §4.
+ */
+export class AdminOrderDto extends UserOrderDto {
+  @ApiProperty({ example: 42 })
+  userId: number;
+}

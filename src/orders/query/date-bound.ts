@@ -1,0 +1,95 @@
+import { DateTime, FixedOffsetZone, type Zone } from 'luxon';
+
+export const DATE_FORMATS_HINT =
+  'YYYY-MM-DD, YYYY-MM-DDThh:mm:ss (local time) or an ISO 8601 date-time with Z or an offset such as +09:00';
+
+const PATTERN = /^(\d{4})-(\d{2})-(\d{2})(?:T(\d{2}):(\d{2}):(\d{2})(?:\.(\d{1,9}))?(Z|[+-]\d{2}:\d{2})?)?$/;
+
+/**
+ * MySQL's DATETIME range. A bound outside it excludes no stored row, so it is
+ * dropped rather than sent as a value the column cannot hold.
+ */
+const EARLIEST_STORABLE_MS = Date.UTC(1000, 0, 1);
+const LATEST_STORABLE_MS = Date.UTC(9999, 11, 31, 23, 59, 59, 999);
+
+export const boundsRows = {
+  from: (epochMs: number): number | undefined => (epochMs > EARLIEST_STORABLE_MS ? epochMs : undefined),
+  before: (epochMs: number): number | undefined => (epochMs <= LATEST_STORABLE_MS ? epochMs : undefined),
+};
+
+export type BoundParse = { ok: true; epochMs: number } | { ok: false; message: string };
+
+interface Parsed {
+  start: DateTime;
+  /** Digits after the decimal point, if any. */
+  fraction?: string;
+  dateOnly: boolean;
+}
+
+function zoneOf(designator: string | undefined, timeZone: string): Zone | string | undefined {
+  if (designator === undefined) return timeZone;
+  if (designator === 'Z') return 'utc';
+  const [hours, minutes] = designator.slice(1).split(':').map(Number);
+  if (hours > 14 || minutes > 59) return undefined;
+  const sign = designator.startsWith('-') ? -1 : 1;
+  return FixedOffsetZone.instance(sign * (hours * 60 + minutes));
+}
+
+function parse(text: string, timeZone: string): Parsed | string {
+  const match = PATTERN.exec(text);
+  if (!match) {
+    return `"${text}" is not a date; use ${DATE_FORMATS_HINT}`;
+  }
+  const [, year, month, day, hour, minute, second, fraction, designator] = match;
+  if (Number(year) < 1000) {
+    return `"${text}" is out of range; the year must be between 1000 and 9999`;
+  }
+  const zone = zoneOf(designator, timeZone);
+  if (zone === undefined) {
+    return `"${text}" has an offset outside -14:00..+14:00`;
+  }
+  const start = DateTime.fromObject(
+    {
+      year: Number(year),
+      month: Number(month),
+      day: Number(day),
+      hour: Number(hour ?? 0),
+      minute: Number(minute ?? 0),
+      second: Number(second ?? 0),
+    },
+    { zone },
+  );
+  // Luxon rejects 2026-02-30, 25:00 and the like instead of rolling them over.
+  if (!start.isValid) {
+    return `"${text}" is not a valid calendar date or time`;
+  }
+  return { start, fraction, dateOnly: hour === undefined };
+}
+
+/** Fractions are compared at the stored precision, milliseconds. */
+const fractionMs = (fraction: string | undefined, round: (value: number) => number): number =>
+  fraction === undefined ? 0 : round(Number(`0.${fraction}`) * 1000);
+
+/** The inclusive lower bound `startDate` stands for, as epoch milliseconds. */
+export function parseStartBound(text: string, timeZone: string): BoundParse {
+  const parsed = parse(text, timeZone);
+  if (typeof parsed === 'string') return { ok: false, message: parsed };
+  return { ok: true, epochMs: parsed.start.toMillis() + fractionMs(parsed.fraction, Math.ceil) };
+}
+
+/**
+ * The exclusive upper bound `endDate` stands for (CONTRACT §3): a bare date
+ * runs through the end of that day, a date-time without fraction through the
+ * end of that second, one with a fraction through that millisecond.
+ */
+export function parseEndBound(text: string, timeZone: string): BoundParse {
+  const parsed = parse(text, timeZone);
+  if (typeof parsed === 'string') return { ok: false, message: parsed };
+  const { start, fraction, dateOnly } = parsed;
+  const end = dateOnly
+    ? start.plus({ days: 1 }).toMillis()
+    : fraction === undefined
+      ? start.toMillis() + 1000
+      : start.toMillis() + fractionMs(fraction, Math.floor) + 1;
+  return { ok: true, epochMs: end };
+}

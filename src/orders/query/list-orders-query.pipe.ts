@@ -1,0 +1,138 @@
+import { ForbiddenException, Inject, Injectable, PipeTransform } from '@nestjs/common';
+import { plainToInstance } from 'class-transformer';
+import { validateSync, type ValidationError } from 'class-validator';
+import { Role, type Caller } from '../../auth/role';
+import { InvalidParametersException, type FieldError } from '../../common/problem/invalid-parameters.exception';
+import { appConfig, type AppConfig } from '../../config/app.config';
+import {
+  ADMIN_FILTERS,
+  AdminOrdersQueryDto,
+  DEFAULT_PAGE_SIZE,
+  SINGLE_VALUED_PARAMETERS,
+  USER_PARAMETERS,
+  UserOrdersQueryDto,
+} from '../dto/orders-query.dto';
+import { toOrderStatusCode } from '../order-status';
+import { boundsRows, parseEndBound, parseStartBound } from './date-bound';
+import type { ListOrdersQuery, OrderFilters } from './list-orders-query';
+import { mergeRequestParameters, toQueryValues, type RequestParameters } from './request-parameters';
+import { ADMIN_SORT_FIELDS, DEFAULT_SORT, parseSort, USER_SORT_FIELDS } from './sort';
+
+/** What the listing handler receives: who calls, and the raw parameters from both transports. */
+export interface ListOrdersRequest {
+  caller: Caller;
+  query: unknown;
+  body: unknown;
+}
+
+const KNOWN_PARAMETERS: Record<Role, ReadonlySet<string>> = {
+  [Role.User]: new Set(USER_PARAMETERS),
+  [Role.Admin]: new Set([...USER_PARAMETERS, ...ADMIN_FILTERS]),
+};
+
+function fieldErrors(errors: ValidationError[]): FieldError[] {
+  return errors.flatMap((error) =>
+    // One message per field: the first failed constraint already says what the value must be.
+    Object.values(error.constraints ?? {})
+      .slice(0, 1)
+      .map((message) => ({ field: error.property, message })),
+  );
+}
+
+/**
+ * Turns a listing request into a {@link ListOrdersQuery}, in the order CONTRACT §3
+ * prescribes: admin-only filters from a user are a 403 before anything else is
+ * looked at; then every remaining problem is collected into one 400.
+ */
+@Injectable()
+export class ListOrdersQueryPipe implements PipeTransform<ListOrdersRequest, ListOrdersQuery> {
+  constructor(@Inject(appConfig.KEY) private readonly config: AppConfig) {}
+
+  transform({ caller, query, body }: ListOrdersRequest): ListOrdersQuery {
+    const { values, repeated } = mergeRequestParameters(query, body);
+    const isAdmin = caller.role === Role.Admin;
+    if (!isAdmin) {
+      const adminFilters = ADMIN_FILTERS.filter((name) => values.has(name));
+      if (adminFilters.length > 0) {
+        throw new ForbiddenException(`Only administrators may filter by ${adminFilters.join(', ')}`);
+      }
+    }
+
+    const errors: FieldError[] = [];
+    const known: Record<string, unknown> = {};
+    for (const [name, value] of values) {
+      if (!KNOWN_PARAMETERS[caller.role].has(name)) {
+        errors.push({ field: name, message: `${name} is not a parameter of this operation` });
+      } else if (repeated.has(name) && SINGLE_VALUED_PARAMETERS.includes(name)) {
+        errors.push({ field: name, message: `${name} must be given once` });
+      } else {
+        known[name] = value;
+      }
+    }
+    const dto = plainToInstance(isAdmin ? AdminOrdersQueryDto : UserOrdersQueryDto, known);
+    errors.push(...fieldErrors(validateSync(dto)));
+    const filters = isAdmin ? this.adminFilters(dto, errors) : {};
+    if (errors.length > 0) {
+      throw new InvalidParametersException(errors);
+    }
+
+    const size = dto.size ?? DEFAULT_PAGE_SIZE;
+    const sort = parseSort(dto.sort ?? [], isAdmin ? ADMIN_SORT_FIELDS : USER_SORT_FIELDS);
+    return {
+      page: dto.page ?? 1,
+      size,
+      // Validation has already run parseSort on the same terms; it cannot fail here.
+      sort: sort.ok ? sort.keys : [],
+      filters,
+      echoedParameters: echo(values, size),
+    };
+  }
+
+  /** Builds the filters, adding to `errors` what only shows once values are combined or read in the service's zone. */
+  private adminFilters(dto: AdminOrdersQueryDto, errors: FieldError[]): OrderFilters {
+    const invalid = new Set(errors.map((error) => error.field));
+    const valid = <K extends keyof AdminOrdersQueryDto>(name: K): AdminOrdersQueryDto[K] | undefined =>
+      invalid.has(name) ? undefined : dto[name];
+    const filters: OrderFilters = {};
+
+    filters.userId = valid('userId');
+    const [consertId, concertId] = [valid('consertId'), valid('concertId')];
+    if (consertId !== undefined && concertId !== undefined && consertId !== concertId) {
+      errors.push({
+        field: 'concertId',
+        message: 'concertId is an alias of consertId; when both are given they must be equal',
+      });
+    }
+    filters.concertId = consertId ?? concertId;
+    const status = valid('orderStatus');
+    filters.status = status === undefined ? undefined : toOrderStatusCode(status);
+
+    const timeZone = this.config.timeZone;
+    const startText = valid('startDate');
+    const endText = valid('endDate');
+    const start = startText === undefined ? undefined : parseStartBound(startText, timeZone);
+    const end = endText === undefined ? undefined : parseEndBound(endText, timeZone);
+    if (start && !start.ok) errors.push({ field: 'startDate', message: `startDate ${start.message}` });
+    if (end && !end.ok) errors.push({ field: 'endDate', message: `endDate ${end.message}` });
+    if (start?.ok && end?.ok && start.epochMs >= end.epochMs) {
+      errors.push({ field: 'startDate', message: 'startDate must not be later than endDate' });
+    }
+    filters.createdFrom = start?.ok ? boundsRows.from(start.epochMs) : undefined;
+    filters.createdBefore = end?.ok ? boundsRows.before(end.epochMs) : undefined;
+
+    return Object.fromEntries(Object.entries(filters).filter(([, value]) => value !== undefined));
+  }
+}
+
+/** Every parameter of the request but `page`, written as a query string would carry it, with the size and sort in effect. */
+function echo(parameters: RequestParameters['values'], size: number): Array<[string, string]> {
+  const echoed: Array<[string, string]> = [['size', String(size)]];
+  const sort = parameters.has('sort') ? toQueryValues(parameters.get('sort')) : [DEFAULT_SORT];
+  echoed.push(...sort.map((term): [string, string] => ['sort', term]));
+  for (const [name, value] of parameters) {
+    if (name !== 'page' && name !== 'size' && name !== 'sort') {
+      echoed.push(...toQueryValues(value).map((text): [string, string] => [name, text]));
+    }
+  }
+  return echoed;
+}
