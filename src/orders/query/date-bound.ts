@@ -41,6 +41,10 @@ function parse(text: string, timeZone: string): Parsed | string {
     return `"${text}" is not a date; use ${DATE_FORMATS_HINT}`;
   }
   const [, year, month, day, hour, minute, second, fraction, designator] = match;
+  if (Number(hour ?? 0) > 23 || Number(minute ?? 0) > 59 || Number(second ?? 0) > 59) {
+    // Luxon would read 24:00:00 as the next midnight; the contract's grammar has no such time.
+    return `"${text}" is not a valid time of day`;
+  }
   if (Number(year) < 1000) {
     return `"${text}" is out of range; the year must be between 1000 and 9999`;
   }

@@ -1,0 +1,3 @@
+import { describeOrdersContract } from './orders-contract';
+
+describeOrdersContract('sqlite');

@@ -1,0 +1,131 @@
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { delimiter, join } from 'node:path';
+import { createConnection } from 'mysql2/promise';
+
+export interface ThrowawayMysql {
+  url: string;
+  stop(): Promise<void>;
+}
+
+export const INSTALL_HINT =
+  'No MySQL for the tests: set TEST_MYSQL_URL (e.g. mysql://root@127.0.0.1:3306/orders_test) or install a server ' +
+  'whose mariadbd or mysqld the tests can start (Debian/Ubuntu: sudo apt-get install -y mariadb-server).';
+
+/** Debian installs the servers in sbin directories, which an ordinary user's PATH often lacks. */
+function findExecutable(names: string[]): string | undefined {
+  const directories = [
+    ...(process.env.PATH ?? '').split(delimiter),
+    '/usr/sbin',
+    '/usr/local/sbin',
+    '/usr/local/mysql/bin',
+  ];
+  for (const name of names) {
+    for (const directory of directories) {
+      const candidate = join(directory, name);
+      if (directory && existsSync(candidate)) return candidate;
+    }
+  }
+  return undefined;
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      server.close(() =>
+        typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port')),
+      );
+    });
+  });
+}
+
+async function waitUntilReady(port: number, child: ChildProcess, errorLog: string): Promise<void> {
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    if (child.exitCode !== null) {
+      const log = existsSync(errorLog) ? readFileSync(errorLog, 'utf8').slice(-2000) : '';
+      throw new Error(`The throw-away MySQL server exited with code ${child.exitCode}:\n${log}`);
+    }
+    try {
+      const connection = await createConnection({ host: '127.0.0.1', port, user: 'root' });
+      await connection.end();
+      return;
+    } catch (error) {
+      if (Date.now() > deadline) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 250));
+    }
+  }
+}
+
+/**
+ * CONTRACT §9: starts a private MariaDB (or MySQL) in a temporary directory on
+ * a free port, for the duration of the test run.
+ */
+export async function startThrowawayMysql(): Promise<ThrowawayMysql> {
+  const server = findExecutable(['mariadbd', 'mysqld']);
+  if (!server) throw new Error(INSTALL_HINT);
+  const isMariaDb = /mariadb/i.test(spawnSync(server, ['--version'], { encoding: 'utf8' }).stdout ?? '');
+  const base = mkdtempSync(join(tmpdir(), 'orders-test-mysql-'));
+  const dataDir = join(base, 'data');
+  const errorLog = join(base, 'error.log');
+
+  const initialize = isMariaDb
+    ? spawnSync(
+        findExecutable(['mariadb-install-db', 'mysql_install_db']) ?? 'mariadb-install-db',
+        [
+          '--no-defaults',
+          '--user=root',
+          `--datadir=${dataDir}`,
+          '--auth-root-authentication-method=normal',
+          '--skip-test-db',
+        ],
+        { encoding: 'utf8' },
+      )
+    : spawnSync(server, ['--no-defaults', '--initialize-insecure', `--datadir=${dataDir}`, '--user=root'], {
+        encoding: 'utf8',
+      });
+  if (initialize.status !== 0) {
+    throw new Error(
+      `Could not initialise a throw-away MySQL data directory:\n${initialize.stderr ?? initialize.error}`,
+    );
+  }
+
+  const port = await freePort();
+  const child = spawn(
+    server,
+    [
+      '--no-defaults',
+      '--user=root',
+      `--datadir=${dataDir}`,
+      `--socket=${join(base, 'mysqld.sock')}`,
+      `--port=${port}`,
+      '--bind-address=127.0.0.1',
+      `--pid-file=${join(base, 'mysqld.pid')}`,
+      `--log-error=${errorLog}`,
+      '--skip-log-bin',
+      '--innodb-buffer-pool-size=256M',
+      '--innodb-flush-log-at-trx-commit=2',
+      '--character-set-server=utf8mb4',
+      '--collation-server=utf8mb4_unicode_ci',
+      '--default-time-zone=+00:00',
+    ],
+    { stdio: 'ignore' },
+  );
+  await waitUntilReady(port, child, errorLog);
+
+  return {
+    url: `mysql://root@127.0.0.1:${port}/orders_test`,
+    stop: async () => {
+      const exited = new Promise((resolve) => child.once('exit', resolve));
+      child.kill('SIGTERM');
+      await Promise.race([exited, new Promise((resolve) => setTimeout(resolve, 15_000))]);
+      if (child.exitCode === null) child.kill('SIGKILL');
+      rmSync(base, { recursive: true, force: true });
+    },
+  };
+}

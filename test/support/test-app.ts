@@ -1,0 +1,76 @@
+import type { INestApplication } from '@nestjs/common';
+import { Test } from '@nestjs/testing';
+import type { App } from 'supertest/types';
+import { DataSource } from 'typeorm';
+import { AppModule } from '../../src/app.module';
+import { configureApp } from '../../src/bootstrap/configure-app';
+
+export const TEST_JWT_SECRET = 'test-secret-for-the-e2e-suites-0123456789';
+export const TEST_ISSUER = 'https://id.tickets.test/';
+export const TEST_AUDIENCE = 'orders-api';
+
+/** The environment every e2e app starts from; a suite overrides what it tests. */
+export const BASE_TEST_ENVIRONMENT: Record<string, string> = {
+  NODE_ENV: 'test',
+  DB_TYPE: 'sqlite',
+  SQLITE_PATH: ':memory:',
+  JWT_SECRET: TEST_JWT_SECRET,
+  JWT_ISSUER: TEST_ISSUER,
+  JWT_AUDIENCE: TEST_AUDIENCE,
+  APP_TIMEZONE: 'Asia/Seoul',
+};
+
+const SERVICE_VARIABLES = [
+  'PORT',
+  'NODE_ENV',
+  'DB_TYPE',
+  'SQLITE_PATH',
+  'DB_HOST',
+  'DB_PORT',
+  'DB_USERNAME',
+  'DB_PASSWORD',
+  'DB_DATABASE',
+  'DB_POOL_SIZE',
+  'DB_QUERY_TIMEOUT_MS',
+  'JWT_SECRET',
+  'JWT_PUBLIC_KEY',
+  'JWT_JWKS_URI',
+  'JWT_ALGORITHMS',
+  'JWT_ISSUER',
+  'JWT_AUDIENCE',
+  'JWT_CLOCK_TOLERANCE_S',
+  'APP_TIMEZONE',
+  'LOG_LEVEL',
+  'RATE_LIMIT_PER_MINUTE',
+  'CORS_ORIGINS',
+  'SHUTDOWN_GRACE_MS',
+];
+
+export interface TestApp {
+  app: INestApplication<App>;
+  server: App;
+  dataSource: DataSource;
+  close(): Promise<void>;
+}
+
+/**
+ * Starts the real application (all modules, the global filter, Swagger) with
+ * exactly the given variables: whatever the shell has set for the service is
+ * cleared first, so a developer's environment cannot change a test's outcome.
+ */
+export async function startTestApp(environment: Record<string, string | undefined>): Promise<TestApp> {
+  for (const name of SERVICE_VARIABLES) delete process.env[name];
+  Object.assign(process.env, { ...BASE_TEST_ENVIRONMENT, ...environment });
+  for (const [name, value] of Object.entries(environment)) if (value === undefined) delete process.env[name];
+
+  const moduleRef = await Test.createTestingModule({ imports: [AppModule] }).compile();
+  const app = moduleRef.createNestApplication<INestApplication<App>>({ logger: false });
+  configureApp(app);
+  await app.init();
+  return {
+    app,
+    server: app.getHttpServer(),
+    dataSource: app.get(DataSource),
+    close: () => app.close(),
+  };
+}
