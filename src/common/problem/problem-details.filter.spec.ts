@@ -1,0 +1,134 @@
+import { describe, expect, it } from '@jest/globals';
+import {
+  ArgumentsHost,
+  BadRequestException,
+  ForbiddenException,
+  NotFoundException,
+  UnauthorizedException,
+} from '@nestjs/common';
+import { QueryFailedError } from 'typeorm';
+import { InvalidParametersException } from './invalid-parameters.exception';
+import { ProblemDetailsFilter } from './problem-details.filter';
+
+interface Answer {
+  status?: number;
+  headers: Record<string, string>;
+  body?: string;
+}
+
+/** A request and response just rich enough for the filter: it reads method, path and headers, and writes status, headers and body. */
+function hostFor(request: { method?: string; path?: string; authorization?: string } = {}): {
+  host: ArgumentsHost;
+  answer: Answer;
+} {
+  const answer: Answer = { headers: {} };
+  const response = {
+    headersSent: false,
+    getHeader: (name: string) => (name.toLowerCase() === 'x-request-id' ? 'req-1' : undefined),
+    status(code: number) {
+      answer.status = code;
+      return this;
+    },
+    setHeader(name: string, value: string) {
+      answer.headers[name] = value;
+      return this;
+    },
+    end(body?: string) {
+      answer.body = body;
+    },
+  };
+  const req = {
+    method: request.method ?? 'GET',
+    path: request.path ?? '/orders',
+    get: (name: string) => (name.toLowerCase() === 'authorization' ? request.authorization : undefined),
+  };
+  const host = {
+    switchToHttp: () => ({ getRequest: () => req, getResponse: () => response }),
+  } as unknown as ArgumentsHost;
+  return { host, answer };
+}
+
+function answerTo(
+  exception: unknown,
+  request?: Parameters<typeof hostFor>[0],
+): { answer: Answer; problem: Record<string, unknown> } {
+  const { host, answer } = hostFor(request);
+  new ProblemDetailsFilter().catch(exception, host);
+  return { answer, problem: JSON.parse(answer.body ?? '{}') as Record<string, unknown> };
+}
+
+describe('ProblemDetailsFilter', () => {
+  it('answers validation failures with errors[] and the problem content type', () => {
+    const { answer, problem } = answerTo(
+      new InvalidParametersException([{ field: 'page', message: 'page must be an integer of at least 1' }]),
+    );
+    expect(answer.status).toBe(400);
+    expect(answer.headers['Content-Type']).toMatch(/^application\/problem\+json/);
+    expect(problem).toEqual({
+      type: '/problems/invalid-parameters',
+      title: 'Invalid request parameters',
+      status: 400,
+      detail: 'Invalid parameter page: page must be an integer of at least 1',
+      instance: 'urn:request:req-1',
+      errors: [{ field: 'page', message: 'page must be an integer of at least 1' }],
+    });
+  });
+
+  it('adds WWW-Authenticate to a 401, flagging a rejected token as invalid_token', () => {
+    expect(answerTo(new UnauthorizedException('x')).answer.headers['WWW-Authenticate']).toBe('Bearer realm="orders"');
+    expect(
+      answerTo(new UnauthorizedException('x'), { authorization: 'Bearer abc' }).answer.headers['WWW-Authenticate'],
+    ).toBe('Bearer realm="orders", error="invalid_token"');
+  });
+
+  it('keeps the detail of a 403', () => {
+    expect(answerTo(new ForbiddenException('Only administrators may filter by userId')).problem).toMatchObject({
+      status: 403,
+      title: 'Forbidden',
+      detail: 'Only administrators may filter by userId',
+    });
+  });
+
+  it('does not echo the path parser’s message for an unknown route', () => {
+    expect(answerTo(new NotFoundException('Cannot GET /x<script>'), { path: '/x' }).problem.detail).toBe(
+      'No resource at GET /x',
+    );
+  });
+
+  it('replaces the JSON parser’s message, which quotes the client’s body', () => {
+    const parseError = Object.assign(new SyntaxError('Unexpected token } in JSON at position 9'), {
+      type: 'entity.parse.failed',
+      status: 400,
+    });
+    const { problem } = answerTo(new BadRequestException(parseError.message, { cause: parseError }));
+    expect(problem).toMatchObject({ status: 400, detail: 'The request body is not valid JSON' });
+  });
+
+  it.each(['ECONNREFUSED', 'PROTOCOL_CONNECTION_LOST', 'ER_LOCK_WAIT_TIMEOUT', 'ETIMEDOUT'])(
+    'answers 503 with Retry-After when the driver reports %s, without the driver’s words',
+    (code) => {
+      const driverError = Object.assign(new Error(`connect ${code} 10.0.0.5:3306 SELECT * FROM orders`), { code });
+      const { answer, problem } = answerTo(new QueryFailedError('SELECT * FROM orders', [], driverError));
+      expect(answer.status).toBe(503);
+      expect(answer.headers['Retry-After']).toBe('5');
+      expect(answer.body).not.toMatch(/SELECT|10\.0\.0\.5|orders`|ECONN|ER_/);
+      expect(problem).toMatchObject({ status: 503, type: '/problems/database-unavailable' });
+    },
+  );
+
+  it('answers 500 to anything else, telling nothing but the request id', () => {
+    const { answer, problem } = answerTo(new TypeError("Cannot read properties of undefined (reading 'id')"));
+    expect(answer.status).toBe(500);
+    expect(problem).toEqual({
+      type: 'about:blank',
+      title: 'Internal Server Error',
+      status: 500,
+      detail: 'An unexpected error occurred',
+      instance: 'urn:request:req-1',
+    });
+  });
+
+  it('sends no body to a HEAD request', () => {
+    expect(answerTo(new UnauthorizedException('x'), { method: 'HEAD' }).answer.body).toBeUndefined();
+  });
+});

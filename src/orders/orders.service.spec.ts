@@ -1,0 +1,121 @@
+import { beforeEach, describe, expect, it, jest } from '@jest/globals';
+import { Role } from '../auth/role';
+import { LocalTimeFormatter } from '../common/time/local-time';
+import type { OrderRow, OrdersRepository, SeatRow } from './orders.repository';
+import { OrdersService } from './orders.service';
+import type { ListOrdersQuery } from './query/list-orders-query';
+
+const row = (id: number, userId = 7): OrderRow => ({
+  id,
+  userId,
+  concertId: 3,
+  totalPrice: 120.5,
+  status: 'PAYMENT_COMPLETED',
+  createdAt: '2026-03-09 15:00:00.999',
+  updatedAt: new Date('2026-03-09T15:30:00.000Z'),
+});
+
+const query = (overrides: Partial<ListOrdersQuery> = {}): ListOrdersQuery => ({
+  page: 1,
+  size: 2,
+  sort: [{ field: 'createdAt', direction: 'DESC' }],
+  filters: { userId: 99, status: 'REFUNDED' },
+  echoedParameters: [],
+  ...overrides,
+});
+
+describe('OrdersService', () => {
+  let repository: {
+    findPage: jest.Mock<OrdersRepository['findPage']>;
+    count: jest.Mock<OrdersRepository['count']>;
+    findSeats: jest.Mock<OrdersRepository['findSeats']>;
+  };
+  let service: OrdersService;
+
+  beforeEach(() => {
+    repository = { findPage: jest.fn(), count: jest.fn(), findSeats: jest.fn() };
+    service = new OrdersService(repository as unknown as OrdersRepository, new LocalTimeFormatter('Asia/Seoul'));
+  });
+
+  it('lists a member’s own orders whatever filters the query carries', async () => {
+    // One full page, so the service must ask for the total.
+    repository.findPage.mockResolvedValue([row(11), row(10)]);
+    repository.count.mockResolvedValue(5);
+    repository.findSeats.mockResolvedValue([]);
+    await service.list({ id: 7, role: Role.User }, query());
+    expect(repository.findPage).toHaveBeenCalledWith({ userId: 7 }, query().sort, 2, 0);
+    expect(repository.count).toHaveBeenCalledWith({ userId: 7 });
+  });
+
+  it('passes an administrator’s filters on untouched, with the offset of the page', async () => {
+    // An empty page past the end: only COUNT(*) can tell the total.
+    repository.findPage.mockResolvedValue([]);
+    repository.count.mockResolvedValue(3);
+    repository.findSeats.mockResolvedValue([]);
+    const page = await service.list({ id: 1, role: Role.Admin }, query({ page: 4 }));
+    expect(repository.findPage).toHaveBeenCalledWith({ userId: 99, status: 'REFUNDED' }, query().sort, 2, 6);
+    expect(page).toMatchObject({ totalElementCount: 3, totalPages: 2, currentPage: 4, elements: [] });
+  });
+
+  it('skips COUNT(*) when a partly filled page already tells the total', async () => {
+    // One row on page 3 of size 2: it is the last page, and the total is 4 + 1.
+    repository.findPage.mockResolvedValue([row(1)]);
+    repository.findSeats.mockResolvedValue([]);
+    const page = await service.list({ id: 1, role: Role.Admin }, query({ page: 3 }));
+    expect(repository.count).not.toHaveBeenCalled();
+    expect(page.totalElementCount).toBe(5);
+  });
+
+  it('skips COUNT(*) when the first page is empty', async () => {
+    repository.findPage.mockResolvedValue([]);
+    repository.findSeats.mockResolvedValue([]);
+    const page = await service.list({ id: 7, role: Role.User }, query());
+    expect(repository.count).not.toHaveBeenCalled();
+    expect(page.totalElementCount).toBe(0);
+  });
+
+  it('fetches the seats of the whole page in one call and maps rows in the contract’s shape', async () => {
+    repository.findPage.mockResolvedValue([row(11), row(10)]);
+    repository.count.mockResolvedValue(2);
+    // Seats come ordered by order and seat id, as the repository's query sorts them.
+    const seats: SeatRow[] = [
+      { orderId: 11, seatPriceId: 1, price: 60 },
+      { orderId: 11, seatPriceId: 2, price: 60.5 },
+    ];
+    repository.findSeats.mockResolvedValue(seats);
+    const page = await service.list({ id: 1, role: Role.Admin }, query());
+    expect(repository.findSeats).toHaveBeenCalledTimes(1);
+    expect(repository.findSeats).toHaveBeenCalledWith([11, 10]);
+    expect(JSON.stringify(page.elements[0])).toBe(
+      JSON.stringify({
+        orderId: 11,
+        userId: 7,
+        concertId: 3,
+        seats: [
+          { seatPriceId: 1, price: 60 },
+          { seatPriceId: 2, price: 60.5 },
+        ],
+        totalPrice: 120.5,
+        status: '결제 완료',
+        createdAt: '2026-03-10T00:00:00',
+        updatedAt: '2026-03-10T00:30:00',
+      }),
+    );
+    expect(page.elements[1]).toMatchObject({ orderId: 10, seats: [] });
+  });
+
+  it('leaves userId out of a member’s elements', async () => {
+    repository.findPage.mockResolvedValue([row(11)]);
+    repository.findSeats.mockResolvedValue([]);
+    const page = await service.list({ id: 7, role: Role.User }, query());
+    expect(Object.keys(page.elements[0])).toEqual([
+      'orderId',
+      'concertId',
+      'seats',
+      'totalPrice',
+      'status',
+      'createdAt',
+      'updatedAt',
+    ]);
+  });
+});

@@ -1,0 +1,43 @@
+import { describe, expect, it } from '@jest/globals';
+import { buildLinkHeader } from './link-header';
+
+const parameters: Array<[string, string]> = [
+  ['size', '20'],
+  ['sort', 'createdAt,desc'],
+  ['orderStatus', '결제 완료'],
+];
+
+describe('buildLinkHeader', () => {
+  it('links first, prev, next and last, repeating every parameter but page', () => {
+    const rest = '&size=20&sort=createdAt,desc&orderStatus=%EA%B2%B0%EC%A0%9C%20%EC%99%84%EB%A3%8C';
+    expect(buildLinkHeader('/orders', parameters, 3, 5)).toBe(
+      [
+        `</orders?page=1${rest}>; rel="first"`,
+        `</orders?page=2${rest}>; rel="prev"`,
+        `</orders?page=4${rest}>; rel="next"`,
+        `</orders?page=5${rest}>; rel="last"`,
+      ].join(', '),
+    );
+  });
+
+  it('has no prev on page 1 and no next on the last page', () => {
+    expect(buildLinkHeader('/orders', [], 1, 1)).toBe('</orders?page=1>; rel="first", </orders?page=1>; rel="last"');
+  });
+
+  it('still links back from a page past the end', () => {
+    expect(buildLinkHeader('/orders', [], 7, 2)).toBe(
+      '</orders?page=1>; rel="first", </orders?page=6>; rel="prev", </orders?page=2>; rel="last"',
+    );
+  });
+
+  it('has no header at all when nothing matches on page 1', () => {
+    expect(buildLinkHeader('/orders', parameters, 1, 0)).toBeUndefined();
+  });
+
+  it('encodes characters that would break the header or the URL', () => {
+    expect(buildLinkHeader('/orders', [['startDate', '2026-01-01T00:00:00+09:00']], 1, 1)).toContain(
+      'startDate=2026-01-01T00%3A00%3A00%2B09%3A00',
+    );
+    expect(buildLinkHeader('/orders', [['x', '>; rel="evil"']], 1, 1)).not.toContain('"evil"');
+  });
+});

@@ -1,0 +1,60 @@
+import { describe, expect, it } from '@jest/globals';
+import { ADMIN_SORT_FIELDS, parseSort, USER_SORT_FIELDS } from './sort';
+
+describe('parseSort', () => {
+  it('defaults to createdAt descending, then orderId descending', () => {
+    expect(parseSort([], USER_SORT_FIELDS)).toEqual({
+      ok: true,
+      keys: [
+        { field: 'createdAt', direction: 'DESC' },
+        { field: 'orderId', direction: 'DESC' },
+      ],
+    });
+  });
+
+  it('reads field, field,asc and field,desc with the direction in any case, asc by default', () => {
+    expect(parseSort(['totalPrice', 'status,DESC', 'updatedAt,Asc'], USER_SORT_FIELDS)).toEqual({
+      ok: true,
+      keys: [
+        { field: 'totalPrice', direction: 'ASC' },
+        { field: 'status', direction: 'DESC' },
+        { field: 'updatedAt', direction: 'ASC' },
+        { field: 'orderId', direction: 'DESC' },
+      ],
+    });
+  });
+
+  it('does not append orderId when the client sorts by it', () => {
+    expect(parseSort(['orderId,asc'], USER_SORT_FIELDS)).toEqual({
+      ok: true,
+      keys: [{ field: 'orderId', direction: 'ASC' }],
+    });
+  });
+
+  it('allows userId to administrators only', () => {
+    expect(parseSort(['userId'], ADMIN_SORT_FIELDS).ok).toBe(true);
+    expect(parseSort(['userId'], USER_SORT_FIELDS)).toEqual({
+      ok: false,
+      message: expect.stringContaining('"userId"'),
+    });
+  });
+
+  it.each([
+    ['', 'not a sortable field'],
+    ['price', 'not a sortable field'],
+    ['seats.price', 'not a sortable field'],
+    ['id;DROP TABLE orders', 'not a sortable field'],
+    ['createdAt,up', 'not a direction'],
+    ['createdAt,', 'not a direction'],
+    ['createdAt,desc,SLEEP(5)', 'not of the form'],
+  ])('rejects %j', (term, message) => {
+    expect(parseSort([term], ADMIN_SORT_FIELDS)).toEqual({ ok: false, message: expect.stringContaining(message) });
+  });
+
+  it('rejects a field given twice', () => {
+    expect(parseSort(['status', 'status,desc'], USER_SORT_FIELDS)).toEqual({
+      ok: false,
+      message: expect.stringContaining('more than once'),
+    });
+  });
+});
