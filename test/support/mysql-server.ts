@@ -120,11 +120,11 @@ export async function startThrowawayMysql(): Promise<ThrowawayMysql> {
 
   return {
     url: `mysql://root@127.0.0.1:${port}/orders_test`,
+    // Its data is deleted right after, so there is nothing for a clean shutdown to save.
     stop: async () => {
       const exited = new Promise((resolve) => child.once('exit', resolve));
-      child.kill('SIGTERM');
-      await Promise.race([exited, new Promise((resolve) => setTimeout(resolve, 15_000))]);
-      if (child.exitCode === null) child.kill('SIGKILL');
+      child.kill('SIGKILL');
+      await exited;
       rmSync(base, { recursive: true, force: true });
     },
   };

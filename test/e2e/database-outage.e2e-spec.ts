@@ -1,0 +1,74 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import request from 'supertest';
+import { expectProblem } from '../support/problem';
+import { TcpProxy } from '../support/tcp-proxy';
+import { freshMysqlDatabase, mysqlEnvironment } from '../support/test-database';
+import { startTestApp, type TestApp } from '../support/test-app';
+import { adminToken } from '../support/tokens';
+
+/** CONTRACT §6: a database that cannot answer is a 503 with Retry-After, never its own error text. */
+describe('GET /orders while MySQL is unreachable', () => {
+  let context: TestApp;
+  let proxy: TcpProxy;
+
+  beforeAll(async () => {
+    const target = await freshMysqlDatabase('outage');
+    proxy = new TcpProxy(target.host, target.port);
+    const port = await proxy.open();
+    context = await startTestApp({
+      ...mysqlEnvironment({ ...target, host: '127.0.0.1', port }),
+      DB_QUERY_TIMEOUT_MS: '1000',
+    });
+  }, 60_000);
+
+  afterAll(async () => {
+    await proxy?.cut();
+    await context?.close();
+  });
+
+  const list = () => request(context.server).get('/orders').set('Authorization', `Bearer ${adminToken()}`);
+
+  it('answers 200 while the database is there', async () => {
+    expect((await list()).status).toBe(200);
+  });
+
+  it('answers 503 problem+json with Retry-After, and no driver text, once it is gone', async () => {
+    await proxy.cut();
+    for (let attempt = 0; attempt < 3; attempt += 1) {
+      const response = await list();
+      const body = expectProblem(response, 503);
+      expect(response.headers['retry-after']).toBe('5');
+      expect(body.type).toBe('/problems/database-unavailable');
+    }
+  });
+
+  it('answers 200 again when the database returns, without a restart', async () => {
+    await proxy.open();
+    const deadline = Date.now() + 10_000;
+    let status = 0;
+    while (Date.now() < deadline && status !== 200) {
+      status = (await list()).status;
+    }
+    expect(status).toBe(200);
+  });
+});
+
+describe('GET /orders when the embedded database fails', () => {
+  let context: TestApp;
+
+  beforeAll(async () => {
+    context = await startTestApp({});
+  });
+
+  afterAll(async () => {
+    await context?.close();
+  });
+
+  it('answers a problem without the engine’s words', async () => {
+    await context.dataSource.query('DROP TABLE order_seats');
+    await context.dataSource.query('DROP TABLE orders');
+    const response = await request(context.server).get('/orders').set('Authorization', `Bearer ${adminToken()}`);
+    expectProblem(response, 500);
+    expect(response.text).not.toMatch(/no such table/i);
+  });
+});
