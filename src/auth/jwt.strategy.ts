@@ -1,5 +1,7 @@
 import { ForbiddenException, Inject, Injectable, UnauthorizedException } from '@nestjs/common';
 import { PassportStrategy } from '@nestjs/passport';
+import type { Request } from 'express';
+import jwt from 'jsonwebtoken';
 import { passportJwtSecret } from 'jwks-rsa';
 import { ExtractJwt, Strategy, type SecretOrKeyProvider } from 'passport-jwt';
 import { authConfig, type AuthConfig } from '../config/auth.config';
@@ -12,16 +14,23 @@ function keyOptions(config: AuthConfig): { secretOrKey: string } | { secretOrKey
       return { secretOrKey: config.keySource.secret };
     case 'public-key':
       return { secretOrKey: config.keySource.publicKey };
-    case 'jwks':
+    case 'jwks': {
+      const keyFor = passportJwtSecret({
+        jwksUri: config.keySource.jwksUri,
+        cache: true,
+        rateLimit: true,
+        // An unknown `kid` triggers a refetch; the limit keeps forged kids from hammering the issuer.
+        jwksRequestsPerMinute: 10,
+      });
       return {
-        secretOrKeyProvider: passportJwtSecret({
-          jwksUri: config.keySource.jwksUri,
-          cache: true,
-          rateLimit: true,
-          // An unknown `kid` triggers a refetch; the limit keeps forged kids from hammering the issuer.
-          jwksRequestsPerMinute: 10,
-        }),
+        // jwks-rsa would fall back to the only key of the set for a token without `kid`; the contract chooses keys by kid.
+        secretOrKeyProvider: (request, rawToken: string, done) => {
+          const kid = (jwt.decode(rawToken, { complete: true })?.header as { kid?: unknown } | undefined)?.kid;
+          if (typeof kid !== 'string') return done(new Error('The token names no key (kid)'));
+          keyFor(request as Request, rawToken, done);
+        },
       };
+    }
   }
 }
 
