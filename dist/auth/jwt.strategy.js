@@ -11,10 +11,14 @@ var __metadata = (this && this.__metadata) || function (k, v) {
 var __param = (this && this.__param) || function (paramIndex, decorator) {
     return function (target, key) { decorator(target, key, paramIndex); }
 };
+var __importDefault = (this && this.__importDefault) || function (mod) {
+    return (mod && mod.__esModule) ? mod : { "default": mod };
+};
 Object.defineProperty(exports, "__esModule", { value: true });
 exports.JwtStrategy = void 0;
 const common_1 = require("@nestjs/common");
 const passport_1 = require("@nestjs/passport");
+const jsonwebtoken_1 = __importDefault(require("jsonwebtoken"));
 const jwks_rsa_1 = require("jwks-rsa");
 const passport_jwt_1 = require("passport-jwt");
 const auth_config_1 = require("../config/auth.config");
@@ -25,15 +29,22 @@ function keyOptions(config) {
             return { secretOrKey: config.keySource.secret };
         case 'public-key':
             return { secretOrKey: config.keySource.publicKey };
-        case 'jwks':
+        case 'jwks': {
+            const keyFor = (0, jwks_rsa_1.passportJwtSecret)({
+                jwksUri: config.keySource.jwksUri,
+                cache: true,
+                rateLimit: true,
+                jwksRequestsPerMinute: 10,
+            });
             return {
-                secretOrKeyProvider: (0, jwks_rsa_1.passportJwtSecret)({
-                    jwksUri: config.keySource.jwksUri,
-                    cache: true,
-                    rateLimit: true,
-                    jwksRequestsPerMinute: 10,
-                }),
+                secretOrKeyProvider: (request, rawToken, done) => {
+                    const kid = jsonwebtoken_1.default.decode(rawToken, { complete: true })?.header?.kid;
+                    if (typeof kid !== 'string')
+                        return done(new Error('The token names no key (kid)'));
+                    keyFor(request, rawToken, done);
+                },
             };
+        }
     }
 }
 let JwtStrategy = class JwtStrategy extends (0, passport_1.PassportStrategy)(passport_jwt_1.Strategy, 'jwt') {

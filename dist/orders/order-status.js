@@ -12,7 +12,8 @@ exports.ORDER_STATUS_LABELS = {
 exports.ORDER_STATUS_CODES = Object.keys(exports.ORDER_STATUS_LABELS);
 const CODE_BY_LABEL = new Map(exports.ORDER_STATUS_CODES.map((code) => [exports.ORDER_STATUS_LABELS[code], code]));
 function toOrderStatusCode(value) {
-    return CODE_BY_LABEL.get(value) ?? (exports.ORDER_STATUS_CODES.includes(value) ? value : undefined);
+    return (CODE_BY_LABEL.get(value) ??
+        (exports.ORDER_STATUS_CODES.includes(value) ? value : undefined));
 }
 function orderStatusLabel(code) {
     return exports.ORDER_STATUS_LABELS[code] ?? code;

@@ -42,7 +42,9 @@ let OrdersService = class OrdersService {
             this.orders.findSeats(rows.map((row) => row.id)),
         ]);
         const seatsByOrder = groupSeats(seats);
-        const elements = rows.map((row) => isAdmin ? this.toAdminOrder(row, seatsByOrder.get(row.id) ?? []) : this.toUserOrder(row, seatsByOrder.get(row.id) ?? []));
+        const elements = rows.map((row) => isAdmin
+            ? this.toAdminOrder(row, seatsByOrder.get(row.id) ?? [])
+            : this.toUserOrder(row, seatsByOrder.get(row.id) ?? []));
         return (0, page_1.buildPage)(elements, total, query.page, query.size);
     }
     countMatching(filters, rowCount, offset, size) {

@@ -21,7 +21,9 @@ const plain = (status, detail) => ({
     status,
     detail,
 });
-function bodyParserProblem(exception) {
+function expressProblem(exception) {
+    if (exception instanceof URIError)
+        return plain(400, 'The request URL is not validly percent-encoded');
     if (typeof exception !== 'object' || exception === null)
         return undefined;
     const { type, status } = exception;
@@ -58,21 +60,23 @@ function describe(exception, request) {
             errors: exception.errors,
         };
     }
+    const fromExpress = expressProblem(exception instanceof common_1.HttpException ? exception.cause : exception);
+    if (fromExpress)
+        return fromExpress;
     if (exception instanceof common_1.HttpException) {
         const status = exception.getStatus();
-        if (status === common_1.HttpStatus.NOT_FOUND) {
+        if (status === 404) {
             return plain(status, `No resource at ${request.method} ${request.path}`);
         }
         const described = plain(status, messageOf(exception));
-        if (status === common_1.HttpStatus.UNAUTHORIZED) {
+        if (status === 401) {
             const sentToken = /^bearer\s/i.test(request.get('authorization') ?? '');
-            described.headers = { 'WWW-Authenticate': sentToken ? 'Bearer realm="orders", error="invalid_token"' : 'Bearer realm="orders"' };
+            described.headers = {
+                'WWW-Authenticate': sentToken ? 'Bearer realm="orders", error="invalid_token"' : 'Bearer realm="orders"',
+            };
         }
         return { ...described, logAsFailure: status >= 500 };
     }
-    const bodyProblem = bodyParserProblem(exception);
-    if (bodyProblem)
-        return bodyProblem;
     if ((0, database_errors_1.isDatabaseUnavailable)(exception)) {
         return {
             type: '/problems/database-unavailable',

@@ -105,7 +105,11 @@ __decorate([
     __metadata("design:type", Number)
 ], AdminOrdersQueryDto.prototype, "userId", void 0);
 __decorate([
-    (0, swagger_1.ApiPropertyOptional)({ type: 'integer', minimum: 1, description: 'Concert id (admin only; spelled as in the specification).' }),
+    (0, swagger_1.ApiPropertyOptional)({
+        type: 'integer',
+        minimum: 1,
+        description: 'Concert id (admin only; spelled as in the specification).',
+    }),
     (0, validation_1.Optional)(),
     (0, validation_1.ToInteger)(),
     (0, class_validator_1.IsInt)(positiveId),

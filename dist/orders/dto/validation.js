@@ -18,9 +18,7 @@ function IsSortSpecification(allowed, options) {
         propertyName: String(propertyName),
         options,
         validator: {
-            validate: (value) => Array.isArray(value) &&
-                value.every((term) => typeof term === 'string') &&
-                (0, sort_1.parseSort)(value, allowed).ok,
+            validate: (value) => Array.isArray(value) && value.every((term) => typeof term === 'string') && (0, sort_1.parseSort)(value, allowed).ok,
             defaultMessage: (args) => {
                 const value = args?.value;
                 if (!Array.isArray(value) || !value.every((term) => typeof term === 'string')) {

@@ -29,6 +29,9 @@ function parse(text, timeZone) {
         return `"${text}" is not a date; use ${exports.DATE_FORMATS_HINT}`;
     }
     const [, year, month, day, hour, minute, second, fraction, designator] = match;
+    if (Number(hour ?? 0) > 23 || Number(minute ?? 0) > 59 || Number(second ?? 0) > 59) {
+        return `"${text}" is not a valid time of day`;
+    }
     if (Number(year) < 1000) {
         return `"${text}" is out of range; the year must be between 1000 and 9999`;
     }

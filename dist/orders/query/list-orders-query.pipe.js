@@ -83,7 +83,10 @@ let ListOrdersQueryPipe = class ListOrdersQueryPipe {
         filters.userId = valid('userId');
         const [consertId, concertId] = [valid('consertId'), valid('concertId')];
         if (consertId !== undefined && concertId !== undefined && consertId !== concertId) {
-            errors.push({ field: 'concertId', message: 'concertId is an alias of consertId; when both are given they must be equal' });
+            errors.push({
+                field: 'concertId',
+                message: 'concertId is an alias of consertId; when both are given they must be equal',
+            });
         }
         filters.concertId = consertId ?? concertId;
         const status = valid('orderStatus');
