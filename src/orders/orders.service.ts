@@ -39,11 +39,7 @@ export class OrdersService {
     ]);
 
     const seatsByOrder = groupSeats(seats);
-    const elements = rows.map((row) =>
-      isAdmin
-        ? this.toAdminOrder(row, seatsByOrder.get(row.id) ?? [])
-        : this.toUserOrder(row, seatsByOrder.get(row.id) ?? []),
-    );
+    const elements = rows.map((row) => this.toElement(row, seatsByOrder.get(row.id) ?? [], isAdmin));
     return buildPage<UserOrderDto | AdminOrderDto>(elements, total, query.page, query.size);
   }
 
@@ -57,23 +53,14 @@ export class OrdersService {
     return this.orders.count(filters);
   }
 
-  // Plain object literals: the key order is CONTRACT §4's, and class instances would cost more per element.
-  private toUserOrder(row: OrderRow, seats: SeatDto[]): UserOrderDto {
+  /**
+   * A plain object literal, not a class instance (cheaper per element), with
+   * CONTRACT §4's key order: `userId` second, and only for administrators.
+   */
+  private toElement(row: OrderRow, seats: SeatDto[], isAdmin: boolean): UserOrderDto | AdminOrderDto {
     return {
       orderId: row.id,
-      concertId: row.concertId,
-      seats,
-      totalPrice: row.totalPrice,
-      status: orderStatusLabel(row.status),
-      createdAt: this.time.format(storedDateTimeToEpochMs(row.createdAt)),
-      updatedAt: this.time.format(storedDateTimeToEpochMs(row.updatedAt)),
-    };
-  }
-
-  private toAdminOrder(row: OrderRow, seats: SeatDto[]): AdminOrderDto {
-    return {
-      orderId: row.id,
-      userId: row.userId,
+      ...(isAdmin ? { userId: row.userId } : {}),
       concertId: row.concertId,
       seats,
       totalPrice: row.totalPrice,

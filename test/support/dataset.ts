@@ -1,18 +1,9 @@
 import type { DataSource } from 'typeorm';
-import { randomSource } from '../../src/database/seeding/order-generator';
+import { randomSource, type GeneratedOrder } from '../../src/database/seeding/order-generator';
 import { writeOrders } from '../../src/database/seeding/order-writer';
 import type { OrderStatusCode } from '../../src/orders/order-status';
 
-export interface TestOrder {
-  id: number;
-  userId: number;
-  concertId: number;
-  totalPrice: number;
-  status: OrderStatusCode;
-  createdAtMs: number;
-  updatedAtMs: number;
-  seats: Array<{ seatPriceId: number; price: number }>;
-}
+export type TestOrder = GeneratedOrder & { id: number };
 
 const SEOUL_OFFSET_MS = 9 * 3_600_000;
 
