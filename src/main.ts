@@ -2,7 +2,7 @@ import 'dotenv/config';
 import 'reflect-metadata';
 import { NestFactory } from '@nestjs/core';
 import { AppModule } from './app.module';
-import { configureApp } from './bootstrap/configure-app';
+import { APP_OPTIONS, configureApp } from './bootstrap/configure-app';
 import { startupBanner } from './bootstrap/startup-banner';
 import { appConfig, type AppConfig } from './config/app.config';
 import { authConfig, type AuthConfig } from './config/auth.config';
@@ -11,7 +11,7 @@ import { InvalidConfigurationError, validateEnvironment } from './config/environ
 async function bootstrap(): Promise<void> {
   // Checked before Nest starts so that a bad variable is reported by name, not as a stack trace.
   validateEnvironment(process.env);
-  const app = await NestFactory.create(AppModule, { abortOnError: false });
+  const app = await NestFactory.create(AppModule, { ...APP_OPTIONS, abortOnError: false });
   configureApp(app);
   app.enableShutdownHooks();
   const config = app.get<AppConfig>(appConfig.KEY);

@@ -1,6 +1,7 @@
 import { createParamDecorator, ExecutionContext } from '@nestjs/common';
 import type { Request } from 'express';
 import type { Caller } from '../auth/role';
+import { bodyErrorOf } from '../common/deferred-json-body';
 import type { ListOrdersRequest } from './query/list-orders-query.pipe';
 
 /**
@@ -10,5 +11,5 @@ import type { ListOrdersRequest } from './query/list-orders-query.pipe';
  */
 export const ListOrdersParameters = createParamDecorator((_: unknown, context: ExecutionContext): ListOrdersRequest => {
   const request = context.switchToHttp().getRequest<Request & { user: Caller }>();
-  return { caller: request.user, query: request.query, body: request.body as unknown };
+  return { caller: request.user, query: request.query, body: request.body as unknown, bodyError: bodyErrorOf(request) };
 });

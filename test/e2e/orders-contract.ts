@@ -498,6 +498,20 @@ export function describeOrdersContract(database: DatabaseKind): void {
           expectProblem(await withBody(adminToken(), '{"constructor": {"prototype": {"x": 1}}}'), 400, ['constructor']);
         });
 
+        it('checks the token and the role before reading a malformed body', async () => {
+          const malformed = (token?: string, query = '') => {
+            const call = request(context.server).get('/orders').query(query).set('Content-Type', 'application/json');
+            return (token ? call.set('Authorization', `Bearer ${token}`) : call).send('{"page": ');
+          };
+          expectProblem(await malformed(), 401);
+          expectProblem(await malformed(userToken(1), 'userId=2'), 403);
+          expect(expectProblem(await malformed(userToken(1)), 400).detail).toBe('The request body is not valid JSON');
+        });
+
+        it('answers 413 to a body over 16 KB', async () => {
+          expectProblem(await withBody(adminToken(), { sort: Array(2000).fill('createdAt,desc') }), 413);
+        });
+
         it('answers 400 to a body that is not an object, and to malformed JSON', async () => {
           expectProblem(await withBody(adminToken(), [1, 2]), 400, ['body']);
           const malformed = await request(context.server)

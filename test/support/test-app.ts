@@ -3,7 +3,7 @@ import { Test } from '@nestjs/testing';
 import type { App } from 'supertest/types';
 import { DataSource } from 'typeorm';
 import { AppModule } from '../../src/app.module';
-import { configureApp } from '../../src/bootstrap/configure-app';
+import { APP_OPTIONS, configureApp } from '../../src/bootstrap/configure-app';
 
 export const TEST_JWT_SECRET = 'test-secret-for-the-e2e-suites-0123456789';
 export const TEST_ISSUER = 'https://id.tickets.test/';
@@ -64,7 +64,7 @@ export async function startTestApp(environment: Record<string, string | undefine
   for (const [name, value] of Object.entries(environment)) if (value === undefined) delete process.env[name];
 
   const moduleRef = await Test.createTestingModule({ imports: [AppModule] }).compile();
-  const app = moduleRef.createNestApplication<INestApplication<App>>({ logger: false });
+  const app = moduleRef.createNestApplication<INestApplication<App>>({ ...APP_OPTIONS, logger: false });
   configureApp(app);
   await app.init();
   return {

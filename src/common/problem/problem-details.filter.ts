@@ -41,7 +41,7 @@ function expressProblem(exception: unknown): Described | undefined {
     case 'entity.parse.failed':
       return plain(400, 'The request body is not valid JSON');
     case 'entity.too.large':
-      return plain(413, 'The request body is too large');
+      return plain(413, 'The request body is larger than 16 KB');
     case 'encoding.unsupported':
     case 'charset.unsupported':
       return plain(415, 'The request body uses an unsupported encoding');

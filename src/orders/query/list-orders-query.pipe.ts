@@ -23,6 +23,8 @@ export interface ListOrdersRequest {
   caller: Caller;
   query: unknown;
   body: unknown;
+  /** Why the JSON body could not be read, if it could not; raised after the 403 checks. */
+  bodyError?: unknown;
 }
 
 const KNOWN_PARAMETERS: Record<Role, ReadonlySet<string>> = {
@@ -48,8 +50,8 @@ function fieldErrors(errors: ValidationError[]): FieldError[] {
 export class ListOrdersQueryPipe implements PipeTransform<ListOrdersRequest, ListOrdersQuery> {
   constructor(@Inject(appConfig.KEY) private readonly config: AppConfig) {}
 
-  transform({ caller, query, body }: ListOrdersRequest): ListOrdersQuery {
-    const { values, repeated } = mergeRequestParameters(query, body);
+  transform({ caller, query, body, bodyError }: ListOrdersRequest): ListOrdersQuery {
+    const { values, repeated } = mergeRequestParameters(query, bodyError ? undefined : body);
     const isAdmin = caller.role === Role.Admin;
     if (!isAdmin) {
       const adminFilters = ADMIN_FILTERS.filter((name) => values.has(name));
@@ -57,6 +59,7 @@ export class ListOrdersQueryPipe implements PipeTransform<ListOrdersRequest, Lis
         throw new ForbiddenException(`Only administrators may filter by ${adminFilters.join(', ')}`);
       }
     }
+    if (bodyError) throw bodyError;
 
     const errors: FieldError[] = [];
     const known: Record<string, unknown> = {};
