@@ -1,6 +1,6 @@
 import express, { type NextFunction, type Request, type Response } from 'express';
 
-const bodyErrors = new WeakMap<Request, unknown>();
+const bodyErrors = new WeakMap<Request, Error>();
 
 /**
  * Parses JSON bodies like Express's own parser, but keeps a parse failure
@@ -12,13 +12,13 @@ export function deferredJsonBody(options: { limit: string }) {
   const parse = express.json({ limit: options.limit });
   return (request: Request, response: Response, next: NextFunction): void => {
     parse(request, response, (error?: unknown) => {
-      if (error) bodyErrors.set(request, error);
+      if (error) bodyErrors.set(request, error instanceof Error ? error : new Error(String(error)));
       next();
     });
   };
 }
 
 /** The body's parse failure, if any, for the handler to raise once the caller is known. */
-export function bodyErrorOf(request: Request): unknown {
+export function bodyErrorOf(request: Request): Error | undefined {
   return bodyErrors.get(request);
 }

@@ -24,7 +24,7 @@ export interface ListOrdersRequest {
   query: unknown;
   body: unknown;
   /** Why the JSON body could not be read, if it could not; raised after the 403 checks. */
-  bodyError?: unknown;
+  bodyError?: Error;
 }
 
 const KNOWN_PARAMETERS: Record<Role, ReadonlySet<string>> = {
