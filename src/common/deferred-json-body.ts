@@ -12,7 +12,7 @@ export function deferredJsonBody(options: { limit: string }) {
   const parse = express.json({ limit: options.limit });
   return (request: Request, response: Response, next: NextFunction): void => {
     parse(request, response, (error?: unknown) => {
-      if (error) bodyErrors.set(request, error instanceof Error ? error : new Error(String(error)));
+      if (error) bodyErrors.set(request, error instanceof Error ? error : new Error('unreadable body'));
       next();
     });
   };
