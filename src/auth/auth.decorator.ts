@@ -1,19 +1,17 @@
 import { applyDecorators, createParamDecorator, ExecutionContext, SetMetadata, UseGuards } from '@nestjs/common';
 import { ApiBearerAuth } from '@nestjs/swagger';
 import type { Request } from 'express';
-import { JwtAuthGuard } from './jwt-auth.guard';
 import { Caller, Role } from './role';
 import { RolesGuard, ROLES_KEY } from './roles.guard';
 
 export const BEARER_SCHEME = 'bearer';
 
-/** Requires a valid access token whose role is one of `roles`: 401 without one, 403 with another role. */
+/**
+ * Requires a valid access token whose role is one of `roles`: 401 without one,
+ * 403 with another role. The token itself is read by the global JwtAuthGuard.
+ */
 export function Auth(...roles: Role[]): MethodDecorator & ClassDecorator {
-  return applyDecorators(
-    SetMetadata(ROLES_KEY, roles),
-    UseGuards(JwtAuthGuard, RolesGuard),
-    ApiBearerAuth(BEARER_SCHEME),
-  );
+  return applyDecorators(SetMetadata(ROLES_KEY, roles), UseGuards(RolesGuard), ApiBearerAuth(BEARER_SCHEME));
 }
 
 /** The caller established by {@link Auth}. */

@@ -1,5 +1,6 @@
-import { HttpException, Injectable, UnauthorizedException } from '@nestjs/common';
+import { ExecutionContext, HttpException, Injectable, UnauthorizedException } from '@nestjs/common';
 import { AuthGuard } from '@nestjs/passport';
+import type { Request } from 'express';
 import type { Caller } from './role';
 
 /** Names what was wrong with the token without echoing it or the verifier's internals. */
@@ -19,8 +20,34 @@ function describeRejection(info: unknown): string {
   }
 }
 
+const failures = new WeakMap<Request, HttpException>();
+
+/** Why the request's token was not accepted, for {@link RolesGuard} to answer with on a protected route. */
+export function authenticationFailureOf(request: Request): HttpException | undefined {
+  return failures.get(request);
+}
+
+/**
+ * Runs first, on every request: establishes the caller from a valid token, or
+ * notes why there is none. It rejects nothing itself, so that the rate limit
+ * that follows can count a caller by member id when there is one and by
+ * address otherwise; protected routes refuse in {@link RolesGuard}.
+ */
 @Injectable()
 export class JwtAuthGuard extends AuthGuard('jwt') {
+  override async canActivate(context: ExecutionContext): Promise<boolean> {
+    try {
+      await (super.canActivate(context) as Promise<boolean>);
+    } catch (error) {
+      const request = context.switchToHttp().getRequest<Request>();
+      failures.set(
+        request,
+        error instanceof HttpException ? error : new UnauthorizedException(describeRejection(error)),
+      );
+    }
+    return true;
+  }
+
   override handleRequest<TUser = Caller>(error: unknown, caller: TUser | false, info: unknown): TUser {
     if (error instanceof HttpException) throw error;
     if (error || !caller) throw new UnauthorizedException(describeRejection(error ?? info));

@@ -1,5 +1,5 @@
 import { describe, expect, it, jest } from '@jest/globals';
-import { ExecutionContext, ForbiddenException } from '@nestjs/common';
+import { ExecutionContext, ForbiddenException, UnauthorizedException } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import { Caller, Role } from './role';
 import { RolesGuard, ROLES_KEY } from './roles.guard';
@@ -34,9 +34,9 @@ describe('RolesGuard', () => {
     expect(() => guard.canActivate(contextFor({ id: 1, role: Role.User }))).toThrow(ForbiddenException);
   });
 
-  it('answers 403 when no caller was established', () => {
+  it('answers 401 when no caller was established', () => {
     const { guard } = guardAllowing([Role.User]);
-    expect(() => guard.canActivate(contextFor(undefined))).toThrow(ForbiddenException);
+    expect(() => guard.canActivate(contextFor(undefined))).toThrow(UnauthorizedException);
   });
 
   it('lets everyone through a handler that names no roles', () => {

@@ -1,10 +1,15 @@
-import { CanActivate, ExecutionContext, ForbiddenException, Injectable } from '@nestjs/common';
+import { CanActivate, ExecutionContext, ForbiddenException, Injectable, UnauthorizedException } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import type { Request } from 'express';
+import { authenticationFailureOf } from './jwt-auth.guard';
 import { Caller, Role } from './role';
 
 export const ROLES_KEY = 'roles';
 
+/**
+ * Guards a route marked with `@Auth(...roles)`: 401 without an accepted
+ * token (with the reason the token was refused), 403 for another role.
+ */
 @Injectable()
 export class RolesGuard implements CanActivate {
   constructor(private readonly reflector: Reflector) {}
@@ -15,11 +20,15 @@ export class RolesGuard implements CanActivate {
       context.getHandler(),
       context.getClass(),
     ]);
-    if (!allowed || allowed.length === 0) {
+    if (!allowed) {
       return true;
     }
-    const caller = context.switchToHttp().getRequest<Request & { user?: Caller }>().user;
-    if (!caller || !allowed.includes(caller.role)) {
+    const request = context.switchToHttp().getRequest<Request & { user?: Caller }>();
+    const caller = request.user;
+    if (!caller) {
+      throw authenticationFailureOf(request) ?? new UnauthorizedException('A bearer access token is required');
+    }
+    if (!allowed.includes(caller.role)) {
       throw new ForbiddenException(`This operation requires one of the roles: ${allowed.join(', ')}`);
     }
     return true;

@@ -18,6 +18,7 @@ export const BASE_TEST_ENVIRONMENT: Record<string, string> = {
   JWT_ISSUER: TEST_ISSUER,
   JWT_AUDIENCE: TEST_AUDIENCE,
   APP_TIMEZONE: 'Asia/Seoul',
+  LOG_LEVEL: 'silent',
 };
 
 const SERVICE_VARIABLES = [

@@ -1,0 +1,65 @@
+import {
+  CanActivate,
+  ExecutionContext,
+  HttpException,
+  HttpStatus,
+  Inject,
+  Injectable,
+  SetMetadata,
+} from '@nestjs/common';
+import type { ConfigType } from '@nestjs/config';
+import { Reflector } from '@nestjs/core';
+import type { Request, Response } from 'express';
+import { RateLimiterMemory, RateLimiterRes } from 'rate-limiter-flexible';
+import type { Caller } from '../auth/role';
+import { appConfig } from '../config/app.config';
+
+const SKIP_RATE_LIMIT = 'skipRateLimit';
+
+/** For probes that an orchestrator calls on its own schedule. */
+export const SkipRateLimit = (): MethodDecorator & ClassDecorator => SetMetadata(SKIP_RATE_LIMIT, true);
+
+/**
+ * CONTRACT §10: RATE_LIMIT_PER_MINUTE requests per caller, counted by member
+ * id when the token was accepted (members behind one address do not share a
+ * budget) and by client address otherwise. Only a verified id counts, or
+ * anyone could spend another member's budget. Runs after the global JwtAuthGuard.
+ */
+@Injectable()
+export class RateLimitGuard implements CanActivate {
+  private readonly limiter?: RateLimiterMemory;
+
+  constructor(
+    @Inject(appConfig.KEY) config: ConfigType<typeof appConfig>,
+    private readonly reflector: Reflector,
+  ) {
+    if (config.rateLimitPerMinute > 0) {
+      this.limiter = new RateLimiterMemory({ points: config.rateLimitPerMinute, duration: 60 });
+    }
+  }
+
+  async canActivate(context: ExecutionContext): Promise<boolean> {
+    if (
+      !this.limiter ||
+      this.reflector.getAllAndOverride<boolean>(SKIP_RATE_LIMIT, [context.getHandler(), context.getClass()])
+    ) {
+      return true;
+    }
+    const http = context.switchToHttp();
+    const request = http.getRequest<Request & { user?: Caller }>();
+    const key = request.user ? `member:${request.user.id}` : `address:${request.ip ?? 'unknown'}`;
+    try {
+      await this.limiter.consume(key);
+      return true;
+    } catch (rejection) {
+      if (!(rejection instanceof RateLimiterRes)) throw rejection;
+      http
+        .getResponse<Response>()
+        .setHeader('Retry-After', String(Math.max(1, Math.ceil(rejection.msBeforeNext / 1000))));
+      throw new HttpException(
+        'Too many requests; try again after the time in Retry-After',
+        HttpStatus.TOO_MANY_REQUESTS,
+      );
+    }
+  }
+}
