@@ -1,6 +1,6 @@
 import { Module } from '@nestjs/common';
 import { ConfigModule } from '@nestjs/config';
-import { APP_GUARD } from '@nestjs/core';
+import { APP_GUARD, APP_INTERCEPTOR } from '@nestjs/core';
 import { AuthModule } from './auth/auth.module';
 import { JwtAuthGuard } from './auth/jwt-auth.guard';
 import { LoggingModule } from './common/logging';
@@ -8,6 +8,7 @@ import { RateLimitGuard } from './common/rate-limit.guard';
 import { appConfig } from './config/app.config';
 import { authConfig } from './config/auth.config';
 import { databaseConfig } from './config/database.config';
+import { DatabaseDeadlineInterceptor } from './database/database-deadline.interceptor';
 import { DatabaseModule } from './database/database.module';
 import { HealthModule } from './health/health.module';
 import { OrdersModule } from './orders/orders.module';
@@ -26,6 +27,7 @@ import { OrdersModule } from './orders/orders.module';
     // In this order: the caller is known before the rate limit counts it.
     { provide: APP_GUARD, useClass: JwtAuthGuard },
     { provide: APP_GUARD, useClass: RateLimitGuard },
+    { provide: APP_INTERCEPTOR, useClass: DatabaseDeadlineInterceptor },
   ],
 })
 export class AppModule {}

@@ -3,7 +3,9 @@ import 'reflect-metadata';
 import { NestFactory } from '@nestjs/core';
 import { AppModule } from './app.module';
 import { APP_OPTIONS, configureApp } from './bootstrap/configure-app';
+import { shutDownGracefully } from './bootstrap/graceful-shutdown';
 import { startupBanner } from './bootstrap/startup-banner';
+import { PinoLoggerService } from './common/logging';
 import { appConfig, type AppConfig } from './config/app.config';
 import { authConfig, type AuthConfig } from './config/auth.config';
 import { InvalidConfigurationError, validateEnvironment } from './config/environment';
@@ -13,8 +15,8 @@ async function bootstrap(): Promise<void> {
   validateEnvironment(process.env);
   const app = await NestFactory.create(AppModule, { ...APP_OPTIONS, abortOnError: false });
   configureApp(app);
-  app.enableShutdownHooks();
   const config = app.get<AppConfig>(appConfig.KEY);
+  shutDownGracefully(app, config.shutdownGraceMs, app.get(PinoLoggerService));
   await app.listen(config.port);
   if (config.nodeEnv !== 'production') {
     console.log(`\n${startupBanner(`http://localhost:${config.port}`, app.get<AuthConfig>(authConfig.KEY))}\n`);

@@ -11,6 +11,7 @@ export const ENTITIES = [Order, OrderSeat];
 export const MIGRATIONS = [CreateOrders1763683200000];
 
 export const IN_MEMORY_SQLITE = ':memory:';
+export const POOL_QUEUE_PER_CONNECTION = 4;
 
 /** The one description of how to reach the database, shared by the service, the TypeORM CLI and the seeder. */
 export function buildDataSourceOptions(config: DatabaseConfig): DataSourceOptions {
@@ -46,10 +47,19 @@ export function buildDataSourceOptions(config: DatabaseConfig): DataSourceOption
     // Times are stored in UTC (CONTRACT §7); the driver's default, the process's zone, would shift them.
     timezone: 'Z',
     poolSize: config.poolSize,
+    // A server that accepts connections but never answers (paused, overloaded) costs at most this long per attempt.
     connectTimeout: config.queryTimeoutMs,
+    // mysql2 abandons a query past this time and destroys its connection, so a stuck query frees its pool slot.
+    enableQueryTimeout: true,
+    maxQueryExecutionTime: config.queryTimeoutMs,
     // BIGINT ids and COUNT(*) come back as numbers (they stay far below 2^53); DECIMAL too, as the contract returns numbers.
     supportBigNumbers: true,
     bigNumberStrings: false,
-    extra: { decimalNumbers: true },
+    extra: {
+      decimalNumbers: true,
+      // Past this many requests waiting for a connection, more wait only makes every answer late: refuse at once (503).
+      queueLimit: config.poolSize * POOL_QUEUE_PER_CONNECTION,
+      enableKeepAlive: true,
+    },
   };
 }

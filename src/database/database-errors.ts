@@ -27,14 +27,27 @@ const UNAVAILABLE_CODES = new Set([
   'ER_CONNECTION_KILLED',
 ]);
 
+/** mysql2's pool reports these without a code. */
+const UNAVAILABLE_POOL_MESSAGES = new Set(['Queue limit reached.', 'No connections available.', 'Pool is closed.']);
+
+/** A request that waited on the database past DB_QUERY_TIMEOUT_MS. */
+export class DatabaseDeadlineExceeded extends Error {
+  constructor(readonly deadlineMs: number) {
+    super(`The database did not answer within ${deadlineMs} ms`);
+    this.name = 'DatabaseDeadlineExceeded';
+  }
+}
+
 /** True for failures a client should retry later (503), false for everything else (500). */
 export function isDatabaseUnavailable(error: unknown): boolean {
+  if (error instanceof DatabaseDeadlineExceeded) return true;
   let current: unknown = error;
   // TypeORM wraps the driver's error (QueryFailedError.driverError); look through the chain.
   for (let depth = 0; depth < 5 && typeof current === 'object' && current !== null; depth += 1) {
     const candidate = current as { code?: unknown; fatal?: unknown; driverError?: unknown; cause?: unknown };
     if (typeof candidate.code === 'string' && UNAVAILABLE_CODES.has(candidate.code)) return true;
     if (candidate.fatal === true) return true;
+    if (current instanceof Error && UNAVAILABLE_POOL_MESSAGES.has(current.message)) return true;
     current = candidate.driverError ?? candidate.cause;
   }
   return false;

@@ -7,6 +7,13 @@ import { createConnection } from 'mysql2/promise';
 
 export interface ThrowawayMysql {
   url: string;
+  port: number;
+  /** Sends a signal to the server process: SIGSTOP pauses it, SIGCONT resumes it. */
+  signal(signal: NodeJS.Signals): void;
+  /** Kills the server at once, as a crash would. */
+  kill(): Promise<void>;
+  /** Starts the server again on the same port and data, and waits until it answers. */
+  restart(): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -96,35 +103,51 @@ export async function startThrowawayMysql(): Promise<ThrowawayMysql> {
   }
 
   const port = await freePort();
-  const child = spawn(
-    server,
-    [
-      '--no-defaults',
-      '--user=root',
-      `--datadir=${dataDir}`,
-      `--socket=${join(base, 'mysqld.sock')}`,
-      `--port=${port}`,
-      '--bind-address=127.0.0.1',
-      `--pid-file=${join(base, 'mysqld.pid')}`,
-      `--log-error=${errorLog}`,
-      '--skip-log-bin',
-      '--innodb-buffer-pool-size=256M',
-      '--innodb-flush-log-at-trx-commit=2',
-      '--character-set-server=utf8mb4',
-      '--collation-server=utf8mb4_unicode_ci',
-      '--default-time-zone=+00:00',
-    ],
-    { stdio: 'ignore' },
-  );
-  await waitUntilReady(port, child, errorLog);
+  const start = async (): Promise<ChildProcess> => {
+    const child = spawn(
+      server,
+      [
+        '--no-defaults',
+        '--user=root',
+        `--datadir=${dataDir}`,
+        `--socket=${join(base, 'mysqld.sock')}`,
+        `--port=${port}`,
+        '--bind-address=127.0.0.1',
+        `--pid-file=${join(base, 'mysqld.pid')}`,
+        `--log-error=${errorLog}`,
+        '--skip-log-bin',
+        '--innodb-buffer-pool-size=256M',
+        '--innodb-flush-log-at-trx-commit=2',
+        '--character-set-server=utf8mb4',
+        '--collation-server=utf8mb4_unicode_ci',
+        '--default-time-zone=+00:00',
+      ],
+      { stdio: 'ignore' },
+    );
+    await waitUntilReady(port, child, errorLog);
+    return child;
+  };
+  let child = await start();
+  const kill = async (): Promise<void> => {
+    if (child.exitCode !== null || child.signalCode !== null) return;
+    const exited = new Promise((resolve) => child.once('exit', resolve));
+    child.kill('SIGKILL');
+    await exited;
+  };
 
   return {
     url: `mysql://root@127.0.0.1:${port}/orders_test`,
+    port,
+    signal: (signal) => child.kill(signal),
+    kill,
+    restart: async () => {
+      await kill();
+      child = await start();
+    },
     // Its data is deleted right after, so there is nothing for a clean shutdown to save.
     stop: async () => {
-      const exited = new Promise((resolve) => child.once('exit', resolve));
-      child.kill('SIGKILL');
-      await exited;
+      child.kill('SIGCONT');
+      await kill();
       rmSync(base, { recursive: true, force: true });
     },
   };

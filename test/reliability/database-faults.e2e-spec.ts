@@ -1,0 +1,122 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { createConnection } from 'mysql2/promise';
+import request from 'supertest';
+import { DataSource } from 'typeorm';
+import { toDatabaseConfig } from '../../src/config/database.config';
+import { validateEnvironment } from '../../src/config/environment';
+import { buildDataSourceOptions } from '../../src/database/data-source-options';
+import { startThrowawayMysql, type ThrowawayMysql } from '../support/mysql-server';
+import { expectProblem } from '../support/problem';
+import { mysqlEnvironment, parseMysqlUrl, type MysqlTarget } from '../support/test-database';
+import { startTestApp, type TestApp } from '../support/test-app';
+import { adminToken } from '../support/tokens';
+
+const QUERY_TIMEOUT_MS = 1000;
+/** CONTRACT §10: a failing request answers within DB_QUERY_TIMEOUT_MS plus one second. */
+const ANSWER_WITHIN_MS = QUERY_TIMEOUT_MS + 1000;
+/** …and the service answers 200 again within 10 s of the database's return. */
+const RECOVER_WITHIN_MS = 10_000;
+
+/**
+ * Faults injected into a MariaDB server of this suite's own (killed, restarted,
+ * paused, resumed), never into a server that other suites or people share.
+ */
+describe('database faults on a real MariaDB', () => {
+  let server: ThrowawayMysql;
+  let context: TestApp;
+
+  beforeAll(async () => {
+    server = await startThrowawayMysql();
+    const target: MysqlTarget = parseMysqlUrl(server.url);
+    const admin = await createConnection({ host: target.host, port: target.port, user: target.user });
+    await admin.query(`CREATE DATABASE \`${target.database}\``);
+    await admin.end();
+    const migrator = new DataSource(
+      buildDataSourceOptions(toDatabaseConfig(validateEnvironment(mysqlEnvironment(target)))),
+    );
+    await migrator.initialize();
+    await migrator.runMigrations();
+    await migrator.destroy();
+    context = await startTestApp({
+      ...mysqlEnvironment(target),
+      DB_QUERY_TIMEOUT_MS: String(QUERY_TIMEOUT_MS),
+      DB_POOL_SIZE: '4',
+    });
+  }, 120_000);
+
+  afterAll(async () => {
+    await context?.close();
+    await server?.stop();
+  }, 30_000);
+
+  const list = () => request(context.server).get('/orders').set('Authorization', `Bearer ${adminToken()}`);
+  const ready = () => request(context.server).get('/health/ready');
+
+  /** Sends `count` requests at once and checks each is a timely 503 problem with Retry-After. */
+  async function expectTimely503s(count: number): Promise<void> {
+    const started = Date.now();
+    const responses = await Promise.all(Array.from({ length: count }, () => list()));
+    const elapsed = Date.now() - started;
+    for (const response of responses) {
+      expectProblem(response, 503);
+      expect(response.headers['retry-after']).toBe('5');
+    }
+    expect(elapsed).toBeLessThan(ANSWER_WITHIN_MS);
+  }
+
+  async function expectRecovery(): Promise<number> {
+    const started = Date.now();
+    let status = 0;
+    while (status !== 200 && Date.now() - started < RECOVER_WITHIN_MS) {
+      status = (await list()).status;
+      if (status !== 200) await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    expect(status).toBe(200);
+    expect((await ready()).status).toBe(200);
+    return Date.now() - started;
+  }
+
+  it('answers 200 and is ready while the database runs', async () => {
+    expect((await list()).status).toBe(200);
+    expect((await ready()).status).toBe(200);
+  });
+
+  it('answers 503 in time when the server is killed, stays up, and reports not ready', async () => {
+    await server.kill();
+    await expectTimely503s(8);
+    expectProblem(await ready(), 503);
+    expect((await request(context.server).get('/health/live')).status).toBe(200);
+  });
+
+  it('answers 200 again once the server is back, without a restart of the service', async () => {
+    await server.restart();
+    await expectRecovery();
+  }, 30_000);
+
+  it('answers 503 in time while the server is paused (SIGSTOP), the query-timeout path', async () => {
+    server.signal('SIGSTOP');
+    try {
+      await expectTimely503s(8);
+      const started = Date.now();
+      expectProblem(await ready(), 503);
+      expect(Date.now() - started).toBeLessThan(ANSWER_WITHIN_MS);
+    } finally {
+      server.signal('SIGCONT');
+    }
+  }, 30_000);
+
+  it('answers 200 again once the paused server resumes', async () => {
+    await expectRecovery();
+  }, 30_000);
+
+  it('keeps answering 503, not hanging, when more requests arrive than the pool can queue', async () => {
+    server.signal('SIGSTOP');
+    try {
+      // 4 connections and 16 queued: the rest are refused at once, and the queued ones time out.
+      await expectTimely503s(40);
+    } finally {
+      server.signal('SIGCONT');
+    }
+    await expectRecovery();
+  }, 30_000);
+});

@@ -1,0 +1,79 @@
+import { afterEach, beforeAll, describe, expect, it } from '@jest/globals';
+import { createConnection, type Connection } from 'mysql2/promise';
+import { startServiceProcess, type ServiceProcess } from '../support/service-process';
+import { freshMysqlDatabase, mysqlEnvironment, type MysqlTarget } from '../support/test-database';
+import { adminToken } from '../support/tokens';
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/**
+ * CONTRACT §10: on SIGTERM the service stops accepting, lets requests in flight
+ * finish (up to SHUTDOWN_GRACE_MS), closes the pool and exits 0. A request is
+ * held in flight by a table lock taken from another connection.
+ */
+describe('graceful shutdown', () => {
+  let target: MysqlTarget;
+  let locker: Connection;
+  let service: ServiceProcess | undefined;
+
+  beforeAll(async () => {
+    target = await freshMysqlDatabase('shutdown');
+  }, 60_000);
+
+  afterEach(async () => {
+    await locker?.end().catch(() => undefined);
+    service?.child.kill('SIGKILL');
+  });
+
+  const holdOrders = async () => {
+    locker = await createConnection({
+      host: target.host,
+      port: target.port,
+      user: target.user,
+      password: target.password,
+      database: target.database,
+    });
+    await locker.query('LOCK TABLES orders WRITE');
+  };
+  const list = (baseUrl: string) =>
+    fetch(`${baseUrl}/orders`, { headers: { Authorization: `Bearer ${adminToken()}` } });
+
+  it('finishes the request in flight, refuses new connections, and exits 0', async () => {
+    service = await startServiceProcess({
+      ...mysqlEnvironment(target),
+      DB_QUERY_TIMEOUT_MS: '20000',
+      SHUTDOWN_GRACE_MS: '10000',
+    });
+    const { baseUrl, child, exited } = service;
+    await holdOrders();
+    const inFlight = list(baseUrl);
+    await sleep(300);
+    child.kill('SIGTERM');
+    await sleep(300);
+    await expect(fetch(`${baseUrl}/health/live`)).rejects.toThrow();
+    await locker.query('UNLOCK TABLES');
+    const response = await inFlight;
+    expect(response.status).toBe(200);
+    expect(((await response.json()) as { totalElementCount: number }).totalElementCount).toBe(0);
+    expect(await exited).toBe(0);
+    expect(service.output()).toContain('SIGTERM received');
+  }, 60_000);
+
+  it('cuts a request still running when the grace period ends, and still exits 0', async () => {
+    service = await startServiceProcess({
+      ...mysqlEnvironment(target),
+      DB_QUERY_TIMEOUT_MS: '20000',
+      SHUTDOWN_GRACE_MS: '1000',
+    });
+    const { baseUrl, child, exited } = service;
+    await holdOrders();
+    const inFlight = list(baseUrl);
+    await sleep(300);
+    const signalled = Date.now();
+    child.kill('SIGTERM');
+    await expect(inFlight).rejects.toThrow();
+    expect(await exited).toBe(0);
+    expect(Date.now() - signalled).toBeLessThan(1000 + 2500);
+    expect(service.output()).toContain('Grace period over');
+  }, 30_000);
+});

@@ -1,0 +1,55 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createServer } from 'node:net';
+import { BASE_TEST_ENVIRONMENT } from './test-app';
+
+export interface ServiceProcess {
+  child: ChildProcess;
+  baseUrl: string;
+  output(): string;
+  exited: Promise<number | null>;
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      server.close(() =>
+        typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port')),
+      );
+    });
+  });
+}
+
+/**
+ * Runs the service as its own process, from the sources, as `npm start` would
+ * run the build: for what only a process can show (signals, exit codes).
+ */
+export async function startServiceProcess(environment: Record<string, string>): Promise<ServiceProcess> {
+  const port = await freePort();
+  let output = '';
+  const child = spawn(process.execPath, ['-r', 'ts-node/register', 'src/main.ts'], {
+    env: { ...process.env, ...BASE_TEST_ENVIRONMENT, LOG_LEVEL: 'info', ...environment, PORT: String(port) },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  const baseUrl = `http://127.0.0.1:${port}`;
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`The service exited at start:\n${output}`);
+    try {
+      if ((await fetch(`${baseUrl}/health/live`)).ok) break;
+    } catch {
+      // Not listening yet.
+    }
+    if (Date.now() > deadline) {
+      child.kill('SIGKILL');
+      throw new Error(`The service did not start in time:\n${output}`);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+  return { child, baseUrl, output: () => output, exited };
+}
