@@ -30,9 +30,10 @@ function zoneOf(designator: string | undefined, timeZone: string): Zone | string
   if (designator === undefined) return timeZone;
   if (designator === 'Z') return 'utc';
   const [hours, minutes] = designator.slice(1).split(':').map(Number);
-  if (hours > 14 || minutes > 59) return undefined;
-  const sign = designator.startsWith('-') ? -1 : 1;
-  return FixedOffsetZone.instance(sign * (hours * 60 + minutes));
+  const offsetMinutes = hours * 60 + minutes;
+  // No zone on Earth is further than 14 hours from UTC.
+  if (minutes > 59 || offsetMinutes > 14 * 60) return undefined;
+  return FixedOffsetZone.instance(designator.startsWith('-') ? -offsetMinutes : offsetMinutes);
 }
 
 function parse(text: string, timeZone: string): Parsed | string {

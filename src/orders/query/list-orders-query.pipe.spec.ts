@@ -109,3 +109,15 @@ describe('ListOrdersQueryPipe', () => {
     ]);
   });
 });
+
+describe('ListOrdersQueryPipe messages', () => {
+  it.each([
+    ['\uFFFD', 'page must be an integer of at least 1'],
+    ['9007199254740993', 'page must be at most 9007199254740991'],
+    ['0', 'page must be an integer of at least 1'],
+  ])('explains page=%j by its most telling rule', (page, message) => {
+    expect(errorsOf(() => pipe.transform({ caller: user, query: { page }, body: undefined }))).toEqual([
+      { field: 'page', message },
+    ]);
+  });
+});

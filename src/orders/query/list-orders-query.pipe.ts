@@ -32,13 +32,19 @@ const KNOWN_PARAMETERS: Record<Role, ReadonlySet<string>> = {
   [Role.Admin]: new Set([...USER_PARAMETERS, ...ADMIN_FILTERS]),
 };
 
+/** A wrong type explains itself better than the range a value of the right type would need. */
+const CONSTRAINT_PRIORITY = ['isInt', 'isString', 'isIn', 'isSortSpecification', 'min', 'max'];
+const priorityOf = (constraint: string): number => {
+  const index = CONSTRAINT_PRIORITY.indexOf(constraint);
+  return index === -1 ? CONSTRAINT_PRIORITY.length : index;
+};
+
+/** One message per field, for the most telling of the constraints it failed. */
 function fieldErrors(errors: ValidationError[]): FieldError[] {
-  return errors.flatMap((error) =>
-    // One message per field: the first failed constraint already says what the value must be.
-    Object.values(error.constraints ?? {})
-      .slice(0, 1)
-      .map((message) => ({ field: error.property, message })),
-  );
+  return errors.flatMap((error) => {
+    const [first] = Object.entries(error.constraints ?? {}).sort(([a], [b]) => priorityOf(a) - priorityOf(b));
+    return first ? [{ field: error.property, message: first[1] }] : [];
+  });
 }
 
 /**

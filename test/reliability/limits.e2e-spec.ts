@@ -1,0 +1,96 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import request from 'supertest';
+import { expectProblem } from '../support/problem';
+import { startTestApp, type TestApp } from '../support/test-app';
+import { userToken } from '../support/tokens';
+
+/** CONTRACT §10: RATE_LIMIT_PER_MINUTE per caller; 429 problem+json with Retry-After; 0 turns it off. */
+describe('rate limit of 5 per minute', () => {
+  let context: TestApp;
+
+  beforeAll(async () => {
+    context = await startTestApp({
+      RATE_LIMIT_PER_MINUTE: '5',
+      CORS_ORIGINS: 'https://tickets.example,https://admin.tickets.example',
+    });
+  });
+
+  afterAll(async () => {
+    await context?.close();
+  });
+
+  const list = (token?: string) => {
+    const call = request(context.server).get('/orders');
+    return token ? call.set('Authorization', `Bearer ${token}`) : call;
+  };
+
+  it('answers 429 with Retry-After to the sixth request of a member, and counts each member apart', async () => {
+    for (let attempt = 0; attempt < 5; attempt += 1) expect((await list(userToken(11))).status).toBe(200);
+    const limited = await list(userToken(11));
+    expectProblem(limited, 429);
+    const retryAfter = Number(limited.headers['retry-after']);
+    expect(retryAfter).toBeGreaterThanOrEqual(1);
+    expect(retryAfter).toBeLessThanOrEqual(60);
+    expect((await list(userToken(12))).status).toBe(200);
+  });
+
+  it('counts callers without an accepted token by address', async () => {
+    for (let attempt = 0; attempt < 5; attempt += 1) expectProblem(await list(), 401);
+    expectProblem(await list('forged.token.value'), 429);
+  });
+
+  it('does not count health probes', async () => {
+    for (let attempt = 0; attempt < 20; attempt += 1) {
+      expect((await request(context.server).get('/health/live')).status).toBe(200);
+    }
+  });
+
+  it('lets the configured web clients read the API and its headers, and no one else', async () => {
+    const allowed = await list(userToken(13)).set('Origin', 'https://admin.tickets.example');
+    expect(allowed.headers['access-control-allow-origin']).toBe('https://admin.tickets.example');
+    expect(allowed.headers['access-control-expose-headers']).toBe('Link,X-Request-Id,Retry-After');
+    const preflight = await request(context.server)
+      .options('/orders')
+      .set('Origin', 'https://tickets.example')
+      .set('Access-Control-Request-Method', 'GET')
+      .set('Access-Control-Request-Headers', 'authorization,content-type');
+    expect(preflight.status).toBe(204);
+    expect(preflight.headers['access-control-allow-origin']).toBe('https://tickets.example');
+    const foreign = await list(userToken(14)).set('Origin', 'https://evil.example');
+    expect(foreign.headers['access-control-allow-origin']).toBeUndefined();
+  });
+
+  it('sends the usual security headers', async () => {
+    const response = await request(context.server).get('/health/live');
+    expect(response.headers).toMatchObject({
+      'x-content-type-options': 'nosniff',
+      'x-frame-options': 'SAMEORIGIN',
+      'referrer-policy': 'no-referrer',
+    });
+    expect(response.headers['x-powered-by']).toBeUndefined();
+  });
+});
+
+describe('rate limit turned off', () => {
+  let context: TestApp;
+
+  beforeAll(async () => {
+    context = await startTestApp({ RATE_LIMIT_PER_MINUTE: '0' });
+  });
+
+  afterAll(async () => {
+    await context?.close();
+  });
+
+  it('never answers 429', async () => {
+    for (let attempt = 0; attempt < 50; attempt += 1) {
+      expect(
+        (
+          await request(context.server)
+            .get('/orders')
+            .set('Authorization', `Bearer ${userToken(11)}`)
+        ).status,
+      ).toBe(200);
+    }
+  });
+});

@@ -1,0 +1,44 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { startServiceProcess, type ServiceProcess } from '../support/service-process';
+import { adminToken } from '../support/tokens';
+
+/** CONTRACT §10: logs are JSON lines carrying the request id; tokens and secrets never reach them. */
+describe('request logs', () => {
+  let service: ServiceProcess;
+
+  beforeAll(async () => {
+    service = await startServiceProcess({ SQLITE_PATH: ':memory:' });
+  }, 60_000);
+
+  afterAll(async () => {
+    service?.child.kill('SIGTERM');
+    await service?.exited;
+  });
+
+  it('writes one JSON line per request with its X-Request-Id, and no credential', async () => {
+    const token = adminToken();
+    const response = await fetch(`${service.baseUrl}/orders?size=1`, {
+      headers: { Authorization: `Bearer ${token}`, Cookie: 'session=secret-cookie', 'X-Request-Id': 'log-test-42' },
+    });
+    expect(response.status).toBe(200);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    const lines = service
+      .output()
+      .split('\n')
+      .filter((line) => line.startsWith('{'))
+      .map(
+        (line) =>
+          JSON.parse(line) as { req?: { id?: string; url?: string }; res?: { statusCode?: number }; level: number },
+      );
+    const entry = lines.find((line) => line.req?.id === 'log-test-42');
+    expect(entry).toMatchObject({
+      req: { id: 'log-test-42', url: '/orders?size=1' },
+      res: { statusCode: 200 },
+      level: 30,
+    });
+    expect(service.output()).not.toContain(token);
+    expect(service.output()).not.toContain(token.split('.')[2]);
+    expect(service.output()).not.toContain('secret-cookie');
+    expect(service.output()).not.toContain('test-secret-for-the-e2e-suites');
+  });
+});
