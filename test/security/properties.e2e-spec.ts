@@ -141,13 +141,26 @@ describe('properties on MariaDB', () => {
     );
   }, 300_000);
 
-  const adminQuery = fc.record({
+  interface AdminQuery {
+    page: number;
+    size: number;
+    sort: SortTerm[];
+    userId: number | null;
+    concertId: number | null;
+    concertSpelling: 'consertId' | 'concertId';
+    status: string | null;
+    statusAsLabel: boolean;
+    start: DateBound | null;
+    end: DateBound | null;
+  }
+
+  const adminQuery: fc.Arbitrary<AdminQuery> = fc.record({
     page: fc.integer({ min: 1, max: 12 }),
     size: fc.integer({ min: 1, max: 100 }),
     sort: sortTerms(ADMIN_FIELDS),
     userId: fc.option(fc.constantFrom(...MEMBERS, MEMBER_WITHOUT_ORDERS), { freq: 3 }),
     concertId: fc.option(fc.integer({ min: 1, max: 13 }), { freq: 3 }),
-    concertSpelling: fc.constantFrom('consertId', 'concertId'),
+    concertSpelling: fc.constantFrom<'consertId' | 'concertId'>('consertId', 'concertId'),
     status: fc.option(fc.constantFrom(...STATUSES), { freq: 3 }),
     statusAsLabel: fc.boolean(),
     start: fc.option(dateBound, { freq: 3 }),
@@ -161,7 +174,7 @@ describe('properties on MariaDB', () => {
     REFUNDED: '환불 완료',
   };
 
-  function written(query: fc.Infer<typeof adminQuery>, page = query.page): { text: string; oracle: OracleQuery } {
+  function written(query: AdminQuery, page = query.page): { text: string; oracle: OracleQuery } {
     const parts = [
       `page=${page}`,
       `size=${query.size}`,
@@ -193,7 +206,7 @@ describe('properties on MariaDB', () => {
     };
   }
 
-  const inverted = (query: fc.Infer<typeof adminQuery>) =>
+  const inverted = (query: AdminQuery) =>
     query.start !== null && query.end !== null && query.start.firstMs > query.end.lastMs;
 
   it(`(b) over ${ADMIN_RUNS} random admin requests, the page equals an independent computation`, async () => {
