@@ -22,7 +22,7 @@ export default tseslint.config(
   },
   {
     // Entry points talk to a terminal.
-    files: ['src/main.ts', 'src/cli/**/*.ts', 'test/support/**/*.ts'],
+    files: ['src/main.ts', 'src/cli/**/*.ts', 'test/support/**/*.ts', 'bench/**/*.ts'],
     rules: { 'no-console': 'off' },
   },
 );
