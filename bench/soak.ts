@@ -19,7 +19,8 @@ import { writeOrders } from '../src/database/seeding/order-writer';
  * dist/main`, rate limit off) for --minutes, reporting per window: requests,
  * errors, p50/p99 latency and the service's resident memory.
  */
-const USAGE = 'Usage: DB_TYPE=mysql DB_...=... npm run soak -- [--minutes 10] [--connections 10] [--window 30] [--orders 100000]';
+const USAGE =
+  'Usage: DB_TYPE=mysql DB_...=... npm run soak -- [--minutes 10] [--connections 10] [--window 30] [--orders 100000]';
 
 const { values } = parseArgs({
   options: {
@@ -55,7 +56,10 @@ async function prepareDatabase(): Promise<void> {
   if (Number(total) === 0) {
     const orders = Number(values.orders);
     console.log(`Seeding ${orders} orders…`);
-    await writeOrders(dataSource, generateOrders({ orders, members: MEMBERS, concerts: 500, days: 730, endMs: Date.now(), seed: 1 }));
+    await writeOrders(
+      dataSource,
+      generateOrders({ orders, members: MEMBERS, concerts: 500, days: 730, endMs: Date.now(), seed: 1 }),
+    );
   }
   await dataSource.destroy();
 }

@@ -298,8 +298,6 @@ function check(response: request.Response, attempt: Attack): void {
   if (attempt.status === 401) expect(response.headers['www-authenticate']).toMatch(/^Bearer realm="orders"/);
 }
 
-export const ATTACK_FAMILIES = { tokenAttacks, userFilterAttacks, parameterAttacks, bodyAttacks, pathAttacks };
-
 describe('hostile input on MariaDB', () => {
   let context: TestApp;
 
