@@ -1,5 +1,5 @@
 import type { INestApplication } from '@nestjs/common';
-import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
+import { DocumentBuilder, SwaggerModule, type OpenAPIObject } from '@nestjs/swagger';
 import helmet from 'helmet';
 import type { Server } from 'node:http';
 import { BEARER_SCHEME } from '../auth/auth.decorator';
@@ -9,6 +9,7 @@ import { PINO, PinoLoggerService, requestLogging } from '../common/logging';
 import { ProblemDetailsFilter } from '../common/problem/problem-details.filter';
 import { assignRequestId, REQUEST_ID_HEADER } from '../common/request-id';
 import { appConfig, type AppConfig } from '../config/app.config';
+import { CLOSED_SCHEMAS } from '../orders/dto/orders-page.dto';
 
 export const DOCS_PATH = 'docs';
 
@@ -19,19 +20,43 @@ export const DOCS_PATH = 'docs';
 export const APP_OPTIONS = { bodyParser: false, bufferLogs: true } as const;
 const MAX_BODY_SIZE = '16kb';
 
-function setUpSwagger(app: INestApplication): void {
+export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
   const document = SwaggerModule.createDocument(
     app,
     new DocumentBuilder()
       .setTitle('Orders')
       .setDescription(
-        'Order listing of the concert ticketing platform. One GET /orders, two variants: the role in the bearer token picks USER (own orders) or ADMIN (all orders, filters, userId).',
+        'Order listing of the concert ticketing platform. One `GET /orders`, two variants: the role in the bearer token picks USER (the caller’s own orders) or ADMIN (every order, with `userId` and filters). Every error is `application/problem+json` (RFC 9457).',
       )
       .setVersion('1.0')
-      .addBearerAuth({ type: 'http', scheme: 'bearer', bearerFormat: 'JWT' }, BEARER_SCHEME)
+      .setContact('Orders team', '', 'orders-team@tickets.example')
+      .addServer('/', 'This server')
+      .addTag('orders', 'Paged order listing for members and administrators')
+      .addTag('health', 'Probes for the orchestrator')
+      .addBearerAuth(
+        {
+          type: 'http',
+          scheme: 'bearer',
+          bearerFormat: 'JWT',
+          description: 'An access token whose role (USER or ADMIN) picks the variant.',
+        },
+        BEARER_SCHEME,
+      )
       .build(),
   );
-  SwaggerModule.setup(DOCS_PATH, app, document, { jsonDocumentUrl: `${DOCS_PATH}-json` });
+  // Elements of the two variants differ only by userId; closed schemas are what make `oneOf` pick exactly one.
+  for (const name of CLOSED_SCHEMAS) {
+    const schema = document.components?.schemas?.[name];
+    if (schema && !('$ref' in schema)) schema.additionalProperties = false;
+  }
+  return document;
+}
+
+function setUpSwagger(app: INestApplication): void {
+  SwaggerModule.setup(DOCS_PATH, app, buildOpenApiDocument(app), {
+    jsonDocumentUrl: `${DOCS_PATH}-json`,
+    swaggerOptions: { persistAuthorization: false, displayRequestDuration: true },
+  });
 }
 
 /** Everything about the HTTP surface that is not a module: shared by `main.ts` and the end-to-end tests. */

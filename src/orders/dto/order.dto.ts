@@ -1,8 +1,10 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { ORDER_STATUS_LABELS } from '../order-status';
 
+const LOCAL_DATE_TIME = '^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}$';
+
 export class SeatDto {
-  @ApiProperty({ example: 1201 })
+  @ApiProperty({ type: 'integer', example: 1201 })
   seatPriceId: number;
 
   @ApiProperty({ example: 55000, description: 'Price of the seat, the stored value exactly.' })
@@ -11,25 +13,29 @@ export class SeatDto {
 
 /** An order as a member sees it: never with `userId`. */
 export class UserOrderDto {
-  @ApiProperty({ example: 1042 })
+  @ApiProperty({ type: 'integer', example: 1042 })
   orderId: number;
 
-  @ApiProperty({ example: 7 })
+  @ApiProperty({ type: 'integer', example: 7 })
   concertId: number;
 
   @ApiProperty({ type: [SeatDto], description: 'Ascending by seatPriceId; empty for an order without seats.' })
   seats: SeatDto[];
 
-  @ApiProperty({ example: 110000 })
+  @ApiProperty({ example: 110000, description: 'The stored value exactly, cents included (e.g. 120.5).' })
   totalPrice: number;
 
   @ApiProperty({ enum: Object.values(ORDER_STATUS_LABELS), example: ORDER_STATUS_LABELS.PAYMENT_COMPLETED })
   status: string;
 
-  @ApiProperty({ example: '2026-03-01T19:30:05', description: 'Local time in APP_TIMEZONE, without offset.' })
+  @ApiProperty({
+    example: '2026-03-01T19:30:05',
+    pattern: LOCAL_DATE_TIME,
+    description: 'Local time in APP_TIMEZONE (Asia/Seoul by default), to the second, without offset.',
+  })
   createdAt: string;
 
-  @ApiProperty({ example: '2026-03-01T19:31:40' })
+  @ApiProperty({ example: '2026-03-01T19:31:40', pattern: LOCAL_DATE_TIME, description: 'Same format as createdAt.' })
   updatedAt: string;
 }
 
@@ -38,6 +44,6 @@ export class UserOrderDto {
  * holds it. The mapper, not this class, fixes the key order of CONTRACT §4.
  */
 export class AdminOrderDto extends UserOrderDto {
-  @ApiProperty({ example: 42 })
+  @ApiProperty({ type: 'integer', example: 42 })
   userId: number;
 }

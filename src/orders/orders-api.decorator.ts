@@ -1,0 +1,114 @@
+import { applyDecorators } from '@nestjs/common';
+import { ApiOkResponse, ApiOperation, ApiQuery } from '@nestjs/swagger';
+import { ApiProblemResponses, REQUEST_ID_HEADER_DOC } from '../common/problem/api-problem-responses.decorator';
+import { DEFAULT_PAGE_SIZE, MAX_ID, MAX_PAGE_SIZE, STATUS_VALUES } from './dto/orders-query.dto';
+import { OrdersPageDto } from './dto/orders-page.dto';
+import { ORDER_STATUS_CODES, ORDER_STATUS_LABELS } from './order-status';
+import { DATE_FORMATS_HINT } from './query/date-bound';
+import { ADMIN_SORT_FIELDS, DEFAULT_SORT } from './query/sort';
+
+const ADMIN_ONLY = '**Admin only**: a USER token sending it gets 403.';
+const SORT_TERMS = ADMIN_SORT_FIELDS.flatMap((field) => [field, `${field},asc`, `${field},desc`]);
+const STATUS_TABLE = ORDER_STATUS_CODES.map((code) => `\`${code}\` = ${ORDER_STATUS_LABELS[code]}`).join(', ');
+const DATE_PATTERN = '^\\d{4}-\\d{2}-\\d{2}(T\\d{2}:\\d{2}:\\d{2}(\\.\\d{1,9})?(Z|[+-]\\d{2}:\\d{2})?)?$';
+const ID = { type: 'integer', minimum: 1, maximum: MAX_ID } as const;
+
+/** The OpenAPI description of GET /orders: parameters, both variants of the page, every error. */
+export function ApiListOrders(): MethodDecorator {
+  return applyDecorators(
+    ApiOperation({
+      operationId: 'listOrders',
+      summary: 'List orders, a page at a time',
+      description: [
+        'One operation, two variants, chosen by the role in the bearer token (never by a parameter):',
+        '',
+        '- **USER**: the caller’s own orders (`sub` of the token); elements without `userId`; only `page`, `size` and `sort`.',
+        '- **ADMIN**: every order; elements with `userId`; may also filter by `userId`, `consertId` (alias `concertId`), `orderStatus`, `startDate` and `endDate`.',
+        '',
+        'Parameters go in the query string; a JSON body with the same names is accepted too, and the query string wins. Unknown parameters are 400, a repeated single-valued parameter is 400. Checks run in the order 401, 403, 400.',
+        '',
+        'The `Link` header (RFC 8288) gives `first`, `prev`, `next` and `last` pages with all of the request’s parameters.',
+      ].join('\n'),
+    }),
+    ApiQuery({
+      name: 'page',
+      required: false,
+      description: 'Page number; the first page is 1. A page past the last one answers an empty page.',
+      schema: { type: 'integer', minimum: 1, maximum: MAX_ID, default: 1, example: 1 },
+    }),
+    ApiQuery({
+      name: 'size',
+      required: false,
+      description: `Orders per page, 1 to ${MAX_PAGE_SIZE} (never clamped).`,
+      schema: {
+        type: 'integer',
+        minimum: 1,
+        maximum: MAX_PAGE_SIZE,
+        default: DEFAULT_PAGE_SIZE,
+        example: DEFAULT_PAGE_SIZE,
+      },
+    }),
+    ApiQuery({
+      name: 'sort',
+      required: false,
+      description: `\`field\`, \`field,asc\` or \`field,desc\` (direction case-insensitive, asc by default); repeat for several keys. \`userId\` is ADMIN only. \`status\` sorts by its code. \`orderId,desc\` is always appended as the last key.`,
+      style: 'form',
+      explode: true,
+      schema: {
+        type: 'array',
+        items: { type: 'string', enum: SORT_TERMS },
+        default: [DEFAULT_SORT],
+        example: [DEFAULT_SORT],
+      },
+    }),
+    ApiQuery({
+      name: 'userId',
+      required: false,
+      description: `Member id. ${ADMIN_ONLY}`,
+      schema: { ...ID, example: 42 },
+    }),
+    ApiQuery({
+      name: 'consertId',
+      required: false,
+      description: `Concert id (spelled as in the specification). ${ADMIN_ONLY}`,
+      schema: { ...ID, example: 7 },
+    }),
+    ApiQuery({
+      name: 'concertId',
+      required: false,
+      description: `Alias of consertId; if both are given they must be equal. ${ADMIN_ONLY}`,
+      schema: { ...ID, example: 7 },
+    }),
+    ApiQuery({
+      name: 'orderStatus',
+      required: false,
+      description: `Status label or code: ${STATUS_TABLE}. ${ADMIN_ONLY}`,
+      schema: { type: 'string', enum: STATUS_VALUES, example: 'PAYMENT_COMPLETED' },
+    }),
+    ApiQuery({
+      name: 'startDate',
+      required: false,
+      description: `Inclusive lower bound on createdAt: ${DATE_FORMATS_HINT}. ${ADMIN_ONLY}`,
+      schema: { type: 'string', pattern: DATE_PATTERN, example: '2026-03-01' },
+    }),
+    ApiQuery({
+      name: 'endDate',
+      required: false,
+      description: `Inclusive upper bound on createdAt, same formats: a bare date includes the whole day, a date-time without fraction the whole second. Must not be before startDate. ${ADMIN_ONLY}`,
+      schema: { type: 'string', pattern: DATE_PATTERN, example: '2026-03-31T23:59:59' },
+    }),
+    ApiOkResponse({
+      description: 'A page of orders: elements are UserOrderDto for a USER token and AdminOrderDto for an ADMIN token.',
+      type: OrdersPageDto,
+      headers: {
+        Link: {
+          description:
+            'RFC 8288 links: `</orders?page=2&size=20&sort=createdAt,desc>; rel="next"`, with first, prev, next and last where they exist.',
+          schema: { type: 'string' },
+        },
+        ...REQUEST_ID_HEADER_DOC,
+      },
+    }),
+    ApiProblemResponses(400, 401, 403, 404, 429, 503),
+  );
+}
