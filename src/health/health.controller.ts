@@ -28,7 +28,7 @@ export class HealthController {
   ) {}
 
   @Get('live')
-  @HealthCheck()
+  @HealthCheck({ swaggerDocumentation: false })
   @ApiOperation({
     operationId: 'liveness',
     summary: 'Liveness: 200 while the process runs',
@@ -40,7 +40,7 @@ export class HealthController {
   }
 
   @Get('ready')
-  @HealthCheck()
+  @HealthCheck({ swaggerDocumentation: false })
   @ApiOperation({
     operationId: 'readiness',
     summary: 'Readiness: 200 when the database answers a ping within 1 s, else 503',

@@ -8,6 +8,8 @@ import { DATE_FORMATS_HINT } from './query/date-bound';
 import { ADMIN_SORT_FIELDS, DEFAULT_SORT } from './query/sort';
 
 const ADMIN_ONLY = '**Admin only**: a USER token sending it gets 403.';
+// Admin-only parameters carry their examples in the text, not as `example`: Swagger UI would fill them
+// in on "Try it out", and a USER token would then get 403 for a request the developer never wrote.
 const SORT_TERMS = ADMIN_SORT_FIELDS.flatMap((field) => [field, `${field},asc`, `${field},desc`]);
 const STATUS_TABLE = ORDER_STATUS_CODES.map((code) => `\`${code}\` = ${ORDER_STATUS_LABELS[code]}`).join(', ');
 const DATE_PATTERN = '^\\d{4}-\\d{2}-\\d{2}(T\\d{2}:\\d{2}:\\d{2}(\\.\\d{1,9})?(Z|[+-]\\d{2}:\\d{2})?)?$';
@@ -64,38 +66,38 @@ export function ApiListOrders(): MethodDecorator {
     ApiQuery({
       name: 'userId',
       required: false,
-      description: `Member id. ${ADMIN_ONLY}`,
-      schema: { ...ID, example: 42 },
+      description: `Member id, e.g. 42. ${ADMIN_ONLY}`,
+      schema: ID,
     }),
     ApiQuery({
       name: 'consertId',
       required: false,
-      description: `Concert id (spelled as in the specification). ${ADMIN_ONLY}`,
-      schema: { ...ID, example: 7 },
+      description: `Concert id, e.g. 7 (spelled as in the specification). ${ADMIN_ONLY}`,
+      schema: ID,
     }),
     ApiQuery({
       name: 'concertId',
       required: false,
       description: `Alias of consertId; if both are given they must be equal. ${ADMIN_ONLY}`,
-      schema: { ...ID, example: 7 },
+      schema: ID,
     }),
     ApiQuery({
       name: 'orderStatus',
       required: false,
       description: `Status label or code: ${STATUS_TABLE}. ${ADMIN_ONLY}`,
-      schema: { type: 'string', enum: STATUS_VALUES, example: 'PAYMENT_COMPLETED' },
+      schema: { type: 'string', enum: STATUS_VALUES },
     }),
     ApiQuery({
       name: 'startDate',
       required: false,
-      description: `Inclusive lower bound on createdAt: ${DATE_FORMATS_HINT}. ${ADMIN_ONLY}`,
-      schema: { type: 'string', pattern: DATE_PATTERN, example: '2026-03-01' },
+      description: `Inclusive lower bound on createdAt: ${DATE_FORMATS_HINT}; e.g. 2026-03-01. ${ADMIN_ONLY}`,
+      schema: { type: 'string', pattern: DATE_PATTERN },
     }),
     ApiQuery({
       name: 'endDate',
       required: false,
-      description: `Inclusive upper bound on createdAt, same formats: a bare date includes the whole day, a date-time without fraction the whole second. Must not be before startDate. ${ADMIN_ONLY}`,
-      schema: { type: 'string', pattern: DATE_PATTERN, example: '2026-03-31T23:59:59' },
+      description: `Inclusive upper bound on createdAt, same formats: a bare date includes the whole day, a date-time without fraction the whole second; e.g. 2026-03-31. Must not be before startDate. ${ADMIN_ONLY}`,
+      schema: { type: 'string', pattern: DATE_PATTERN },
     }),
     ApiOkResponse({
       description: 'A page of orders: elements are UserOrderDto for a USER token and AdminOrderDto for an ADMIN token.',
