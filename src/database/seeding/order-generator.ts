@@ -58,7 +58,8 @@ export function* generateOrders(options: GeneratorOptions): Generator<GeneratedO
     // Squaring a uniform draw skews towards low ids: a few members place most orders.
     const userId = 1 + Math.floor(random() ** 2 * options.members);
     const concertId = 1 + Math.floor(random() * options.concerts);
-    const seatCount = 1 + Math.floor(random() ** 1.5 * 4);
+    // One to four seats, 2.5 on average.
+    const seatCount = 1 + Math.floor(random() * 4);
     const seatPriceBase = concertId * 10_000 + Math.floor(random() * 5_000);
     const seats: GeneratedSeat[] = [];
     for (let seat = 0; seat < seatCount; seat += 1) {

@@ -34,33 +34,33 @@ async function insertBatch(manager: EntityManager, firstId: number, orders: Gene
 }
 
 /**
- * Writes orders with their seats in multi-row INSERTs inside one transaction,
- * giving them ids after the highest present. Returns the ids in input order.
+ * Writes orders with their seats in multi-row INSERTs, one transaction per
+ * batch (so a million orders never sit in one undo log), giving them ids after
+ * the highest present. Returns the ids in input order. Meant for a database no
+ * one else writes to meanwhile: seeding, demos and tests.
  */
 export async function writeOrders(
   dataSource: DataSource,
   orders: Iterable<GeneratedOrder>,
   onBatch?: (written: number) => void,
 ): Promise<number[]> {
-  return dataSource.transaction(async (manager) => {
-    const [{ maxId }] = await manager.query<Array<{ maxId: number | string | null }>>(
-      'SELECT MAX(id) AS maxId FROM orders',
-    );
-    let nextId = Number(maxId ?? 0) + 1;
-    const ids: number[] = [];
-    let batch: GeneratedOrder[] = [];
-    const flush = async (): Promise<void> => {
-      await insertBatch(manager, nextId, batch);
-      for (let index = 0; index < batch.length; index += 1) ids.push(nextId + index);
-      nextId += batch.length;
-      batch = [];
-      onBatch?.(ids.length);
-    };
-    for (const order of orders) {
-      batch.push(order);
-      if (batch.length === BATCH_SIZE) await flush();
-    }
-    if (batch.length > 0) await flush();
-    return ids;
-  });
+  const [{ maxId }] = await dataSource.query<Array<{ maxId: number | string | null }>>('SELECT MAX(id) AS maxId FROM orders');
+  let nextId = Number(maxId ?? 0) + 1;
+  const ids: number[] = [];
+  let batch: GeneratedOrder[] = [];
+  const flush = async (): Promise<void> => {
+    const firstId = nextId;
+    const rows = batch;
+    await dataSource.transaction((manager) => insertBatch(manager, firstId, rows));
+    for (let index = 0; index < rows.length; index += 1) ids.push(firstId + index);
+    nextId += rows.length;
+    batch = [];
+    onBatch?.(ids.length);
+  };
+  for (const order of orders) {
+    batch.push(order);
+    if (batch.length === BATCH_SIZE) await flush();
+  }
+  if (batch.length > 0) await flush();
+  return ids;
 }
