@@ -59,7 +59,8 @@ async function main(): Promise<void> {
     strict: true,
   });
   const endMs = Date.parse(`${values.end}T00:00:00Z`);
-  if (!/^\d{4}-\d{2}-\d{2}$/.test(values.end) || Number.isNaN(endMs)) throw new Error(`--end must be a date.\n${USAGE}`);
+  if (!/^\d{4}-\d{2}-\d{2}$/.test(values.end) || Number.isNaN(endMs))
+    throw new Error(`--end must be a date.\n${USAGE}`);
   const options = {
     orders: positiveInteger('orders', values.orders),
     members: positiveInteger('members', values.members),
@@ -83,7 +84,10 @@ async function main(): Promise<void> {
       await emptyTables(dataSource);
     }
     const started = Date.now();
-    const bar = new SingleBar({ format: 'orders [{bar}] {percentage}% {value}/{total} {duration}s', hideCursor: true }, Presets.shades_classic);
+    const bar = new SingleBar(
+      { format: 'orders [{bar}] {percentage}% {value}/{total} {duration}s', hideCursor: true },
+      Presets.shades_classic,
+    );
     bar.start(options.orders, 0);
     await writeOrders(dataSource, generateOrders(options), (written) => bar.update(written));
     bar.stop();

@@ -44,7 +44,9 @@ export async function writeOrders(
   orders: Iterable<GeneratedOrder>,
   onBatch?: (written: number) => void,
 ): Promise<number[]> {
-  const [{ maxId }] = await dataSource.query<Array<{ maxId: number | string | null }>>('SELECT MAX(id) AS maxId FROM orders');
+  const [{ maxId }] = await dataSource.query<Array<{ maxId: number | string | null }>>(
+    'SELECT MAX(id) AS maxId FROM orders',
+  );
   let nextId = Number(maxId ?? 0) + 1;
   const ids: number[] = [];
   let batch: GeneratedOrder[] = [];
