@@ -6,4 +6,6 @@ import { validateEnvironment } from './src/config/environment';
 import { buildDataSourceOptions } from './src/database/data-source-options';
 
 /** The DataSource of the TypeORM CLI (`npm run migration:*`), configured by the same variables as the service. */
-export default new DataSource(buildDataSourceOptions(toDatabaseConfig(validateEnvironment(process.env))));
+export default new DataSource(
+  buildDataSourceOptions(toDatabaseConfig(validateEnvironment(process.env)), 'maintenance'),
+);

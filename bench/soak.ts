@@ -49,7 +49,7 @@ function rssMegabytes(pid: number): number {
 }
 
 async function prepareDatabase(): Promise<void> {
-  const dataSource = new DataSource(buildDataSourceOptions(toDatabaseConfig(env)));
+  const dataSource = new DataSource(buildDataSourceOptions(toDatabaseConfig(env), 'maintenance'));
   await dataSource.initialize();
   await dataSource.runMigrations();
   const [{ total }] = await dataSource.query<Array<{ total: number }>>('SELECT COUNT(*) AS total FROM orders');

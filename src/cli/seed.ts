@@ -70,7 +70,7 @@ async function main(): Promise<void> {
     endMs,
   };
 
-  const dataSource = new DataSource(buildDataSourceOptions(toDatabaseConfig(env)));
+  const dataSource = new DataSource(buildDataSourceOptions(toDatabaseConfig(env), 'maintenance'));
   await dataSource.initialize();
   try {
     if (await dataSource.showMigrations()) {

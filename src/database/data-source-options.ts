@@ -5,16 +5,27 @@ import type { DatabaseConfig } from '../config/database.config';
 import { OrderSeat } from '../orders/order-seat.entity';
 import { Order } from '../orders/order.entity';
 import { CreateOrders1763683200000 } from './migrations/1763683200000-CreateOrders';
+import { AddSortIndexes1763769600000 } from './migrations/1763769600000-AddSortIndexes';
 
 /** Listed as classes, not path globs, so the same list works from sources, the build and the tests. */
 export const ENTITIES = [Order, OrderSeat];
-export const MIGRATIONS = [CreateOrders1763683200000];
+export const MIGRATIONS = [CreateOrders1763683200000, AddSortIndexes1763769600000];
 
 export const IN_MEMORY_SQLITE = ':memory:';
 export const POOL_QUEUE_PER_CONNECTION = 4;
 
+/**
+ * Who connects: the service bounds every query by DB_QUERY_TIMEOUT_MS; maintenance
+ * (migrations, seeding, tests' set-up) builds indexes and loads millions of rows,
+ * which take longer by nature.
+ */
+export type ConnectionPurpose = 'service' | 'maintenance';
+
 /** The one description of how to reach the database, shared by the service, the TypeORM CLI and the seeder. */
-export function buildDataSourceOptions(config: DatabaseConfig): DataSourceOptions {
+export function buildDataSourceOptions(
+  config: DatabaseConfig,
+  purpose: ConnectionPurpose = 'service',
+): DataSourceOptions {
   const common = {
     entities: ENTITIES,
     migrations: MIGRATIONS,
@@ -50,7 +61,7 @@ export function buildDataSourceOptions(config: DatabaseConfig): DataSourceOption
     // A server that accepts connections but never answers (paused, overloaded) costs at most this long per attempt.
     connectTimeout: config.queryTimeoutMs,
     // mysql2 abandons a query past this time and destroys its connection, so a stuck query frees its pool slot.
-    enableQueryTimeout: true,
+    enableQueryTimeout: purpose === 'service',
     maxQueryExecutionTime: config.queryTimeoutMs,
     // BIGINT ids and COUNT(*) come back as numbers (they stay far below 2^53); DECIMAL too, as the contract returns numbers.
     supportBigNumbers: true,

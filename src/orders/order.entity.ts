@@ -12,6 +12,20 @@ import { OrderSeat } from './order-seat.entity';
 @Index('idx_orders_user_created', ['userId', 'createdAt'])
 @Index('idx_orders_concert_created', ['concertId', 'createdAt'])
 @Index('idx_orders_status_created', ['status', 'createdAt'])
+// Single-key sorts (migration AddSortIndexes): `(col)` read backwards serves `col desc, id desc`.
+@Index('idx_orders_total_price', ['totalPrice'])
+@Index('idx_orders_updated_at', ['updatedAt'])
+@Index('idx_orders_status', ['status'])
+@Index('idx_orders_concert_id', ['concertId'])
+@Index('idx_orders_user_id', ['userId'])
+// `(col asc, id desc)` serves `col asc, id desc`; TypeORM cannot describe a descending key part, so the
+// migration alone defines these and schema comparison leaves them be.
+@Index('idx_orders_total_price_asc', { synchronize: false })
+@Index('idx_orders_updated_at_asc', { synchronize: false })
+@Index('idx_orders_status_asc', { synchronize: false })
+@Index('idx_orders_concert_id_asc', { synchronize: false })
+@Index('idx_orders_user_id_asc', { synchronize: false })
+@Index('idx_orders_created_at_asc', { synchronize: false })
 export class Order {
   @PrimaryGeneratedColumn({ type: 'bigint', unsigned: true })
   id: number;

@@ -12,7 +12,7 @@ describe('schema on MySQL', () => {
   beforeAll(async () => {
     const target = await freshMysqlDatabase('schema');
     dataSource = new DataSource(
-      buildDataSourceOptions(toDatabaseConfig(validateEnvironment(mysqlEnvironment(target)))),
+      buildDataSourceOptions(toDatabaseConfig(validateEnvironment(mysqlEnvironment(target))), 'maintenance'),
     );
     await dataSource.initialize();
   }, 60_000);
@@ -60,17 +60,28 @@ describe('schema on MySQL', () => {
     ]);
   });
 
-  it('has an index for each filter, each followed by created_at', async () => {
+  it('has an index for each filter followed by created_at, and both shapes of each single-key sort', async () => {
     const indexes = await dataSource.query<Array<{ name: string; columns: string }>>(
-      `SELECT INDEX_NAME AS name, GROUP_CONCAT(COLUMN_NAME ORDER BY SEQ_IN_INDEX) AS columns
+      `SELECT INDEX_NAME AS name, GROUP_CONCAT(CONCAT(COLUMN_NAME, IF(COLLATION = 'D', ' DESC', '')) ORDER BY SEQ_IN_INDEX) AS columns
          FROM information_schema.STATISTICS WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = 'orders'
         GROUP BY INDEX_NAME ORDER BY INDEX_NAME`,
     );
     expect(indexes).toEqual([
       { name: 'idx_orders_concert_created', columns: 'concert_id,created_at' },
+      { name: 'idx_orders_concert_id', columns: 'concert_id' },
+      { name: 'idx_orders_concert_id_asc', columns: 'concert_id,id DESC' },
       { name: 'idx_orders_created', columns: 'created_at' },
+      { name: 'idx_orders_created_at_asc', columns: 'created_at,id DESC' },
+      { name: 'idx_orders_status', columns: 'status' },
+      { name: 'idx_orders_status_asc', columns: 'status,id DESC' },
       { name: 'idx_orders_status_created', columns: 'status,created_at' },
+      { name: 'idx_orders_total_price', columns: 'total_price' },
+      { name: 'idx_orders_total_price_asc', columns: 'total_price,id DESC' },
+      { name: 'idx_orders_updated_at', columns: 'updated_at' },
+      { name: 'idx_orders_updated_at_asc', columns: 'updated_at,id DESC' },
       { name: 'idx_orders_user_created', columns: 'user_id,created_at' },
+      { name: 'idx_orders_user_id', columns: 'user_id' },
+      { name: 'idx_orders_user_id_asc', columns: 'user_id,id DESC' },
       { name: 'PRIMARY', columns: 'id' },
     ]);
   });
@@ -127,9 +138,20 @@ describe('schema on the embedded database', () => {
     );
     expect(indexes.map((index) => index.name)).toEqual([
       'idx_orders_concert_created',
+      'idx_orders_concert_id',
+      'idx_orders_concert_id_asc',
       'idx_orders_created',
+      'idx_orders_created_at_asc',
+      'idx_orders_status',
+      'idx_orders_status_asc',
       'idx_orders_status_created',
+      'idx_orders_total_price',
+      'idx_orders_total_price_asc',
+      'idx_orders_updated_at',
+      'idx_orders_updated_at_asc',
       'idx_orders_user_created',
+      'idx_orders_user_id',
+      'idx_orders_user_id_asc',
     ]);
   });
 });

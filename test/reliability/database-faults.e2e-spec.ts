@@ -32,7 +32,7 @@ describe('database faults on a real MariaDB', () => {
     await admin.query(`CREATE DATABASE \`${target.database}\``);
     await admin.end();
     const migrator = new DataSource(
-      buildDataSourceOptions(toDatabaseConfig(validateEnvironment(mysqlEnvironment(target)))),
+      buildDataSourceOptions(toDatabaseConfig(validateEnvironment(mysqlEnvironment(target))), 'maintenance'),
     );
     await migrator.initialize();
     await migrator.runMigrations();

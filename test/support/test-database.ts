@@ -80,7 +80,7 @@ export async function freshMysqlDatabase(suffix: string): Promise<MysqlTarget> {
     await connection.end();
   }
   const dataSource = new DataSource(
-    buildDataSourceOptions(toDatabaseConfig(validateEnvironment({ ...mysqlEnvironment(target) }))),
+    buildDataSourceOptions(toDatabaseConfig(validateEnvironment({ ...mysqlEnvironment(target) })), 'maintenance'),
   );
   await dataSource.initialize();
   try {
