@@ -6,10 +6,15 @@ import { OrderSeat } from '../orders/order-seat.entity';
 import { Order } from '../orders/order.entity';
 import { CreateOrders1763683200000 } from './migrations/1763683200000-CreateOrders';
 import { AddSortIndexes1763769600000 } from './migrations/1763769600000-AddSortIndexes';
+import { AddCombinedFilterIndexes1763856000000 } from './migrations/1763856000000-AddCombinedFilterIndexes';
 
 /** Listed as classes, not path globs, so the same list works from sources, the build and the tests. */
 export const ENTITIES = [Order, OrderSeat];
-export const MIGRATIONS = [CreateOrders1763683200000, AddSortIndexes1763769600000];
+export const MIGRATIONS = [
+  CreateOrders1763683200000,
+  AddSortIndexes1763769600000,
+  AddCombinedFilterIndexes1763856000000,
+];
 
 export const IN_MEMORY_SQLITE = ':memory:';
 export const POOL_QUEUE_PER_CONNECTION = 4;

@@ -12,6 +12,8 @@ import { OrderSeat } from './order-seat.entity';
 @Index('idx_orders_user_created', ['userId', 'createdAt'])
 @Index('idx_orders_concert_created', ['concertId', 'createdAt'])
 @Index('idx_orders_status_created', ['status', 'createdAt'])
+@Index('idx_orders_user_concert_created', ['userId', 'concertId', 'createdAt'])
+@Index('idx_orders_user_status_created', ['userId', 'status', 'createdAt'])
 // Single-key sorts (migration AddSortIndexes): `(col)` read backwards serves `col desc, id desc`.
 @Index('idx_orders_total_price', ['totalPrice'])
 @Index('idx_orders_updated_at', ['updatedAt'])

@@ -79,9 +79,11 @@ describe('schema on MySQL', () => {
       { name: 'idx_orders_total_price_asc', columns: 'total_price,id DESC' },
       { name: 'idx_orders_updated_at', columns: 'updated_at' },
       { name: 'idx_orders_updated_at_asc', columns: 'updated_at,id DESC' },
+      { name: 'idx_orders_user_concert_created', columns: 'user_id,concert_id,created_at' },
       { name: 'idx_orders_user_created', columns: 'user_id,created_at' },
       { name: 'idx_orders_user_id', columns: 'user_id' },
       { name: 'idx_orders_user_id_asc', columns: 'user_id,id DESC' },
+      { name: 'idx_orders_user_status_created', columns: 'user_id,status,created_at' },
       { name: 'PRIMARY', columns: 'id' },
     ]);
   });
@@ -149,9 +151,11 @@ describe('schema on the embedded database', () => {
       'idx_orders_total_price_asc',
       'idx_orders_updated_at',
       'idx_orders_updated_at_asc',
+      'idx_orders_user_concert_created',
       'idx_orders_user_created',
       'idx_orders_user_id',
       'idx_orders_user_id_asc',
+      'idx_orders_user_status_created',
     ]);
   });
 });

@@ -1,0 +1,168 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import request from 'supertest';
+import type { Logger } from 'typeorm';
+import { generateOrders } from '../../src/database/seeding/order-generator';
+import { writeOrders } from '../../src/database/seeding/order-writer';
+import { freshMysqlDatabase, mysqlEnvironment } from '../support/test-database';
+import { startTestApp, type TestApp } from '../support/test-app';
+import { adminToken, userToken } from '../support/tokens';
+
+interface Statement {
+  sql: string;
+  parameters: unknown[];
+}
+
+interface PlanRow {
+  id: number;
+  select_type: string;
+  table: string;
+  type: string;
+  key: string | null;
+  Extra: string | null;
+}
+
+/** Records every statement the service sends, as the DataSource's logger. */
+class StatementRecorder implements Partial<Logger> {
+  statements: Statement[] = [];
+  logQuery(sql: string, parameters?: unknown[]): void {
+    this.statements.push({ sql, parameters: parameters ?? [] });
+  }
+  logQueryError(): void {}
+  logQuerySlow(): void {}
+  logSchemaBuild(): void {}
+  logMigration(): void {}
+  log(): void {}
+}
+
+const FILTERS = {
+  userId: 'userId=1',
+  concertId: 'consertId=7',
+  status: 'orderStatus=PAYMENT_COMPLETED',
+  dates: 'startDate=2025-06-01&endDate=2025-12-31',
+} as const;
+const FILTER_NAMES = Object.keys(FILTERS) as Array<keyof typeof FILTERS>;
+const combinations = Array.from({ length: 2 ** FILTER_NAMES.length }, (_, mask) =>
+  FILTER_NAMES.filter((_, bit) => mask & (1 << bit)),
+);
+const SORT_FIELDS = ['orderId', 'userId', 'concertId', 'totalPrice', 'status', 'createdAt', 'updatedAt'];
+
+/**
+ * What the database does with the service's own statements (captured as sent,
+ * then EXPLAINed) on 40,000 orders: the page's ids are read from an index
+ * range in order — no filesort, no temporary table, no full scan — for every
+ * filter combination with the default sort and for each single sort key; and
+ * a request costs at most three statements.
+ */
+describe('query plans and statements on MariaDB', () => {
+  let context: TestApp;
+  const recorder = new StatementRecorder();
+
+  beforeAll(async () => {
+    context = await startTestApp({
+      ...mysqlEnvironment(await freshMysqlDatabase('plans')),
+      RATE_LIMIT_PER_MINUTE: '0',
+    });
+    await writeOrders(
+      context.dataSource,
+      generateOrders({
+        orders: 40_000,
+        members: 2_000,
+        concerts: 100,
+        days: 730,
+        endMs: Date.UTC(2026, 10, 1),
+        seed: 3,
+      }),
+    );
+    await context.dataSource.query('ANALYZE TABLE orders, order_seats');
+    Object.assign(context.dataSource, { logger: recorder });
+  }, 120_000);
+
+  afterAll(async () => {
+    await context?.close();
+  });
+
+  async function statementsOf(token: string, query: string): Promise<Statement[]> {
+    recorder.statements = [];
+    const response = await request(context.server).get(`/orders?${query}`).set('Authorization', `Bearer ${token}`);
+    expect(response.status).toBe(200);
+    return [...recorder.statements];
+  }
+
+  const explain = (statement: Statement) =>
+    context.dataSource.query<PlanRow[]>(`EXPLAIN ${statement.sql}`, statement.parameters);
+  const pageStatement = (statements: Statement[]) =>
+    statements.find((statement) => /INNER JOIN \(SELECT/.test(statement.sql));
+  const describePlan = (plan: PlanRow[]) =>
+    plan.map((row) => `${row.select_type} ${row.table} ${row.type} ${row.key} [${row.Extra}]`).join(' | ');
+
+  /**
+   * The derived table pages the ids; it is where the index must be read in
+   * order. The outer query only re-sorts the page's own rows (size ≤ 100),
+   * which is what a deferred join costs.
+   */
+  function expectIdsReadInOrder(plan: PlanRow[]): void {
+    const derived = plan.filter((row) => row.select_type === 'DERIVED');
+    expect(derived).toHaveLength(1);
+    for (const row of derived) {
+      expect({ plan: describePlan(plan), extra: row.Extra ?? '' }).toEqual({
+        plan: describePlan(plan),
+        extra: expect.not.stringMatching(/filesort|temporary/),
+      });
+      expect({ plan: describePlan(plan), type: row.type }).toEqual({
+        plan: describePlan(plan),
+        type: expect.not.stringMatching(/^ALL$/),
+      });
+    }
+  }
+
+  it.each(combinations.map((names) => [names.length > 0 ? names.join(' + ') : 'no filter', names] as const))(
+    'pages %s with the default sort from an index, and counts without a full scan',
+    async (_, names) => {
+      const query = [...names.map((name) => FILTERS[name]), 'size=1', 'page=2'].join('&');
+      const statements = await statementsOf(adminToken(), query);
+      const page = pageStatement(statements);
+      expect(page).toBeDefined();
+      expectIdsReadInOrder(await explain(page as Statement));
+      const count = statements.find((statement) => /COUNT\(\*\)/.test(statement.sql));
+      expect(count).toBeDefined();
+      for (const row of await explain(count as Statement)) {
+        expect({ type: row.type, extra: row.Extra ?? '' }).toEqual({
+          type: expect.not.stringMatching(/^ALL$/),
+          extra: expect.not.stringMatching(/temporary/),
+        });
+      }
+    },
+  );
+
+  it.each(SORT_FIELDS.flatMap((field) => [`${field},asc`, `${field},desc`]))(
+    'pages an unfiltered listing sorted by %s from an index',
+    async (sort) => {
+      expectIdsReadInOrder(await explain(pageStatement(await statementsOf(adminToken(), `sort=${sort}`)) as Statement));
+    },
+  );
+
+  it('pages a member’s orders with the default sort from an index', async () => {
+    expectIdsReadInOrder(await explain(pageStatement(await statementsOf(userToken(1), '')) as Statement));
+  });
+
+  it.each([
+    ['a member’s first page', () => userToken(1), ''],
+    ['an administrator’s first page of 100', () => adminToken(), 'size=100'],
+    ['every filter at once', () => adminToken(), Object.values(FILTERS).join('&')],
+    ['a deep page', () => adminToken(), 'page=1500'],
+    ['a page past the end', () => adminToken(), 'page=100000'],
+  ])('answers %s in at most three statements: page, count and seats', async (_, token, query) => {
+    const statements = await statementsOf(token(), query);
+    expect(statements.length).toBeLessThanOrEqual(3);
+    expect(statements.filter((statement) => /INNER JOIN \(SELECT/.test(statement.sql))).toHaveLength(1);
+    expect(statements.filter((statement) => /COUNT\(\*\)/.test(statement.sql)).length).toBeLessThanOrEqual(1);
+    expect(statements.filter((statement) => /order_seats/.test(statement.sql)).length).toBeLessThanOrEqual(1);
+  });
+
+  it('loads the seats of a page of 100 in one statement, not one per order', async () => {
+    const statements = await statementsOf(adminToken(), 'size=100');
+    const seats = statements.filter((statement) => /order_seats/.test(statement.sql));
+    expect(seats).toHaveLength(1);
+    expect(seats[0].parameters).toHaveLength(100);
+  });
+});
