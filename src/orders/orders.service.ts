@@ -1,9 +1,9 @@
 import { Injectable } from '@nestjs/common';
 import { Role, type Caller } from '../auth/role';
-import { LocalTimeFormatter, storedDateTimeToEpochMs } from '../common/time/local-time';
+import { LocalTimeFormatter } from '../common/time/local-time';
 import type { AdminOrderDto, SeatDto, UserOrderDto } from './dto/order.dto';
-import { orderStatusLabel } from './order-status';
-import { OrderRow, OrdersRepository, SeatRow } from './orders.repository';
+import { toOrderElement } from './order-element';
+import { OrdersRepository, SeatRow } from './orders.repository';
 import { buildPage, type Page } from './paging/page';
 import type { ListOrdersQuery, OrderFilters } from './query/list-orders-query';
 
@@ -39,7 +39,7 @@ export class OrdersService {
     ]);
 
     const seatsByOrder = groupSeats(seats);
-    const elements = rows.map((row) => this.toElement(row, seatsByOrder.get(row.id) ?? [], isAdmin));
+    const elements = rows.map((row) => toOrderElement(row, seatsByOrder.get(row.id) ?? [], isAdmin, this.time));
     return buildPage<UserOrderDto | AdminOrderDto>(elements, total, query.page, query.size);
   }
 
@@ -51,22 +51,5 @@ export class OrdersService {
     if (rowCount > 0 && rowCount < size) return Promise.resolve(offset + rowCount);
     if (rowCount === 0 && offset === 0) return Promise.resolve(0);
     return this.orders.count(filters);
-  }
-
-  /**
-   * A plain object literal, not a class instance (cheaper per element), with
-   * CONTRACT §4's key order: `userId` second, and only for administrators.
-   */
-  private toElement(row: OrderRow, seats: SeatDto[], isAdmin: boolean): UserOrderDto | AdminOrderDto {
-    return {
-      orderId: row.id,
-      ...(isAdmin ? { userId: row.userId } : {}),
-      concertId: row.concertId,
-      seats,
-      totalPrice: row.totalPrice,
-      status: orderStatusLabel(row.status),
-      createdAt: this.time.format(storedDateTimeToEpochMs(row.createdAt)),
-      updatedAt: this.time.format(storedDateTimeToEpochMs(row.updatedAt)),
-    };
   }
 }

@@ -1,0 +1,254 @@
+import 'dotenv/config';
+import 'reflect-metadata';
+import autocannon from 'autocannon';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { parseArgs } from 'node:util';
+import { DataSource } from 'typeorm';
+import { signDevelopmentToken } from '../src/auth/development-token';
+import { Role } from '../src/auth/role';
+import { toAuthConfig } from '../src/config/auth.config';
+import { toDatabaseConfig } from '../src/config/database.config';
+import { validateEnvironment } from '../src/config/environment';
+import { buildDataSourceOptions } from '../src/database/data-source-options';
+import { generateOrders } from '../src/database/seeding/order-generator';
+import { writeOrders } from '../src/database/seeding/order-writer';
+
+/**
+ * Compares, interleaved in one run so that machine drift cancels out, the
+ * service (`node dist/main`), the raw floor (bench/floor.ts) and the naive
+ * TypeORM findAndCount (bench/naive.ts) on a MySQL database of 1M orders
+ * (`npm run seed`). Prints markdown tables.
+ */
+const { values } = parseArgs({
+  options: {
+    seconds: { type: 'string', default: '5' },
+    rounds: { type: 'string', default: '2' },
+    connections: { type: 'string', default: '10' },
+  },
+});
+const seconds = Number(values.seconds);
+const rounds = Number(values.rounds);
+const connections = Number(values.connections);
+const env = validateEnvironment(process.env);
+if (env.DB_TYPE !== 'mysql')
+  throw new Error('The benchmark runs against MySQL: set DB_TYPE=mysql and the DB_* variables.');
+const auth = toAuthConfig(env);
+const adminToken = signDevelopmentToken(auth, { sub: 1, role: Role.Admin }, '2h');
+const userToken = signDevelopmentToken(auth, { sub: 1, role: Role.User }, '2h');
+
+type ServerName = 'service' | 'floor' | 'naive';
+const COMMANDS: Record<ServerName, string[]> = {
+  service: ['dist/main'],
+  floor: ['-r', 'ts-node/register', 'bench/floor.ts'],
+  naive: ['-r', 'ts-node/register', 'bench/naive.ts'],
+};
+const PORTS: Record<ServerName, number> = { service: 3910, floor: 3911, naive: 3912 };
+
+const SCENARIOS: Array<{ name: string; token: string; query: string }> = [
+  { name: 'user page 1', token: userToken, query: '' },
+  { name: 'user deep page (200)', token: userToken, query: 'page=200' },
+  { name: 'admin page 1', token: adminToken, query: '' },
+  { name: 'admin offset 500,000', token: adminToken, query: 'page=25001' },
+  { name: 'admin userId', token: adminToken, query: 'userId=1' },
+  { name: 'admin consertId', token: adminToken, query: 'consertId=7' },
+  { name: 'admin orderStatus', token: adminToken, query: 'orderStatus=REFUNDED' },
+  { name: 'admin one month', token: adminToken, query: 'startDate=2026-03-01&endDate=2026-03-31' },
+  {
+    name: 'admin all filters',
+    token: adminToken,
+    query: 'userId=1&consertId=7&orderStatus=PAYMENT_COMPLETED&startDate=2025-01-01&endDate=2026-10-31',
+  },
+  { name: 'admin size 100', token: adminToken, query: 'size=100' },
+];
+
+async function start(name: ServerName, extra: Record<string, string> = {}): Promise<ChildProcess> {
+  const child = spawn(process.execPath, COMMANDS[name], {
+    env: { ...process.env, PORT: String(PORTS[name]), RATE_LIMIT_PER_MINUTE: '0', NODE_ENV: 'development', ...extra },
+    stdio: 'ignore',
+  });
+  for (let attempt = 0; attempt < 300; attempt += 1) {
+    try {
+      const response = await fetch(`http://127.0.0.1:${PORTS[name]}/orders?size=1`, {
+        headers: { authorization: `Bearer ${adminToken}` },
+      });
+      if (response.ok) return child;
+    } catch {
+      // not listening yet
+    }
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+  throw new Error(`${name} did not start`);
+}
+
+async function stop(child: ChildProcess): Promise<void> {
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  child.kill('SIGTERM');
+  await exited;
+}
+
+const url = (name: ServerName, query: string) => `http://127.0.0.1:${PORTS[name]}/orders${query ? `?${query}` : ''}`;
+
+async function load(target: string, token: string, duration: number, concurrency = connections) {
+  const result = await autocannon({
+    url: target,
+    connections: concurrency,
+    duration,
+    timeout: 60,
+    headers: { authorization: `Bearer ${token}` },
+  });
+  return {
+    rps: result.requests.average,
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+    errors: result.errors + result.timeouts + result.non2xx,
+  };
+}
+
+const median = (numbers: number[]) => [...numbers].sort((a, b) => a - b)[Math.floor(numbers.length / 2)];
+const mean = (numbers: number[]) => numbers.reduce((sum, value) => sum + value, 0) / numbers.length;
+const peakRss = (child: ChildProcess) =>
+  Number(/VmHWM:\s+(\d+)/.exec(readFileSync(`/proc/${child.pid}/status`, 'utf8'))?.[1] ?? 0) / 1024;
+
+async function compare(): Promise<void> {
+  // The naive approach needs far longer than the service's 2 s budget on a million rows; let it finish.
+  const servers = {
+    service: await start('service'),
+    floor: await start('floor'),
+    naive: await start('naive', { DB_QUERY_TIMEOUT_MS: '300000' }),
+  };
+  const names = Object.keys(servers) as ServerName[];
+
+  console.log('\n## Same answers\n');
+  for (const scenario of SCENARIOS) {
+    const bodies = await Promise.all(
+      names.map(async (name) =>
+        (await fetch(url(name, scenario.query), { headers: { authorization: `Bearer ${scenario.token}` } })).text(),
+      ),
+    );
+    const same = bodies.every((body) => body === bodies[0]);
+    console.log(`- ${scenario.name}: ${same ? 'byte-identical' : 'DIFFERENT'} (${bodies[0].length} bytes)`);
+    if (!same) process.exitCode = 1;
+  }
+
+  const samples = new Map<string, Array<{ rps: number; p50: number; p99: number; errors: number }>>();
+  for (let round = 0; round < rounds; round += 1) {
+    for (const scenario of SCENARIOS) {
+      // A B C, then B C A, …: each server runs first, second and third in turn.
+      const order = names.map((_, index) => names[(index + round) % names.length]);
+      for (const name of order) {
+        const key = `${scenario.name}|${name}`;
+        process.stderr.write(`round ${round + 1}: ${scenario.name} on ${name}\n`);
+        samples.set(key, [...(samples.get(key) ?? []), await load(url(name, scenario.query), scenario.token, seconds)]);
+      }
+    }
+  }
+  console.log(
+    `\n## Throughput and latency (autocannon, ${connections} connections, ${rounds} × ${seconds} s each, interleaved)\n`,
+  );
+  console.log(
+    '| scenario | service req/s | floor req/s | naive req/s | service / floor | service / naive | service p50 / p99 ms | floor p50 / p99 ms | naive p50 / p99 ms |',
+  );
+  console.log('|---|---|---|---|---|---|---|---|---|');
+  for (const scenario of SCENARIOS) {
+    const stats = Object.fromEntries(
+      names.map((name) => {
+        const runs = samples.get(`${scenario.name}|${name}`) ?? [];
+        return [
+          name,
+          {
+            rps: mean(runs.map((run) => run.rps)),
+            p50: median(runs.map((run) => run.p50)),
+            p99: Math.max(...runs.map((run) => run.p99)),
+            errors: runs.reduce((sum, run) => sum + run.errors, 0),
+          },
+        ];
+      }),
+    ) as Record<ServerName, { rps: number; p50: number; p99: number; errors: number }>;
+    const ratio = (a: number, b: number) => (b > 0 ? `${(a / b).toFixed(2)}×` : '∞');
+    console.log(
+      `| ${scenario.name} | ${stats.service.rps.toFixed(0)} | ${stats.floor.rps.toFixed(0)} | ${stats.naive.rps.toFixed(1)} | ${ratio(stats.service.rps, stats.floor.rps)} | ${ratio(stats.service.rps, stats.naive.rps)} | ${stats.service.p50} / ${stats.service.p99} | ${stats.floor.p50} / ${stats.floor.p99} | ${stats.naive.p50} / ${stats.naive.p99} | ${stats.service.errors} / ${stats.floor.errors} / ${stats.naive.errors} |`,
+    );
+  }
+  console.log(
+    `\nPeak RSS of the service under this load: ${peakRss(servers.service).toFixed(0)} MB (floor ${peakRss(servers.floor).toFixed(0)} MB, naive ${peakRss(servers.naive).toFixed(0)} MB).`,
+  );
+  await stop(servers.naive);
+
+  console.log('\n## Page depth (admin, unfiltered; 1 connection, p50 ms)\n');
+  console.log('| page (offset) | service (deferred join) | floor, deferred join | floor, plain OFFSET |');
+  console.log('|---|---|---|---|');
+  for (const page of [1, 51, 501, 5001, 25001]) {
+    const [service, floorDeferred, floorOffset] = [
+      await load(url('service', `page=${page}`), adminToken, 3, 1),
+      await load(url('floor', `page=${page}`), adminToken, 3, 1),
+      await load(url('floor', `page=${page}&_paging=offset`), adminToken, 3, 1),
+    ];
+    console.log(`| ${page} (${(page - 1) * 20}) | ${service.p50} | ${floorDeferred.p50} | ${floorOffset.p50} |`);
+  }
+  await stop(servers.service);
+  await stop(servers.floor);
+}
+
+/** The same service on 10k and 100k orders, in databases of their own, next to the 1M one. */
+async function tableSizes(): Promise<void> {
+  console.log('\n## Table size (service; 10 connections, 3 s; p50 / p99 ms)\n');
+  console.log('| orders | user page 1 | admin page 1 | admin orderStatus |');
+  console.log('|---|---|---|---|');
+  for (const [orders, database] of [
+    [10_000, `${env.DB_DATABASE}_10k`],
+    [100_000, `${env.DB_DATABASE}_100k`],
+    [1_000_000, env.DB_DATABASE],
+  ] as const) {
+    if (database !== env.DB_DATABASE) {
+      const dataSource = new DataSource(
+        buildDataSourceOptions(toDatabaseConfig({ ...env, DB_DATABASE: database }), 'maintenance'),
+      );
+      const admin = new DataSource(buildDataSourceOptions(toDatabaseConfig(env), 'maintenance'));
+      await admin.initialize();
+      await admin.query(`CREATE DATABASE IF NOT EXISTS \`${database}\``);
+      await admin.destroy();
+      await dataSource.initialize();
+      await dataSource.runMigrations();
+      const [{ total }] = await dataSource.query<Array<{ total: number }>>('SELECT COUNT(*) AS total FROM orders');
+      if (Number(total) === 0) {
+        await writeOrders(
+          dataSource,
+          generateOrders({
+            orders,
+            members: orders / 20,
+            concerts: 500,
+            days: 730,
+            endMs: Date.UTC(2026, 10, 1),
+            seed: 1,
+          }),
+        );
+        await dataSource.query('ANALYZE TABLE orders, order_seats');
+      }
+      await dataSource.destroy();
+    }
+    const service = await start('service', { DB_DATABASE: database });
+    const cells = [];
+    for (const [token, query] of [
+      [userToken, ''],
+      [adminToken, ''],
+      [adminToken, 'orderStatus=REFUNDED'],
+    ]) {
+      const result = await load(url('service', query), token, 3);
+      cells.push(`${result.p50} / ${result.p99}`);
+    }
+    console.log(`| ${orders.toLocaleString('en')} | ${cells.join(' | ')} |`);
+    await stop(service);
+  }
+}
+
+async function main(): Promise<void> {
+  console.log(`Benchmark on ${env.DB_HOST}:${env.DB_PORT}/${env.DB_DATABASE}, node ${process.version}`);
+  await compare();
+  await tableSizes();
+}
+
+main().catch((error: unknown) => {
+  console.error(error);
+  process.exit(1);
+});

@@ -1,0 +1,116 @@
+import 'dotenv/config';
+import jwt from 'jsonwebtoken';
+import { createPool, type Pool, type RowDataPacket } from 'mysql2/promise';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { toAuthConfig } from '../src/config/auth.config';
+import { validateEnvironment } from '../src/config/environment';
+import { LocalTimeFormatter, toStoredDateTime } from '../src/common/time/local-time';
+import { toOrderElement } from '../src/orders/order-element';
+import type { OrderRow } from '../src/orders/orders.repository';
+import { buildPage } from '../src/orders/paging/page';
+import { parseEndBound, parseStartBound } from '../src/orders/query/date-bound';
+import { toOrderStatusCode } from '../src/orders/order-status';
+
+/**
+ * The raw floor: node:http and mysql2 with hand-written SQL of the same shape
+ * as the service's (page of ids in a deferred join, COUNT(*) when needed,
+ * seats in one IN), the same token check and byte-identical JSON — no Nest,
+ * no TypeORM, no validation framework. It understands only the benchmark's
+ * parameters. `_paging=offset` pages with a plain OFFSET instead, for comparison.
+ */
+const env = validateEnvironment(process.env);
+const auth = toAuthConfig(env);
+const secret = auth.keySource.mode === 'secret' ? auth.keySource.secret : '';
+const time = new LocalTimeFormatter(env.APP_TIMEZONE);
+const pool: Pool = createPool({
+  host: env.DB_HOST,
+  port: env.DB_PORT,
+  user: env.DB_USERNAME,
+  password: env.DB_PASSWORD,
+  database: env.DB_DATABASE,
+  connectionLimit: env.DB_POOL_SIZE,
+  timezone: 'Z',
+  supportBigNumbers: true,
+  bigNumberStrings: false,
+  decimalNumbers: true,
+});
+const COLUMNS =
+  'o.id, o.user_id AS userId, o.concert_id AS concertId, o.total_price AS totalPrice, o.status, o.created_at AS createdAt, o.updated_at AS updatedAt';
+
+function fail(response: ServerResponse, status: number): void {
+  response.writeHead(status, { 'Content-Type': 'application/problem+json' }).end(JSON.stringify({ status }));
+}
+
+async function list(request: IncomingMessage, response: ServerResponse): Promise<void> {
+  const url = new URL(request.url ?? '/', 'http://floor');
+  const token = /^Bearer (.+)$/.exec(request.headers.authorization ?? '')?.[1];
+  let claims: jwt.JwtPayload;
+  try {
+    claims = jwt.verify(token ?? '', secret, {
+      algorithms: ['HS256'],
+      issuer: auth.issuer,
+      audience: auth.audience,
+    }) as jwt.JwtPayload;
+  } catch {
+    return fail(response, 401);
+  }
+  const isAdmin = claims.role === 'ADMIN';
+  const query = url.searchParams;
+  const page = Number(query.get('page') ?? 1);
+  const size = Number(query.get('size') ?? 20);
+  const where: string[] = [];
+  const values: unknown[] = [];
+  const condition = (sql: string, value: unknown) => {
+    where.push(sql);
+    values.push(value);
+  };
+  const userId = isAdmin ? query.get('userId') : String(claims.sub);
+  if (userId) condition('user_id = ?', Number(userId));
+  if (isAdmin && query.get('consertId')) condition('concert_id = ?', Number(query.get('consertId')));
+  if (isAdmin && query.get('orderStatus')) condition('status = ?', toOrderStatusCode(query.get('orderStatus') ?? ''));
+  const start =
+    isAdmin && query.get('startDate') ? parseStartBound(query.get('startDate') ?? '', env.APP_TIMEZONE) : undefined;
+  const end = isAdmin && query.get('endDate') ? parseEndBound(query.get('endDate') ?? '', env.APP_TIMEZONE) : undefined;
+  if (start?.ok) condition('created_at >= ?', toStoredDateTime(start.epochMs));
+  if (end?.ok) condition('created_at < ?', toStoredDateTime(end.epochMs));
+  const filter = where.length > 0 ? `WHERE ${where.join(' AND ')}` : '';
+  const offset = (page - 1) * size;
+
+  const pageSql =
+    query.get('_paging') === 'offset'
+      ? `SELECT ${COLUMNS} FROM orders o ${filter.replaceAll(/(user_id|concert_id|status|created_at)/g, 'o.$1')} ORDER BY o.created_at DESC, o.id DESC LIMIT ${size} OFFSET ${offset}`
+      : `SELECT ${COLUMNS} FROM orders o INNER JOIN (SELECT id FROM orders ${filter} ORDER BY created_at DESC, id DESC LIMIT ${size} OFFSET ${offset}) p ON p.id = o.id ORDER BY o.created_at DESC, o.id DESC`;
+  const [rows] = await pool.query<Array<OrderRow & RowDataPacket>>(pageSql, values);
+  const ids = rows.map((row) => row.id);
+  const [total, seats] = await Promise.all([
+    rows.length > 0 && rows.length < size
+      ? offset + rows.length
+      : rows.length === 0 && offset === 0
+        ? 0
+        : pool
+            .query<RowDataPacket[]>(`SELECT COUNT(*) AS total FROM orders ${filter}`, values)
+            .then(([[row]]) => Number(row.total)),
+    ids.length === 0
+      ? []
+      : pool
+          .query<RowDataPacket[]>(
+            'SELECT order_id AS orderId, seat_price_id AS seatPriceId, price FROM order_seats WHERE order_id IN (?) ORDER BY order_id, seat_price_id',
+            [ids],
+          )
+          .then(([seatRows]) => seatRows),
+  ]);
+  const byOrder = new Map<number, Array<{ seatPriceId: number; price: number }>>();
+  for (const seat of seats) {
+    const list = byOrder.get(seat.orderId as number) ?? [];
+    list.push({ seatPriceId: seat.seatPriceId as number, price: seat.price as number });
+    byOrder.set(seat.orderId as number, list);
+  }
+  const elements = rows.map((row) => toOrderElement(row, byOrder.get(row.id) ?? [], isAdmin, time));
+  response
+    .writeHead(200, { 'Content-Type': 'application/json; charset=utf-8' })
+    .end(JSON.stringify(buildPage(elements, total, page, size)));
+}
+
+createServer((request, response) => {
+  list(request, response).catch(() => fail(response, 500));
+}).listen(Number(process.env.PORT ?? 3901), '127.0.0.1');
