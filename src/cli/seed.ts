@@ -28,6 +28,8 @@ async function emptyTables(dataSource: DataSource): Promise<void> {
       await runner.query('SET FOREIGN_KEY_CHECKS = 0');
       await runner.query('TRUNCATE TABLE order_seats');
       await runner.query('TRUNCATE TABLE orders');
+      // TRUNCATE fires no trigger: the per-day totals go with it.
+      await runner.query('TRUNCATE TABLE order_daily_counts');
       await runner.query('SET FOREIGN_KEY_CHECKS = 1');
     } else {
       await runner.query('DELETE FROM order_seats');

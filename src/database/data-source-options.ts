@@ -7,6 +7,7 @@ import { Order } from '../orders/order.entity';
 import { CreateOrders1763683200000 } from './migrations/1763683200000-CreateOrders';
 import { AddSortIndexes1763769600000 } from './migrations/1763769600000-AddSortIndexes';
 import { AddCombinedFilterIndexes1763856000000 } from './migrations/1763856000000-AddCombinedFilterIndexes';
+import { AddDailyOrderCounts1763942400000 } from './migrations/1763942400000-AddDailyOrderCounts';
 
 /** Listed as classes, not path globs, so the same list works from sources, the build and the tests. */
 export const ENTITIES = [Order, OrderSeat];
@@ -14,6 +15,7 @@ export const MIGRATIONS = [
   CreateOrders1763683200000,
   AddSortIndexes1763769600000,
   AddCombinedFilterIndexes1763856000000,
+  AddDailyOrderCounts1763942400000,
 ];
 
 export const IN_MEMORY_SQLITE = ':memory:';

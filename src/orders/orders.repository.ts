@@ -24,6 +24,11 @@ export interface SeatRow {
   price: number;
 }
 
+const DAY_MS = 86_400_000;
+/** Orders per UTC day and status, kept by triggers (migration AddDailyOrderCounts). */
+const DAILY_COUNTS_TABLE = 'order_daily_counts';
+const toDay = (epochMs: number): string => new Date(epochMs).toISOString().slice(0, 10);
+
 /** Sort fields of the API → entity properties; the only way a client's text reaches ORDER BY. */
 const SORT_COLUMNS: Record<SortField, keyof Order> = {
   orderId: 'id',
@@ -69,7 +74,45 @@ export class OrdersRepository {
     return this.sorted(query, 'o', sort).getRawMany<OrderRow>();
   }
 
+  /**
+   * Exact. Filtered by member or concert, a COUNT(*) over that index range is
+   * small. Otherwise it sums the per-day totals the triggers keep (a few
+   * thousand rows instead of a million) and counts only the partial first
+   * and last days from `orders` — still one statement.
+   */
   async count(filters: OrderFilters): Promise<number> {
+    if (filters.userId !== undefined || filters.concertId !== undefined) return this.countRows(filters);
+    const { createdFrom: from, createdBefore: before } = filters;
+    const firstWholeDay = from === undefined ? undefined : Math.ceil(from / DAY_MS) * DAY_MS;
+    const afterWholeDays = before === undefined ? undefined : Math.floor(before / DAY_MS) * DAY_MS;
+    if (firstWholeDay !== undefined && afterWholeDays !== undefined && firstWholeDay >= afterWholeDays) {
+      return this.countRows(filters);
+    }
+
+    const wholeDays = this.dataSource
+      .createQueryBuilder()
+      .from(DAILY_COUNTS_TABLE, 'd')
+      .select('COALESCE(SUM(d.orders), 0)', 'whole');
+    if (filters.status !== undefined) wholeDays.andWhere('d.status = :status', { status: filters.status });
+    if (firstWholeDay !== undefined)
+      wholeDays.andWhere('d.day >= :firstWholeDay', { firstWholeDay: toDay(firstWholeDay) });
+    if (afterWholeDays !== undefined)
+      wholeDays.andWhere('d.day < :afterWholeDays', { afterWholeDays: toDay(afterWholeDays) });
+    const edge = (name: string, edgeFrom: number | undefined, edgeBefore: number | undefined) => {
+      if (edgeFrom === undefined || edgeBefore === undefined || edgeFrom >= edgeBefore) return;
+      const rows = this.matching(
+        { status: filters.status, createdFrom: edgeFrom, createdBefore: edgeBefore },
+        name,
+      ).select('COUNT(*)');
+      wholeDays.addSelect(`(${rows.getQuery()})`, name).setParameters(rows.getParameters());
+    };
+    edge('firstDay', from, firstWholeDay);
+    edge('lastDay', afterWholeDays, before);
+    const row = await wholeDays.getRawOne<Record<string, number | string | null>>();
+    return Object.values(row ?? {}).reduce<number>((total, value) => total + Number(value ?? 0), 0);
+  }
+
+  private async countRows(filters: OrderFilters): Promise<number> {
     const row = await this.matching(filters, 'o').select('COUNT(*)', 'total').getRawOne<{ total: number | string }>();
     return Number(row?.total ?? 0);
   }
@@ -94,22 +137,18 @@ export class OrdersRepository {
     return query;
   }
 
+  /** Parameters are named after the alias, so that several of these can share one statement. */
   private matching(filters: OrderFilters, alias: string): SelectQueryBuilder<Order> {
     const query = this.dataSource.createQueryBuilder(Order, alias);
-    const column = (property: keyof Order) => `${alias}.${property}`;
-    if (filters.userId !== undefined) query.andWhere(`${column('userId')} = :userId`, { userId: filters.userId });
-    if (filters.concertId !== undefined) {
-      query.andWhere(`${column('concertId')} = :concertId`, { concertId: filters.concertId });
-    }
-    if (filters.status !== undefined) query.andWhere(`${column('status')} = :status`, { status: filters.status });
-    if (filters.createdFrom !== undefined) {
-      query.andWhere(`${column('createdAt')} >= :createdFrom`, { createdFrom: toStoredDateTime(filters.createdFrom) });
-    }
-    if (filters.createdBefore !== undefined) {
-      query.andWhere(`${column('createdAt')} < :createdBefore`, {
-        createdBefore: toStoredDateTime(filters.createdBefore),
-      });
-    }
+    const condition = (property: keyof Order, operator: string, name: string, value: unknown) =>
+      query.andWhere(`${alias}.${property} ${operator} :${name}_${alias}`, { [`${name}_${alias}`]: value });
+    if (filters.userId !== undefined) condition('userId', '=', 'userId', filters.userId);
+    if (filters.concertId !== undefined) condition('concertId', '=', 'concertId', filters.concertId);
+    if (filters.status !== undefined) condition('status', '=', 'status', filters.status);
+    if (filters.createdFrom !== undefined)
+      condition('createdAt', '>=', 'createdFrom', toStoredDateTime(filters.createdFrom));
+    if (filters.createdBefore !== undefined)
+      condition('createdAt', '<', 'createdBefore', toStoredDateTime(filters.createdBefore));
     return query;
   }
 }

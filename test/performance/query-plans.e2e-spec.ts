@@ -44,6 +44,8 @@ const FILTER_NAMES = Object.keys(FILTERS) as Array<keyof typeof FILTERS>;
 const combinations = Array.from({ length: 2 ** FILTER_NAMES.length }, (_, mask) =>
   FILTER_NAMES.filter((_, bit) => mask & (1 << bit)),
 );
+/** A total is counted either from `orders` or from the per-day totals plus the partial edge days. */
+const isCount = (sql: string) => /COUNT\(\*\)|order_daily_counts/.test(sql);
 const SORT_FIELDS = ['orderId', 'userId', 'concertId', 'totalPrice', 'status', 'createdAt', 'updatedAt'];
 
 /**
@@ -123,10 +125,13 @@ describe('query plans and statements on MariaDB', () => {
       const page = pageStatement(statements);
       expect(page).toBeDefined();
       expectIdsReadInOrder(await explain(page as Statement));
-      const count = statements.find((statement) => /COUNT\(\*\)/.test(statement.sql));
+      const count = statements.find((statement) => isCount(statement.sql));
       expect(count).toBeDefined();
       for (const row of await explain(count as Statement)) {
-        expect({ type: row.type, extra: row.Extra ?? '' }).toEqual({
+        // The per-day totals hold a few rows per day: reading them whole is the point of keeping them.
+        if (row.table === 'd') continue;
+        expect({ table: row.table, type: row.type, extra: row.Extra ?? '' }).toEqual({
+          table: row.table,
           type: expect.not.stringMatching(/^ALL$/),
           extra: expect.not.stringMatching(/temporary/),
         });
@@ -155,7 +160,7 @@ describe('query plans and statements on MariaDB', () => {
     const statements = await statementsOf(token(), query);
     expect(statements.length).toBeLessThanOrEqual(3);
     expect(statements.filter((statement) => /INNER JOIN \(SELECT/.test(statement.sql))).toHaveLength(1);
-    expect(statements.filter((statement) => /COUNT\(\*\)/.test(statement.sql)).length).toBeLessThanOrEqual(1);
+    expect(statements.filter((statement) => isCount(statement.sql)).length).toBeLessThanOrEqual(1);
     expect(statements.filter((statement) => /order_seats/.test(statement.sql)).length).toBeLessThanOrEqual(1);
   });
 
