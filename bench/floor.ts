@@ -1,6 +1,7 @@
 import 'dotenv/config';
 import jwt from 'jsonwebtoken';
 import { createPool, type Pool, type RowDataPacket } from 'mysql2/promise';
+import { createSecretKey } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { toAuthConfig } from '../src/config/auth.config';
 import { validateEnvironment } from '../src/config/environment';
@@ -20,7 +21,8 @@ import { toOrderStatusCode } from '../src/orders/order-status';
  */
 const env = validateEnvironment(process.env);
 const auth = toAuthConfig(env);
-const secret = auth.keySource.mode === 'secret' ? auth.keySource.secret : '';
+// Parsed once, as the service does: jsonwebtoken would re-parse a string key on every request.
+const secret = createSecretKey(Buffer.from(auth.keySource.mode === 'secret' ? auth.keySource.secret : '', 'utf8'));
 const time = new LocalTimeFormatter(env.APP_TIMEZONE);
 const pool: Pool = createPool({
   host: env.DB_HOST,
