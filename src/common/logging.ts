@@ -76,7 +76,12 @@ export function requestLogging(logger: Logger) {
       provide: PINO,
       inject: [appConfig.KEY],
       useFactory: (config: ConfigType<typeof appConfig>): Logger =>
-        pino({ level: config.logLevel, redact: { paths: REDACTED_PATHS, censor: '[redacted]' } }),
+        pino(
+          { level: config.logLevel, redact: { paths: REDACTED_PATHS, censor: '[redacted]' } },
+          // Written off the event loop, batched while a write is pending; pino flushes it when the process exits.
+          // Synchronous writes to stdout were a fifth of the busy time under load.
+          pino.destination({ dest: 1, sync: false }),
+        ),
     },
     PinoLoggerService,
   ],
