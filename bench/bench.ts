@@ -105,6 +105,19 @@ async function load(target: string, token: string, duration: number, concurrency
   };
 }
 
+/** Waits until the database runs no query on `orders` any more (abandoned slow ones included). */
+async function drain(): Promise<void> {
+  const dataSource = await monitor;
+  for (let attempt = 0; attempt < 600; attempt += 1) {
+    const [{ running }] = await dataSource.query<Array<{ running: number }>>(
+      "SELECT COUNT(*) AS running FROM information_schema.PROCESSLIST WHERE COMMAND = 'Query' AND INFO LIKE '%orders%' AND INFO NOT LIKE '%PROCESSLIST%'",
+    );
+    if (Number(running) === 0) return;
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+}
+const monitor = new DataSource(buildDataSourceOptions(toDatabaseConfig(env), 'maintenance')).initialize();
+
 const median = (numbers: number[]) => [...numbers].sort((a, b) => a - b)[Math.floor(numbers.length / 2)];
 const mean = (numbers: number[]) => numbers.reduce((sum, value) => sum + value, 0) / numbers.length;
 const peakRss = (child: ChildProcess) =>
@@ -140,6 +153,8 @@ async function compare(): Promise<void> {
         const key = `${scenario.name}|${name}`;
         process.stderr.write(`round ${round + 1}: ${scenario.name} on ${name}\n`);
         samples.set(key, [...(samples.get(key) ?? []), await load(url(name, scenario.query), scenario.token, seconds)]);
+        // Requests still running when the timed window closes must not slow the next server's window.
+        await drain();
       }
     }
   }
@@ -246,6 +261,7 @@ async function main(): Promise<void> {
   console.log(`Benchmark on ${env.DB_HOST}:${env.DB_PORT}/${env.DB_DATABASE}, node ${process.version}`);
   await compare();
   await tableSizes();
+  await (await monitor).destroy();
 }
 
 main().catch((error: unknown) => {
