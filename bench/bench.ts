@@ -162,9 +162,9 @@ async function compare(): Promise<void> {
     `\n## Throughput and latency (autocannon, ${connections} connections, ${rounds} × ${seconds} s each, interleaved)\n`,
   );
   console.log(
-    '| scenario | service req/s | floor req/s | naive req/s | service / floor | service / naive | service p50 / p99 ms | floor p50 / p99 ms | naive p50 / p99 ms |',
+    '| scenario | service req/s | floor req/s | naive req/s | service / floor | service / naive | service p50 / p99 ms | floor p50 / p99 ms | naive p50 / p99 ms | failed (service / floor / naive) |',
   );
-  console.log('|---|---|---|---|---|---|---|---|---|');
+  console.log('|---|---|---|---|---|---|---|---|---|---|');
   for (const scenario of SCENARIOS) {
     const stats = Object.fromEntries(
       names.map((name) => {
