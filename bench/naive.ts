@@ -9,20 +9,10 @@ import { APP_OPTIONS, configureApp } from '../src/bootstrap/configure-app';
 import { LocalTimeFormatter } from '../src/common/time/local-time';
 import { toOrderElement } from '../src/orders/order-element';
 import { Order } from '../src/orders/order.entity';
+import { SORT_COLUMNS } from '../src/orders/orders.repository';
 import { OrdersService, type OrdersPage } from '../src/orders/orders.service';
 import { buildPage } from '../src/orders/paging/page';
 import type { ListOrdersQuery } from '../src/orders/query/list-orders-query';
-import type { SortField } from '../src/orders/query/sort';
-
-const PROPERTY: Record<SortField, keyof Order> = {
-  orderId: 'id',
-  userId: 'userId',
-  concertId: 'concertId',
-  totalPrice: 'totalPrice',
-  status: 'status',
-  createdAt: 'createdAt',
-  updatedAt: 'updatedAt',
-};
 
 /**
  * What a typical first version does: TypeORM's findAndCount with the seats
@@ -48,7 +38,7 @@ class NaiveOrdersService {
     if (from && before) where.createdAt = And(from, before);
     else if (from ?? before) where.createdAt = from ?? before;
     const order = Object.fromEntries(
-      query.sort.map(({ field, direction }) => [PROPERTY[field], direction]),
+      query.sort.map(({ field, direction }) => [SORT_COLUMNS[field], direction]),
     ) as FindOptionsOrder<Order>;
     const [orders, total] = await this.dataSource.getRepository(Order).findAndCount({
       where,

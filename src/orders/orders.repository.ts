@@ -30,7 +30,7 @@ const DAILY_COUNTS_TABLE = 'order_daily_counts';
 const toDay = (epochMs: number): string => new Date(epochMs).toISOString().slice(0, 10);
 
 /** Sort fields of the API → entity properties; the only way a client's text reaches ORDER BY. */
-const SORT_COLUMNS: Record<SortField, keyof Order> = {
+export const SORT_COLUMNS: Record<SortField, keyof Order> = {
   orderId: 'id',
   userId: 'userId',
   concertId: 'concertId',

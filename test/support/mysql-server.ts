@@ -38,7 +38,7 @@ function findExecutable(names: string[]): string | undefined {
   return undefined;
 }
 
-function freePort(): Promise<number> {
+export function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const server = createServer();
     server.once('error', reject);

@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { createServer } from 'node:net';
+import { freePort } from './mysql-server';
 import { BASE_TEST_ENVIRONMENT } from './test-app';
 
 export interface ServiceProcess {
@@ -7,19 +7,6 @@ export interface ServiceProcess {
   baseUrl: string;
   output(): string;
   exited: Promise<number | null>;
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() =>
-        typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port')),
-      );
-    });
-  });
 }
 
 /**
