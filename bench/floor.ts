@@ -51,6 +51,7 @@ async function count(
   where: string[],
   values: unknown[],
   fromDailyTotals: boolean,
+  status: string | undefined,
   start: { ok: true; epochMs: number } | { ok: false } | undefined,
   end: { ok: true; epochMs: number } | { ok: false } | undefined,
 ): Promise<number> {
@@ -66,9 +67,6 @@ async function count(
     const [[row]] = await pool.query<RowDataPacket[]>(`SELECT COUNT(*) AS total FROM orders ${filter}`, values);
     return Number(row.total);
   }
-  const status = where.some((clause) => clause.startsWith('status'))
-    ? values[where.findIndex((clause) => clause.startsWith('status'))]
-    : undefined;
   const daily: string[] = [];
   const dailyValues: unknown[] = [];
   const dailyCondition = (sql: string, value: unknown) => {
@@ -127,7 +125,8 @@ async function list(request: IncomingMessage, response: ServerResponse): Promise
   const userId = isAdmin ? query.get('userId') : String(claims.sub);
   if (userId) condition('user_id = ?', Number(userId));
   if (isAdmin && query.get('consertId')) condition('concert_id = ?', Number(query.get('consertId')));
-  if (isAdmin && query.get('orderStatus')) condition('status = ?', toOrderStatusCode(query.get('orderStatus') ?? ''));
+  const status = isAdmin && query.get('orderStatus') ? toOrderStatusCode(query.get('orderStatus') ?? '') : undefined;
+  if (status) condition('status = ?', status);
   const start =
     isAdmin && query.get('startDate') ? parseStartBound(query.get('startDate') ?? '', env.APP_TIMEZONE) : undefined;
   const end = isAdmin && query.get('endDate') ? parseEndBound(query.get('endDate') ?? '', env.APP_TIMEZONE) : undefined;
@@ -147,7 +146,7 @@ async function list(request: IncomingMessage, response: ServerResponse): Promise
       ? offset + rows.length
       : rows.length === 0 && offset === 0
         ? 0
-        : count(where, values, isAdmin && !userId && !query.get('consertId'), start, end),
+        : count(where, values, isAdmin && !userId && !query.get('consertId'), status, start, end),
     ids.length === 0
       ? []
       : pool

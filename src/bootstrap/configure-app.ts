@@ -20,7 +20,7 @@ export const DOCS_PATH = 'docs';
 export const APP_OPTIONS = { bodyParser: false, bufferLogs: true } as const;
 const MAX_BODY_SIZE = '16kb';
 
-export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
+function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
   const document = SwaggerModule.createDocument(
     app,
     new DocumentBuilder()

@@ -85,9 +85,6 @@ export function buildDataset(seed: number, count = 480): NewOrder[] {
 
 export async function seedDataset(dataSource: DataSource, seed: number): Promise<TestOrder[]> {
   const orders = buildDataset(seed);
-  const ids = await writeOrders(
-    dataSource,
-    orders.map((order) => ({ ...order })),
-  );
+  const ids = await writeOrders(dataSource, orders);
   return orders.map((order, index) => ({ ...order, id: ids[index] }));
 }

@@ -3,7 +3,7 @@ import { ApiExtraModels, ApiResponse, getSchemaPath } from '@nestjs/swagger';
 import { PROBLEM_CONTENT_TYPE } from './problem-details.filter';
 import { FieldErrorDto, ProblemDetailsDto } from './problem-details.dto';
 
-const REQUEST_ID_HEADER_DOC = {
+export const REQUEST_ID_HEADER_DOC = {
   'X-Request-Id': {
     description: 'Identifies the request in the logs; echoes a sane id sent by the caller.',
     schema: { type: 'string' },
@@ -115,5 +115,3 @@ export function ApiProblemResponses(...statuses: Array<keyof typeof PROBLEMS>): 
     ),
   );
 }
-
-export { REQUEST_ID_HEADER_DOC };
