@@ -1,11 +1,13 @@
 import 'dotenv/config';
 import 'reflect-metadata';
 import { Injectable } from '@nestjs/common';
+import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { Test } from '@nestjs/testing';
 import { And, DataSource, LessThan, MoreThanOrEqual, type FindOptionsOrder, type FindOptionsWhere } from 'typeorm';
 import { AppModule } from '../src/app.module';
 import { Role, type Caller } from '../src/auth/role';
 import { APP_OPTIONS, configureApp } from '../src/bootstrap/configure-app';
+import { createHttpAdapter } from '../src/bootstrap/http-adapter';
 import { LocalTimeFormatter } from '../src/common/time/local-time';
 import { toOrderElement } from '../src/orders/order-element';
 import { Order } from '../src/orders/order.entity';
@@ -66,8 +68,8 @@ async function main(): Promise<void> {
     .overrideProvider(OrdersService)
     .useClass(NaiveOrdersService)
     .compile();
-  const app = moduleRef.createNestApplication(APP_OPTIONS);
-  configureApp(app);
+  const app = moduleRef.createNestApplication<NestFastifyApplication>(createHttpAdapter(), APP_OPTIONS);
+  await configureApp(app);
   await app.listen(Number(process.env.PORT ?? 3902), '127.0.0.1');
 }
 

@@ -1,6 +1,6 @@
 import { applyDecorators, createParamDecorator, ExecutionContext, SetMetadata, UseGuards } from '@nestjs/common';
 import { ApiBearerAuth } from '@nestjs/swagger';
-import type { Request } from 'express';
+import type { FastifyRequest } from 'fastify';
 import { Caller, Role } from './role';
 import { RolesGuard, ROLES_KEY } from './roles.guard';
 
@@ -17,5 +17,5 @@ export function Auth(...roles: Role[]): MethodDecorator & ClassDecorator {
 /** The caller established by {@link Auth}. */
 export const CurrentCaller = createParamDecorator(
   (_: unknown, context: ExecutionContext): Caller =>
-    context.switchToHttp().getRequest<Request & { user: Caller }>().user,
+    context.switchToHttp().getRequest<FastifyRequest & { user: Caller }>().user,
 );

@@ -1,6 +1,6 @@
 import { ExecutionContext, HttpException, Injectable, UnauthorizedException } from '@nestjs/common';
 import { AuthGuard } from '@nestjs/passport';
-import type { Request } from 'express';
+import type { FastifyRequest } from 'fastify';
 import type { Caller } from './role';
 
 /** Names what was wrong with the token without echoing it or the verifier's internals. */
@@ -20,10 +20,10 @@ function describeRejection(info: unknown): string {
   }
 }
 
-const failures = new WeakMap<Request, HttpException>();
+const failures = new WeakMap<FastifyRequest, HttpException>();
 
 /** Why the request's token was not accepted, for {@link RolesGuard} to answer with on a protected route. */
-export function authenticationFailureOf(request: Request): HttpException | undefined {
+export function authenticationFailureOf(request: FastifyRequest): HttpException | undefined {
   return failures.get(request);
 }
 
@@ -39,7 +39,7 @@ export class JwtAuthGuard extends AuthGuard('jwt') {
     try {
       await (super.canActivate(context) as Promise<boolean>);
     } catch (error) {
-      const request = context.switchToHttp().getRequest<Request>();
+      const request = context.switchToHttp().getRequest<FastifyRequest>();
       failures.set(
         request,
         error instanceof HttpException ? error : new UnauthorizedException(describeRejection(error)),

@@ -1,6 +1,5 @@
 import { ForbiddenException, Inject, Injectable, UnauthorizedException } from '@nestjs/common';
 import { PassportStrategy } from '@nestjs/passport';
-import type { Request } from 'express';
 import { createPublicKey, createSecretKey, type KeyObject } from 'node:crypto';
 import jwt from 'jsonwebtoken';
 import { passportJwtSecret } from 'jwks-rsa';
@@ -35,7 +34,7 @@ function keyOptions(config: AuthConfig): { secretOrKey: Buffer } | { secretOrKey
         secretOrKeyProvider: (request, rawToken: string, done) => {
           const kid = (jwt.decode(rawToken, { complete: true })?.header as { kid?: unknown } | undefined)?.kid;
           if (typeof kid !== 'string') return done(new Error('The token names no key (kid)'));
-          keyFor(request as Request, rawToken, done);
+          keyFor(request as Parameters<typeof keyFor>[0], rawToken, done);
         },
       };
     }

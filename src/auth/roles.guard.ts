@@ -1,6 +1,6 @@
 import { CanActivate, ExecutionContext, ForbiddenException, Injectable, UnauthorizedException } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
-import type { Request } from 'express';
+import type { FastifyRequest } from 'fastify';
 import { authenticationFailureOf } from './jwt-auth.guard';
 import { Caller, Role } from './role';
 
@@ -23,7 +23,7 @@ export class RolesGuard implements CanActivate {
     if (!allowed) {
       return true;
     }
-    const request = context.switchToHttp().getRequest<Request & { user?: Caller }>();
+    const request = context.switchToHttp().getRequest<FastifyRequest & { user?: Caller }>();
     const caller = request.user;
     if (!caller) {
       throw authenticationFailureOf(request) ?? new UnauthorizedException('A bearer access token is required');

@@ -1,13 +1,13 @@
+import helmet from '@fastify/helmet';
 import type { INestApplication } from '@nestjs/common';
+import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { DocumentBuilder, SwaggerModule, type OpenAPIObject } from '@nestjs/swagger';
-import helmet from 'helmet';
-import type { Server } from 'node:http';
 import { BEARER_SCHEME } from '../auth/auth.decorator';
 import { deferredJsonBody } from '../common/deferred-json-body';
-import { answerUnparsableRequests, limitQueryString } from '../common/http-limits';
-import { PINO, PinoLoggerService, requestLogging } from '../common/logging';
+import { limitQueryString } from '../common/http-limits';
+import { PINO, PinoLoggerService, requestLogger } from '../common/logging';
 import { ProblemDetailsFilter } from '../common/problem/problem-details.filter';
-import { assignRequestId, REQUEST_ID_HEADER } from '../common/request-id';
+import { REQUEST_ID_HEADER } from '../common/request-id';
 import { appConfig, type AppConfig } from '../config/app.config';
 import { CLOSED_SCHEMAS } from '../orders/dto/orders-page.dto';
 
@@ -59,17 +59,23 @@ function setUpSwagger(app: INestApplication): void {
   });
 }
 
-/** Everything about the HTTP surface that is not a module: shared by `main.ts` and the end-to-end tests. */
-export function configureApp(app: INestApplication): void {
+/**
+ * Everything about the HTTP surface that is not a module: shared by `main.ts`
+ * and the end-to-end tests. Hooks run in the order added, before Nest's guards.
+ */
+export async function configureApp(app: NestFastifyApplication): Promise<void> {
   const config = app.get<AppConfig>(appConfig.KEY);
   app.useLogger(app.get(PinoLoggerService));
-  answerUnparsableRequests(app.getHttpServer() as Server);
-  app.use(assignRequestId);
-  app.use(requestLogging(app.get(PINO)));
+  const fastify = app.getHttpAdapter().getInstance();
+  fastify.addHook('onRequest', (request, reply, done) => {
+    void reply.header(REQUEST_ID_HEADER, request.id);
+    done();
+  });
+  fastify.addHook('onResponse', requestLogger(app.get(PINO)));
   // Swagger UI is served over plain HTTP in development; upgrading its requests to HTTPS would break it.
-  app.use(helmet({ contentSecurityPolicy: { directives: { upgradeInsecureRequests: null } } }));
-  app.use(limitQueryString);
-  app.use(deferredJsonBody({ limit: MAX_BODY_SIZE }));
+  await app.register(helmet, { contentSecurityPolicy: { directives: { upgradeInsecureRequests: null } } });
+  fastify.addHook('onRequest', limitQueryString);
+  fastify.addHook('preHandler', deferredJsonBody({ limit: MAX_BODY_SIZE }));
   app.useGlobalFilters(new ProblemDetailsFilter());
   if (config.corsOrigins.length > 0) {
     app.enableCors({ origin: config.corsOrigins, exposedHeaders: ['Link', REQUEST_ID_HEADER, 'Retry-After'] });

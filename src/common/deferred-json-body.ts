@@ -1,24 +1,28 @@
-import express, { type NextFunction, type Request, type Response } from 'express';
+import bodyParser from 'body-parser';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 
-const bodyErrors = new WeakMap<Request, Error>();
+const bodyErrors = new WeakMap<FastifyRequest, Error>();
 
 /**
- * Parses JSON bodies like Express's own parser, but keeps a parse failure
- * with the request instead of answering at once: CONTRACT §3 checks the token
- * (401) and the role (403) before anything else (400), and the body parser
- * would otherwise answer before the guards run.
+ * CONTRACT §1 accepts the parameters as a JSON body on the GET, which Fastify
+ * never parses (it reads bodies of POST, PUT and the like only). body-parser
+ * reads it from the raw request, with the same size limit, charsets and
+ * encodings as before. A parse failure is kept with the request instead of
+ * answered at once: CONTRACT §3 checks the token (401) and the role (403)
+ * before anything else (400), and the guards run after every hook.
  */
 export function deferredJsonBody(options: { limit: string }) {
-  const parse = express.json({ limit: options.limit });
-  return (request: Request, response: Response, next: NextFunction): void => {
-    parse(request, response, (error?: unknown) => {
+  const parse = bodyParser.json({ limit: options.limit });
+  return (request: FastifyRequest, reply: FastifyReply, done: () => void): void => {
+    parse(request.raw, reply.raw, (error?: unknown) => {
       if (error) bodyErrors.set(request, error instanceof Error ? error : new Error('unreadable body'));
-      next();
+      else request.body = (request.raw as { body?: unknown }).body;
+      done();
     });
   };
 }
 
 /** The body's parse failure, if any, for the handler to raise once the caller is known. */
-export function bodyErrorOf(request: Request): Error | undefined {
+export function bodyErrorOf(request: FastifyRequest): Error | undefined {
   return bodyErrors.get(request);
 }

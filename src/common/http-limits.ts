@@ -1,9 +1,8 @@
 import { BadRequestException, HttpException, HttpStatus } from '@nestjs/common';
-import type { NextFunction, Request, Response } from 'express';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { randomUUID } from 'node:crypto';
-import type { Server } from 'node:http';
-import type { Duplex } from 'node:stream';
 import { STATUS_CODES } from 'node:http';
+import type { Socket } from 'node:net';
 import { PROBLEM_CONTENT_TYPE } from './problem/problem-details.filter';
 import { REQUEST_ID_HEADER } from './request-id';
 
@@ -12,13 +11,13 @@ export const MAX_QUERY_PARAMETERS = 50;
 
 /**
  * Refuses query strings no client of this API needs, before anything parses
- * them: Express would otherwise split thousands of pairs (and silently drop
- * those past 1,000).
+ * them (an `onRequest` hook runs before Fastify reads the query): the parser
+ * would otherwise split thousands of pairs.
  */
-export function limitQueryString(request: Request, _response: Response, next: NextFunction): void {
-  const query = request.originalUrl.split('?').slice(1).join('?');
+export function limitQueryString(request: FastifyRequest, _reply: FastifyReply, done: (error?: Error) => void): void {
+  const query = request.url.split('?').slice(1).join('?');
   if (query.length > MAX_QUERY_STRING_LENGTH) {
-    return next(
+    return done(
       new HttpException(
         `The query string is longer than ${MAX_QUERY_STRING_LENGTH} characters`,
         HttpStatus.URI_TOO_LONG,
@@ -26,9 +25,9 @@ export function limitQueryString(request: Request, _response: Response, next: Ne
     );
   }
   if (query.split('&').length > MAX_QUERY_PARAMETERS) {
-    return next(new BadRequestException(`The query string has more than ${MAX_QUERY_PARAMETERS} parameters`));
+    return done(new BadRequestException(`The query string has more than ${MAX_QUERY_PARAMETERS} parameters`));
   }
-  next();
+  done();
 }
 
 const PARSER_ERRORS: Record<string, [number, string]> = {
@@ -37,35 +36,33 @@ const PARSER_ERRORS: Record<string, [number, string]> = {
 };
 
 /**
- * Requests that Node's HTTP parser rejects (oversized headers, a raw non-ASCII
- * URL, broken framing) never reach Express; Node would close them with a bare
- * status line. This answers them as problem+json like every other error.
+ * Fastify's `clientErrorHandler`: requests that Node's HTTP parser rejects
+ * (oversized headers, a raw non-ASCII URL, broken framing) never become a
+ * request; they are answered as problem+json like every other error.
  */
-export function answerUnparsableRequests(server: Server): void {
-  server.on('clientError', (error: Error & { code?: string }, socket: Duplex) => {
-    if (!socket.writable || (error.code === 'ECONNRESET' && socket.destroyed)) {
-      socket.destroy();
-      return;
-    }
-    const [status, detail] = PARSER_ERRORS[error.code ?? ''] ?? [400, 'The request could not be parsed as HTTP'];
-    const requestId = randomUUID();
-    const body = JSON.stringify({
-      type: 'about:blank',
-      title: STATUS_CODES[status],
-      status,
-      detail,
-      instance: `urn:request:${requestId}`,
-    });
-    socket.end(
-      [
-        `HTTP/1.1 ${status} ${STATUS_CODES[status]}`,
-        `Content-Type: ${PROBLEM_CONTENT_TYPE}; charset=utf-8`,
-        `Content-Length: ${Buffer.byteLength(body)}`,
-        `${REQUEST_ID_HEADER}: ${requestId}`,
-        'Connection: close',
-        '',
-        body,
-      ].join('\r\n'),
-    );
+export function answerUnparsableRequest(error: Error & { code?: string }, socket: Socket): void {
+  if (!socket.writable || (error.code === 'ECONNRESET' && socket.destroyed)) {
+    socket.destroy();
+    return;
+  }
+  const [status, detail] = PARSER_ERRORS[error.code ?? ''] ?? [400, 'The request could not be parsed as HTTP'];
+  const requestId = randomUUID();
+  const body = JSON.stringify({
+    type: 'about:blank',
+    title: STATUS_CODES[status],
+    status,
+    detail,
+    instance: `urn:request:${requestId}`,
   });
+  socket.end(
+    [
+      `HTTP/1.1 ${status} ${STATUS_CODES[status]}`,
+      `Content-Type: ${PROBLEM_CONTENT_TYPE}; charset=utf-8`,
+      `Content-Length: ${Buffer.byteLength(body)}`,
+      `${REQUEST_ID_HEADER}: ${requestId}`,
+      'Connection: close',
+      '',
+      body,
+    ].join('\r\n'),
+  );
 }

@@ -1,10 +1,8 @@
 import { Inject, Injectable, LoggerService, Module } from '@nestjs/common';
 import type { ConfigType } from '@nestjs/config';
-import type { Request, Response } from 'express';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import pino, { type Logger } from 'pino';
-import pinoHttp from 'pino-http';
 import { appConfig } from '../config/app.config';
-import { requestIdOf } from './request-id';
 
 export const PINO = Symbol('pino');
 
@@ -47,27 +45,23 @@ export class PinoLoggerService implements LoggerService {
 }
 
 /**
- * One JSON line per request (CONTRACT §10) with its X-Request-Id, method,
- * URL, status and time; the Authorization header and cookies are redacted.
+ * One JSON line per request (CONTRACT §10), written when the response is
+ * finished (Fastify's `onResponse` hook), with its X-Request-Id, method, URL,
+ * client address, status and time. Headers stay out of the log, and with them
+ * any credential.
  */
-export function requestLogging(logger: Logger) {
-  return pinoHttp({
-    logger,
-    // The id is chosen once, by the request-id middleware that runs before this one.
-    genReqId: (_request: Request, response: Response) => requestIdOf(response),
-    // Enough to trace a request; headers stay out of the log (and with them any credential).
-    serializers: {
-      req: (request: { id: string; method: string; url: string; remoteAddress: string }) => ({
-        id: request.id,
-        method: request.method,
-        url: request.url,
-        remoteAddress: request.remoteAddress,
-      }),
-      res: (response: { statusCode: number }) => ({ statusCode: response.statusCode }),
-    },
-    customLogLevel: (_request, response, error) =>
-      error || response.statusCode >= 500 ? 'error' : response.statusCode >= 400 ? 'warn' : 'info',
-  });
+export function requestLogger(logger: Logger) {
+  return async (request: FastifyRequest, reply: FastifyReply): Promise<void> => {
+    const status = reply.statusCode;
+    logger[status >= 500 ? 'error' : status >= 400 ? 'warn' : 'info'](
+      {
+        req: { id: request.id, method: request.method, url: request.url, remoteAddress: request.ip },
+        res: { statusCode: status },
+        responseTime: Math.round(reply.elapsedTime),
+      },
+      'request completed',
+    );
+  };
 }
 
 @Module({

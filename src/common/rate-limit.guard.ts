@@ -9,7 +9,7 @@ import {
 } from '@nestjs/common';
 import type { ConfigType } from '@nestjs/config';
 import { Reflector } from '@nestjs/core';
-import type { Request, Response } from 'express';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { RateLimiterMemory, RateLimiterRes } from 'rate-limiter-flexible';
 import type { Caller } from '../auth/role';
 import { appConfig } from '../config/app.config';
@@ -46,7 +46,7 @@ export class RateLimitGuard implements CanActivate {
       return true;
     }
     const http = context.switchToHttp();
-    const request = http.getRequest<Request & { user?: Caller }>();
+    const request = http.getRequest<FastifyRequest & { user?: Caller }>();
     const key = request.user ? `member:${request.user.id}` : `address:${request.ip ?? 'unknown'}`;
     try {
       await this.limiter.consume(key);
@@ -54,8 +54,8 @@ export class RateLimitGuard implements CanActivate {
     } catch (rejection) {
       if (!(rejection instanceof RateLimiterRes)) throw rejection;
       http
-        .getResponse<Response>()
-        .setHeader('Retry-After', String(Math.max(1, Math.ceil(rejection.msBeforeNext / 1000))));
+        .getResponse<FastifyReply>()
+        .header('Retry-After', String(Math.max(1, Math.ceil(rejection.msBeforeNext / 1000))));
       throw new HttpException(
         'Too many requests; try again after the time in Retry-After',
         HttpStatus.TOO_MANY_REQUESTS,

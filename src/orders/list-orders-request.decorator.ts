@@ -1,5 +1,5 @@
 import { createParamDecorator, ExecutionContext } from '@nestjs/common';
-import type { Request } from 'express';
+import type { FastifyRequest } from 'fastify';
 import type { Caller } from '../auth/role';
 import { bodyErrorOf } from '../common/deferred-json-body';
 import type { ListOrdersRequest } from './query/list-orders-query.pipe';
@@ -10,6 +10,6 @@ import type { ListOrdersRequest } from './query/list-orders-query.pipe';
  * guards, so the caller is known by then.
  */
 export const ListOrdersParameters = createParamDecorator((_: unknown, context: ExecutionContext): ListOrdersRequest => {
-  const request = context.switchToHttp().getRequest<Request & { user: Caller }>();
-  return { caller: request.user, query: request.query, body: request.body as unknown, bodyError: bodyErrorOf(request) };
+  const request = context.switchToHttp().getRequest<FastifyRequest & { user: Caller }>();
+  return { caller: request.user, query: request.query, body: request.body, bodyError: bodyErrorOf(request) };
 });

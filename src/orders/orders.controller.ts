@@ -1,6 +1,6 @@
 import { Controller, Get, Res } from '@nestjs/common';
 import { ApiTags } from '@nestjs/swagger';
-import type { Response } from 'express';
+import type { FastifyReply } from 'fastify';
 import { Auth, CurrentCaller } from '../auth/auth.decorator';
 import { Role, type Caller } from '../auth/role';
 import { ListOrdersParameters } from './list-orders-request.decorator';
@@ -23,11 +23,11 @@ export class OrdersController {
   async list(
     @CurrentCaller() caller: Caller,
     @ListOrdersParameters(ListOrdersQueryPipe) query: ListOrdersQuery,
-    @Res({ passthrough: true }) response: Response,
+    @Res({ passthrough: true }) response: FastifyReply,
   ): Promise<OrdersPage> {
     const page = await this.ordersService.list(caller, query);
     const link = buildLinkHeader(ORDERS_PATH, query.echoedParameters, page.currentPage, page.totalPages);
-    if (link) response.setHeader('Link', link);
+    if (link) void response.header('Link', link);
     return page;
   }
 }

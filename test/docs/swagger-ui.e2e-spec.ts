@@ -1,6 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { existsSync } from 'node:fs';
-import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -33,7 +32,7 @@ describe('Swagger UI in Chromium', () => {
     context = await startTestApp({});
     await seedDataset(context.dataSource, 3);
     await context.app.listen(0, '127.0.0.1');
-    baseUrl = `http://127.0.0.1:${((context.app.getHttpServer() as unknown as Server).address() as AddressInfo).port}`;
+    baseUrl = `http://127.0.0.1:${(context.app.getHttpServer().address() as AddressInfo).port}`;
     browser = await chromium.launch({
       executablePath: CHROMIUM,
       args: [

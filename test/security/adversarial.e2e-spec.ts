@@ -267,7 +267,7 @@ const pathAttacks = (): Attack[] => [
   { name: 'a double slash', path: '//orders', status: 404 },
   { name: 'a matrix parameter', path: '/orders;x=1', status: 404 },
   { name: 'an encoded traversal', path: '/orders/%2e%2e/%2e%2e/etc/passwd', status: 404 },
-  { name: 'a broken percent escape', path: '/orders/%', status: 404 },
+  { name: 'a broken percent escape', path: '/orders/%', status: 400 },
   { name: 'a NUL byte', path: '/%00', status: 404 },
 ];
 

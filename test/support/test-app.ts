@@ -1,9 +1,10 @@
-import type { INestApplication } from '@nestjs/common';
+import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { Test } from '@nestjs/testing';
 import type { App } from 'supertest/types';
 import { DataSource } from 'typeorm';
 import { AppModule } from '../../src/app.module';
 import { APP_OPTIONS, configureApp } from '../../src/bootstrap/configure-app';
+import { createHttpAdapter } from '../../src/bootstrap/http-adapter';
 
 export const TEST_JWT_SECRET = 'test-secret-for-the-e2e-suites-0123456789';
 export const TEST_ISSUER = 'https://id.tickets.test/';
@@ -48,7 +49,7 @@ const SERVICE_VARIABLES = [
 ];
 
 export interface TestApp {
-  app: INestApplication<App>;
+  app: NestFastifyApplication;
   server: App;
   dataSource: DataSource;
   close(): Promise<void>;
@@ -65,12 +66,17 @@ export async function startTestApp(environment: Record<string, string | undefine
   for (const [name, value] of Object.entries(environment)) if (value === undefined) delete process.env[name];
 
   const moduleRef = await Test.createTestingModule({ imports: [AppModule] }).compile();
-  const app = moduleRef.createNestApplication<INestApplication<App>>({ ...APP_OPTIONS, logger: false });
-  configureApp(app);
+  const app = moduleRef.createNestApplication<NestFastifyApplication>(createHttpAdapter(), {
+    ...APP_OPTIONS,
+    logger: false,
+  });
+  await configureApp(app);
   await app.init();
+  // Fastify registers its routes and plugins when ready; supertest talks to the bare Node server.
+  await app.getHttpAdapter().getInstance().ready();
   return {
     app,
-    server: app.getHttpServer(),
+    server: app.getHttpServer() as App,
     dataSource: app.get(DataSource),
     close: () => app.close(),
   };

@@ -16,34 +16,39 @@ interface Answer {
   body?: string;
 }
 
-/** A request and response just rich enough for the filter: it reads method, path and headers, and writes status, headers and body. */
-function hostFor(request: { method?: string; path?: string; authorization?: string } = {}): {
+/** A Fastify request and reply just rich enough for the filter: it reads id, method, URL and headers, and writes status, headers and body. */
+function hostFor(request: { method?: string; url?: string; authorization?: string } = {}): {
   host: ArgumentsHost;
   answer: Answer;
 } {
   const answer: Answer = { headers: {} };
-  const response = {
-    headersSent: false,
-    getHeader: (name: string) => (name.toLowerCase() === 'x-request-id' ? 'req-1' : undefined),
+  const reply = {
+    sent: false,
     status(code: number) {
       answer.status = code;
       return this;
     },
-    setHeader(name: string, value: string) {
+    header(name: string, value: string) {
       answer.headers[name] = value;
       return this;
     },
-    end(body?: string) {
+    headers(values: Record<string, string>) {
+      Object.assign(answer.headers, values);
+      return this;
+    },
+    send(body?: string) {
       answer.body = body;
+      return this;
     },
   };
   const req = {
+    id: 'req-1',
     method: request.method ?? 'GET',
-    path: request.path ?? '/orders',
-    get: (name: string) => (name.toLowerCase() === 'authorization' ? request.authorization : undefined),
+    url: request.url ?? '/orders',
+    headers: { authorization: request.authorization },
   };
   const host = {
-    switchToHttp: () => ({ getRequest: () => req, getResponse: () => response }),
+    switchToHttp: () => ({ getRequest: () => req, getResponse: () => reply }),
   } as unknown as ArgumentsHost;
   return { host, answer };
 }
@@ -90,7 +95,7 @@ describe('ProblemDetailsFilter', () => {
   });
 
   it('does not echo the path parser’s message for an unknown route', () => {
-    expect(answerTo(new NotFoundException('Cannot GET /x<script>'), { path: '/x' }).problem.detail).toBe(
+    expect(answerTo(new NotFoundException('Cannot GET /x<script>'), { url: '/x?q=<script>' }).problem.detail).toBe(
       'No resource at GET /x',
     );
   });
@@ -126,6 +131,15 @@ describe('ProblemDetailsFilter', () => {
       detail: 'An unexpected error occurred',
       instance: 'urn:request:req-1',
     });
+  });
+
+  it('replaces Fastify’s message for a malformed URL, which quotes the URL', () => {
+    const badUrl = Object.assign(new Error("'/orders%zz' is not a valid url component"), {
+      code: 'FST_ERR_BAD_URL',
+      statusCode: 400,
+    });
+    const { problem } = answerTo(new BadRequestException(badUrl.message, { cause: badUrl }));
+    expect(problem).toMatchObject({ status: 400, detail: 'The request URL is not validly percent-encoded' });
   });
 
   it('sends no body to a HEAD request', () => {

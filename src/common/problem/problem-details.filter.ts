@@ -1,8 +1,8 @@
 import { ArgumentsHost, Catch, ExceptionFilter, HttpException, HttpStatus, Logger } from '@nestjs/common';
-import type { Request, Response } from 'express';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { STATUS_CODES } from 'node:http';
 import { isDatabaseUnavailable } from '../../database/database-errors';
-import { requestIdOf } from '../request-id';
+import { REQUEST_ID_HEADER } from '../request-id';
 import { InvalidParametersException, type FieldError } from './invalid-parameters.exception';
 
 /** RFC 9457 problem details, as every error of the service is answered (CONTRACT §6). */
@@ -28,25 +28,34 @@ const plain = (status: number, detail: string): Described => ({
 });
 
 /**
- * Errors raised by Express before any Nest code runs: the body parser's carry a
- * `type` such as `entity.parse.failed` (Nest wraps them, keeping the original
- * as `cause`); their messages quote the client's input, so each gets a fixed text.
+ * Errors raised before any Nest code runs, whose messages may quote the
+ * client's input, so each gets a fixed text: body-parser's carry a `type` such
+ * as `entity.parse.failed`, Fastify's a `code` such as `FST_ERR_BAD_URL` (Nest
+ * wraps both in an HttpException, keeping the original as `cause`).
  */
-function expressProblem(exception: unknown): Described | undefined {
-  if (exception instanceof URIError) return plain(400, 'The request URL is not validly percent-encoded');
+function transportProblem(exception: unknown): Described | undefined {
   if (typeof exception !== 'object' || exception === null) return undefined;
-  const { type, status } = exception as { type?: unknown; status?: unknown };
-  if (typeof type !== 'string' || typeof status !== 'number') return undefined;
-  switch (type) {
+  const { type, code, status, statusCode } = exception as Record<string, unknown>;
+  const httpStatus = typeof status === 'number' ? status : statusCode;
+  if (typeof httpStatus !== 'number' || httpStatus >= 500) return undefined;
+  switch (type ?? code) {
+    case 'FST_ERR_BAD_URL':
+      return plain(400, 'The request URL is not validly percent-encoded');
     case 'entity.parse.failed':
+    case 'FST_ERR_CTP_INVALID_JSON_BODY':
+    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
       return plain(400, 'The request body is not valid JSON');
     case 'entity.too.large':
+    case 'FST_ERR_CTP_BODY_TOO_LARGE':
       return plain(413, 'The request body is larger than 16 KB');
     case 'encoding.unsupported':
     case 'charset.unsupported':
-      return plain(415, 'The request body uses an unsupported encoding');
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+      return plain(415, 'The request body uses an unsupported encoding or media type');
     default:
-      return status >= 400 && status < 500 ? plain(status, 'The request body could not be read') : undefined;
+      return typeof type === 'string' || (typeof code === 'string' && code.startsWith('FST_'))
+        ? plain(httpStatus, 'The request could not be read')
+        : undefined;
   }
 }
 
@@ -58,7 +67,9 @@ function messageOf(exception: HttpException): string {
   return typeof message === 'string' ? message : exception.message;
 }
 
-function describe(exception: unknown, request: Request): Described {
+const pathOf = (request: FastifyRequest): string => request.url.split('?')[0];
+
+function describe(exception: unknown, request: FastifyRequest): Described {
   if (exception instanceof InvalidParametersException) {
     return {
       type: '/problems/invalid-parameters',
@@ -68,17 +79,17 @@ function describe(exception: unknown, request: Request): Described {
       errors: exception.errors,
     };
   }
-  const fromExpress = expressProblem(exception instanceof HttpException ? exception.cause : exception);
-  if (fromExpress) return fromExpress;
+  const fromTransport = transportProblem(exception instanceof HttpException ? exception.cause : exception);
+  if (fromTransport) return fromTransport;
   if (exception instanceof HttpException) {
     const status = exception.getStatus();
     if (status === 404) {
-      return plain(status, `No resource at ${request.method} ${request.path}`);
+      return plain(status, `No resource at ${request.method} ${pathOf(request)}`);
     }
     const described = plain(status, messageOf(exception));
     if (status === 401) {
       // RFC 6750 §3: tell the client which scheme to use, and that a token it sent was rejected.
-      const sentToken = /^bearer\s/i.test(request.get('authorization') ?? '');
+      const sentToken = /^bearer\s/i.test(request.headers.authorization ?? '');
       described.headers = {
         'WWW-Authenticate': sentToken ? 'Bearer realm="orders", error="invalid_token"' : 'Bearer realm="orders"',
       };
@@ -98,30 +109,37 @@ function describe(exception: unknown, request: Request): Described {
   return { ...plain(HttpStatus.INTERNAL_SERVER_ERROR, 'An unexpected error occurred'), logAsFailure: true };
 }
 
+const logger = new Logger('ProblemDetailsFilter');
+
 /**
  * The one place errors become responses. Details of a failure (stack, SQL,
  * driver message) go to the log under the request id, never to the client,
  * who gets that id as the problem's `instance` to quote.
  */
+export function answerWithProblem(exception: unknown, request: FastifyRequest, reply: FastifyReply): void {
+  const { headers, logAsFailure, ...problem } = describe(exception, request);
+  const body: ProblemDetails = { ...problem, instance: `urn:request:${request.id}` };
+  if (logAsFailure) {
+    logger.error(
+      `${request.method} ${pathOf(request)} answered ${problem.status} [request ${request.id}]`,
+      exception instanceof Error ? exception.stack : String(exception),
+    );
+  }
+  if (reply.sent) return;
+  void reply
+    .status(problem.status)
+    .header('Content-Type', `${PROBLEM_CONTENT_TYPE}; charset=utf-8`)
+    // Set here too: the router rejects a malformed URL before the hook that sets it runs.
+    .header(REQUEST_ID_HEADER, request.id)
+    .headers(headers ?? {})
+    .send(request.method === 'HEAD' ? undefined : JSON.stringify(body));
+}
+
+/** Every exception Nest sees, from guards, pipes, handlers and Fastify's own hooks. */
 @Catch()
 export class ProblemDetailsFilter implements ExceptionFilter {
-  private readonly logger = new Logger(ProblemDetailsFilter.name);
-
   catch(exception: unknown, host: ArgumentsHost): void {
-    const request = host.switchToHttp().getRequest<Request>();
-    const response = host.switchToHttp().getResponse<Response>();
-    const { headers, logAsFailure, ...problem } = describe(exception, request);
-    const requestId = requestIdOf(response);
-    const body: ProblemDetails = { ...problem, instance: `urn:request:${requestId}` };
-    if (logAsFailure) {
-      this.logger.error(
-        `${request.method} ${request.path} answered ${problem.status} [request ${requestId}]`,
-        exception instanceof Error ? exception.stack : String(exception),
-      );
-    }
-    if (response.headersSent) return;
-    response.status(problem.status).setHeader('Content-Type', `${PROBLEM_CONTENT_TYPE}; charset=utf-8`);
-    for (const [name, value] of Object.entries(headers ?? {})) response.setHeader(name, value);
-    response.end(request.method === 'HEAD' ? undefined : JSON.stringify(body));
+    const http = host.switchToHttp();
+    answerWithProblem(exception, http.getRequest<FastifyRequest>(), http.getResponse<FastifyReply>());
   }
 }
