@@ -35,6 +35,8 @@ const pool: Pool = createPool({
   supportBigNumbers: true,
   bigNumberStrings: false,
   decimalNumbers: true,
+  // As the service does: no stack capture per query.
+  trace: false,
 });
 const COLUMNS =
   'o.id, o.user_id AS userId, o.concert_id AS concertId, o.total_price AS totalPrice, o.status, o.created_at AS createdAt, o.updated_at AS updatedAt';
