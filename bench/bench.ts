@@ -38,8 +38,10 @@ const adminToken = signDevelopmentToken(auth, { sub: 1, role: Role.Admin }, '2h'
 const userToken = signDevelopmentToken(auth, { sub: 1, role: Role.User }, '2h');
 
 type ServerName = 'service' | 'floor' | 'naive';
+const { scripts } = JSON.parse(readFileSync('package.json', 'utf8')) as { scripts: Record<string, string> };
 const COMMANDS: Record<ServerName, string[]> = {
-  service: ['dist/main'],
+  // As production starts it (`npm run start:prod`), Node options included.
+  service: scripts['start:prod'].split(' ').slice(1),
   floor: ['-r', 'ts-node/register', 'bench/floor.ts'],
   naive: ['-r', 'ts-node/register', 'bench/naive.ts'],
 };
