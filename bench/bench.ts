@@ -12,11 +12,12 @@ import { toDatabaseConfig } from '../src/config/database.config';
 import { validateEnvironment } from '../src/config/environment';
 import { buildDataSourceOptions } from '../src/database/data-source-options';
 import { generateOrders } from '../src/database/seeding/order-generator';
+import { PRODUCTION_NODE_ARGUMENTS } from './production-command';
 import { writeOrders } from '../src/database/seeding/order-writer';
 
 /**
  * Compares, interleaved in one run so that machine drift cancels out, the
- * service (`node dist/main`), the raw floor (bench/floor.ts) and the naive
+ * service (as `npm run start:prod` starts it), the raw floor (bench/floor.ts) and the naive
  * TypeORM findAndCount (bench/naive.ts) on a MySQL database of 1M orders
  * (`npm run seed`). Prints markdown tables.
  */
@@ -38,10 +39,8 @@ const adminToken = signDevelopmentToken(auth, { sub: 1, role: Role.Admin }, '2h'
 const userToken = signDevelopmentToken(auth, { sub: 1, role: Role.User }, '2h');
 
 type ServerName = 'service' | 'floor' | 'naive';
-const { scripts } = JSON.parse(readFileSync('package.json', 'utf8')) as { scripts: Record<string, string> };
 const COMMANDS: Record<ServerName, string[]> = {
-  // As production starts it (`npm run start:prod`), Node options included.
-  service: scripts['start:prod'].split(' ').slice(1),
+  service: PRODUCTION_NODE_ARGUMENTS,
   floor: ['-r', 'ts-node/register', 'bench/floor.ts'],
   naive: ['-r', 'ts-node/register', 'bench/naive.ts'],
 };

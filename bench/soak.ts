@@ -13,10 +13,11 @@ import { validateEnvironment } from '../src/config/environment';
 import { buildDataSourceOptions } from '../src/database/data-source-options';
 import { generateOrders, randomSource } from '../src/database/seeding/order-generator';
 import { writeOrders } from '../src/database/seeding/order-writer';
+import { PRODUCTION_NODE_ARGUMENTS } from './production-command';
 
 /**
- * Steady load against a MySQL-backed instance of the built service (`node
- * dist/main`, rate limit off) for --minutes, reporting per window: requests,
+ * Steady load against a MySQL-backed instance of the built service (as
+ * `npm run start:prod` starts it, rate limit off) for --minutes, reporting per window: requests,
  * errors, p50/p99 latency and the service's resident memory.
  */
 const USAGE =
@@ -66,7 +67,7 @@ async function prepareDatabase(): Promise<void> {
 
 async function main(): Promise<void> {
   await prepareDatabase();
-  const service = spawn(process.execPath, ['dist/main'], {
+  const service = spawn(process.execPath, PRODUCTION_NODE_ARGUMENTS, {
     env: { ...process.env, PORT: String(port), RATE_LIMIT_PER_MINUTE: '0', NODE_ENV: 'development' },
     stdio: 'ignore',
   });
