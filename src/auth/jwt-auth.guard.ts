@@ -1,7 +1,6 @@
-import { ExecutionContext, HttpException, Injectable, UnauthorizedException } from '@nestjs/common';
-import { AuthGuard } from '@nestjs/passport';
-import type { FastifyRequest } from 'fastify';
-import type { Caller } from './role';
+import { Injectable } from '@nestjs/common';
+import { AuthGuard, type AuthGuardAuthenticateOptions } from '@nestjs/passport';
+import type { TokenVerdict } from './token-verdict';
 
 /** Names what was wrong with the token without echoing it or the verifier's internals. */
 function describeRejection(info: unknown): string {
@@ -20,37 +19,22 @@ function describeRejection(info: unknown): string {
   }
 }
 
-const failures = new WeakMap<FastifyRequest, HttpException>();
-
-/** Why the request's token was not accepted, for {@link RolesGuard} to answer with on a protected route. */
-export function authenticationFailureOf(request: FastifyRequest): HttpException | undefined {
-  return failures.get(request);
-}
-
 /**
- * Runs first, on every request: establishes the caller from a valid token, or
- * notes why there is none. It rejects nothing itself, so that the rate limit
- * that follows can count a caller by member id when there is one and by
- * address otherwise; protected routes refuse in {@link RolesGuard}.
+ * Runs first, on every request, and rejects nothing: it records on the
+ * request what the token established (`request.tokenVerdict`), so that the
+ * rate limit that follows can count a caller by member id when there is one
+ * and by address otherwise. Protected routes answer 401/403 in RolesGuard.
  */
 @Injectable()
 export class JwtAuthGuard extends AuthGuard('jwt') {
-  override async canActivate(context: ExecutionContext): Promise<boolean> {
-    try {
-      await (super.canActivate(context) as Promise<boolean>);
-    } catch (error) {
-      const request = context.switchToHttp().getRequest<FastifyRequest>();
-      failures.set(
-        request,
-        error instanceof HttpException ? error : new UnauthorizedException(describeRejection(error)),
-      );
-    }
-    return true;
+  override getAuthenticateOptions(): AuthGuardAuthenticateOptions {
+    // Where the verdict is kept (see token-verdict.ts); passport's default would be `request.user`.
+    return { property: 'tokenVerdict' };
   }
 
-  override handleRequest<TUser = Caller>(error: unknown, caller: TUser | false, info: unknown): TUser {
-    if (error instanceof HttpException) throw error;
-    if (error || !caller) throw new UnauthorizedException(describeRejection(error ?? info));
-    return caller;
+  /** Passport's outcome: a verdict from JwtStrategy.validate, or why verification failed. */
+  override handleRequest<TVerdict = TokenVerdict>(error: unknown, verdict: TVerdict | false, info: unknown): TVerdict {
+    if (!error && verdict) return verdict;
+    return { kind: 'invalid-token', reason: describeRejection(error ?? info) } satisfies TokenVerdict as TVerdict;
   }
 }

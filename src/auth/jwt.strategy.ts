@@ -1,17 +1,17 @@
-import { ForbiddenException, Inject, Injectable, UnauthorizedException } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import { PassportStrategy } from '@nestjs/passport';
 import { createPublicKey, createSecretKey, type KeyObject } from 'node:crypto';
 import jwt from 'jsonwebtoken';
 import { passportJwtSecret } from 'jwks-rsa';
 import { ExtractJwt, Strategy, type SecretOrKeyProvider } from 'passport-jwt';
-import { authConfig, type AuthConfig } from '../config/auth.config';
+import type { AuthConfig } from '../config/auth.config';
+import { AUTH_CONFIG } from '../config/config.module';
 import { callerFromClaims } from './caller-claims';
-import type { Caller } from './role';
+import type { TokenVerdict } from './token-verdict';
 
 /**
- * Keys are parsed once, here: given a string, jsonwebtoken re-parses it on
- * every verification (first trying it as a PEM key, which throws for a
- * secret) — a sixth of the service's CPU under load.
+ * Keys are parsed once, here: given a string, jsonwebtoken would re-parse it
+ * on every verification (first trying it as a PEM key, which throws for a secret).
  */
 function keyOptions(config: AuthConfig): { secretOrKey: Buffer } | { secretOrKeyProvider: SecretOrKeyProvider } {
   // passport-jwt hands the key to jsonwebtoken, which accepts a KeyObject; its typings only know string | Buffer.
@@ -43,7 +43,7 @@ function keyOptions(config: AuthConfig): { secretOrKey: Buffer } | { secretOrKey
 
 @Injectable()
 export class JwtStrategy extends PassportStrategy(Strategy, 'jwt') {
-  constructor(@Inject(authConfig.KEY) config: AuthConfig) {
+  constructor(@Inject(AUTH_CONFIG) config: AuthConfig) {
     super({
       jwtFromRequest: ExtractJwt.fromAuthHeaderAsBearerToken(),
       ...keyOptions(config),
@@ -56,15 +56,13 @@ export class JwtStrategy extends PassportStrategy(Strategy, 'jwt') {
     });
   }
 
-  validate(claims: Record<string, unknown>): Caller {
+  /** Called with the claims of a token whose signature, algorithm, `exp`, `nbf`, `iss` and `aud` checked out. */
+  validate(claims: Record<string, unknown>): TokenVerdict {
     // jsonwebtoken only checks `exp` when present; the contract requires it.
     if (typeof claims.exp !== 'number') {
-      throw new UnauthorizedException('The access token has no expiry (exp)');
+      return { kind: 'invalid-token', reason: 'The access token has no expiry (exp)' };
     }
     const check = callerFromClaims(claims);
-    if (!check.ok) {
-      throw new ForbiddenException(check.reason);
-    }
-    return check.caller;
+    return check.ok ? { kind: 'caller', caller: check.caller } : { kind: 'no-usable-identity', reason: check.reason };
   }
 }

@@ -1,52 +1,85 @@
-import { describe, expect, it, jest } from '@jest/globals';
-import { ExecutionContext, ForbiddenException, UnauthorizedException } from '@nestjs/common';
+import { describe, expect, it } from '@jest/globals';
+import { Controller, ExecutionContext, ForbiddenException, Get, UnauthorizedException } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
-import { Caller, Role } from './role';
-import { RolesGuard, ROLES_KEY } from './roles.guard';
+import { Auth } from './auth.decorator';
+import { Role } from './role';
+import { RolesGuard } from './roles.guard';
+import type { TokenVerdict } from './token-verdict';
 
-class Handler {}
-const handler = (): void => undefined;
+/** Routes decorated as the application decorates them, so the guard reads real metadata. */
+@Controller()
+@Auth(Role.Admin)
+class ExampleController {
+  @Get()
+  adminsOnly(): void {}
 
-/** Only what the guard reads: the handler and class for the metadata, and the request carrying the caller. */
-function contextFor(user: Caller | undefined): ExecutionContext {
+  @Get()
+  @Auth(Role.User)
+  usersOnly(): void {}
+
+  @Get()
+  @Auth(Role.User, Role.Admin)
+  anyone(): void {}
+}
+
+@Controller()
+class OpenController {
+  @Get()
+  open(): void {}
+}
+
+/** Only what the guard reads: the handler and class for the metadata, and the request carrying the verdict. */
+function contextFor(
+  controller: new () => object,
+  handler: string,
+  tokenVerdict: TokenVerdict | undefined,
+): ExecutionContext {
   return {
-    getHandler: () => handler,
-    getClass: () => Handler,
-    switchToHttp: () => ({ getRequest: () => ({ user }) }),
+    getHandler: () => (controller.prototype as Record<string, unknown>)[handler],
+    getClass: () => controller,
+    switchToHttp: () => ({ getRequest: () => ({ tokenVerdict }) }),
   } as unknown as ExecutionContext;
 }
 
-function guardAllowing(roles: Role[] | undefined) {
-  const reflector = new Reflector();
-  // Returning `roles` stands for what @Auth recorded on the handler.
-  const lookup = jest.spyOn(reflector, 'getAllAndOverride').mockReturnValue(roles);
-  return { guard: new RolesGuard(reflector), lookup };
-}
+const guard = new RolesGuard(new Reflector());
+const user: TokenVerdict = { kind: 'caller', caller: { id: 1, role: Role.User } };
+const admin: TokenVerdict = { kind: 'caller', caller: { id: 2, role: Role.Admin } };
 
 describe('RolesGuard', () => {
   it('lets in a caller whose role is allowed', () => {
-    const { guard } = guardAllowing([Role.User, Role.Admin]);
-    expect(guard.canActivate(contextFor({ id: 1, role: Role.User }))).toBe(true);
+    expect(guard.canActivate(contextFor(ExampleController, 'anyone', user))).toBe(true);
+    expect(guard.canActivate(contextFor(ExampleController, 'anyone', admin))).toBe(true);
   });
 
   it('answers 403 to a caller whose role is not allowed', () => {
-    const { guard } = guardAllowing([Role.Admin]);
-    expect(() => guard.canActivate(contextFor({ id: 1, role: Role.User }))).toThrow(ForbiddenException);
+    expect(() => guard.canActivate(contextFor(ExampleController, 'adminsOnly', user))).toThrow(ForbiddenException);
   });
 
-  it('answers 401 when no caller was established', () => {
-    const { guard } = guardAllowing([Role.User]);
-    expect(() => guard.canActivate(contextFor(undefined))).toThrow(UnauthorizedException);
+  it('lets the handler’s roles override the controller’s', () => {
+    expect(guard.canActivate(contextFor(ExampleController, 'usersOnly', user))).toBe(true);
+    expect(() => guard.canActivate(contextFor(ExampleController, 'usersOnly', admin))).toThrow(ForbiddenException);
   });
 
-  it('lets everyone through a handler that names no roles', () => {
-    const { guard } = guardAllowing(undefined);
-    expect(guard.canActivate(contextFor(undefined))).toBe(true);
+  it('answers 401 without a token, and with the reason when the token was invalid', () => {
+    expect(() => guard.canActivate(contextFor(ExampleController, 'anyone', undefined))).toThrow(
+      new UnauthorizedException('A bearer access token is required'),
+    );
+    expect(() =>
+      guard.canActivate(
+        contextFor(ExampleController, 'anyone', { kind: 'invalid-token', reason: 'The access token has expired' }),
+      ),
+    ).toThrow(new UnauthorizedException('The access token has expired'));
   });
 
-  it('reads the handler’s metadata before the class’s', () => {
-    const { guard, lookup } = guardAllowing([Role.User]);
-    guard.canActivate(contextFor({ id: 1, role: Role.User }));
-    expect(lookup).toHaveBeenCalledWith(ROLES_KEY, [handler, Handler]);
+  it('answers 403 to a verified token that names no usable member or role', () => {
+    expect(() =>
+      guard.canActivate(
+        contextFor(ExampleController, 'anyone', { kind: 'no-usable-identity', reason: 'sub is not a member id' }),
+      ),
+    ).toThrow(new ForbiddenException('sub is not a member id'));
+  });
+
+  it('lets everyone through a route that names no roles', () => {
+    expect(guard.canActivate(contextFor(OpenController, 'open', undefined))).toBe(true);
   });
 });

@@ -1,14 +1,15 @@
 import { CanActivate, ExecutionContext, ForbiddenException, Injectable, UnauthorizedException } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import type { FastifyRequest } from 'fastify';
-import { authenticationFailureOf } from './jwt-auth.guard';
-import { Caller, Role } from './role';
+import { Role } from './role';
 
 export const ROLES_KEY = 'roles';
 
 /**
- * Guards a route marked with `@Auth(...roles)`: 401 without an accepted
- * token (with the reason the token was refused), 403 for another role.
+ * Guards a route marked with `@Auth(...roles)`, and is where every 401 and
+ * 403 of CONTRACT §2 is decided, from the verdict JwtAuthGuard left on the
+ * request: no usable token is 401, a verified token naming nobody usable or
+ * carrying another role is 403.
  */
 @Injectable()
 export class RolesGuard implements CanActivate {
@@ -23,14 +24,19 @@ export class RolesGuard implements CanActivate {
     if (!allowed) {
       return true;
     }
-    const request = context.switchToHttp().getRequest<FastifyRequest & { user?: Caller }>();
-    const caller = request.user;
-    if (!caller) {
-      throw authenticationFailureOf(request) ?? new UnauthorizedException('A bearer access token is required');
+    const verdict = context.switchToHttp().getRequest<FastifyRequest>().tokenVerdict;
+    switch (verdict?.kind) {
+      case undefined:
+        throw new UnauthorizedException('A bearer access token is required');
+      case 'invalid-token':
+        throw new UnauthorizedException(verdict.reason);
+      case 'no-usable-identity':
+        throw new ForbiddenException(verdict.reason);
+      case 'caller':
+        if (!allowed.includes(verdict.caller.role)) {
+          throw new ForbiddenException(`This operation requires one of the roles: ${allowed.join(', ')}`);
+        }
+        return true;
     }
-    if (!allowed.includes(caller.role)) {
-      throw new ForbiddenException(`This operation requires one of the roles: ${allowed.join(', ')}`);
-    }
-    return true;
   }
 }

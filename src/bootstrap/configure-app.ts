@@ -2,13 +2,14 @@ import helmet from '@fastify/helmet';
 import type { INestApplication } from '@nestjs/common';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { DocumentBuilder, SwaggerModule, type OpenAPIObject } from '@nestjs/swagger';
+import { Logger } from 'nestjs-pino';
 import { BEARER_SCHEME } from '../auth/auth.decorator';
 import { deferredJsonBody } from '../common/deferred-json-body';
 import { limitQueryString } from '../common/http-limits';
-import { PINO, PinoLoggerService, requestLogger } from '../common/logging';
 import { ProblemDetailsFilter } from '../common/problem/problem-details.filter';
 import { REQUEST_ID_HEADER } from '../common/request-id';
-import { appConfig, type AppConfig } from '../config/app.config';
+import type { AppConfig } from '../config/app.config';
+import { APP_CONFIG } from '../config/config.module';
 import { CLOSED_SCHEMAS } from '../orders/dto/orders-page.dto';
 
 export const DOCS_PATH = 'docs';
@@ -18,7 +19,34 @@ export const DOCS_PATH = 'docs';
  * body parser is replaced by {@link deferredJsonBody}, and logs wait for pino.
  */
 export const APP_OPTIONS = { bodyParser: false, bufferLogs: true } as const;
-const MAX_BODY_SIZE = '16kb';
+
+type Responses = NonNullable<OpenAPIObject['paths'][string]['get']>['responses'];
+
+function withoutBodies(responses: Responses): Responses {
+  const headersOnly: Responses = {};
+  for (const [status, response] of Object.entries(responses)) {
+    headersOnly[status] = response && !('$ref' in response) ? { ...response, content: undefined } : response;
+  }
+  return headersOnly;
+}
+
+/**
+ * Fastify answers HEAD for every GET route with the GET's headers and no body;
+ * the document says so, so that generated clients and validating proxies know it.
+ */
+function documentHeadOperations(document: OpenAPIObject): void {
+  for (const [path, item] of Object.entries(document.paths)) {
+    if (!item.get || item.head) continue;
+    const { operationId, summary, responses, ...get } = item.get;
+    item.head = {
+      ...get,
+      operationId: operationId && `${operationId}Head`,
+      summary: summary && `${summary} (headers only)`,
+      description: `As \`GET ${path}\`, answered with the same status and headers and no body.`,
+      responses: withoutBodies(responses),
+    };
+  }
+}
 
 function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
   const document = SwaggerModule.createDocument(
@@ -49,6 +77,7 @@ function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
     const schema = document.components?.schemas?.[name];
     if (schema && !('$ref' in schema)) schema.additionalProperties = false;
   }
+  documentHeadOperations(document);
   return document;
 }
 
@@ -64,18 +93,17 @@ function setUpSwagger(app: INestApplication): void {
  * and the end-to-end tests. Hooks run in the order added, before Nest's guards.
  */
 export async function configureApp(app: NestFastifyApplication): Promise<void> {
-  const config = app.get<AppConfig>(appConfig.KEY);
-  app.useLogger(app.get(PinoLoggerService));
+  const config = app.get<AppConfig>(APP_CONFIG);
+  app.useLogger(app.get(Logger));
   const fastify = app.getHttpAdapter().getInstance();
   fastify.addHook('onRequest', (request, reply, done) => {
     void reply.header(REQUEST_ID_HEADER, request.id);
     done();
   });
-  fastify.addHook('onResponse', requestLogger(app.get(PINO)));
   // Swagger UI is served over plain HTTP in development; upgrading its requests to HTTPS would break it.
   await app.register(helmet, { contentSecurityPolicy: { directives: { upgradeInsecureRequests: null } } });
   fastify.addHook('onRequest', limitQueryString);
-  fastify.addHook('preHandler', deferredJsonBody({ limit: MAX_BODY_SIZE }));
+  fastify.addHook('preHandler', deferredJsonBody());
   app.useGlobalFilters(new ProblemDetailsFilter());
   if (config.corsOrigins.length > 0) {
     app.enableCors({ origin: config.corsOrigins, exposedHeaders: ['Link', REQUEST_ID_HEADER, 'Retry-After'] });

@@ -1,41 +1,46 @@
-import type { INestApplication, LoggerService } from '@nestjs/common';
+import { BeforeApplicationShutdown, Inject, Injectable, Logger, OnApplicationShutdown } from '@nestjs/common';
+import { HttpAdapterHost } from '@nestjs/core';
 import type { Server } from 'node:http';
+import type { AppConfig } from '../config/app.config';
+import { APP_CONFIG } from '../config/config.module';
 
+/** After the grace period, how long the pool may take to close before the process exits regardless. */
 const POOL_CLOSE_ALLOWANCE_MS = 1000;
 
 /**
- * CONTRACT §10: on SIGTERM (or SIGINT) stop accepting connections, let the
- * requests in flight finish for up to `graceMs`, cut whatever is still open
- * after that, close the database pool, and exit 0.
+ * CONTRACT §10, on top of Nest's shutdown hooks (`enableShutdownHooks` in
+ * main.ts), which on SIGTERM close the HTTP server (it stops accepting and
+ * waits for the responses in flight), then the modules, the pool last, and
+ * exit 0. What Nest does not do is bound that wait: requests still running
+ * after SHUTDOWN_GRACE_MS have their connections cut.
  */
-export function shutDownGracefully(app: INestApplication, graceMs: number, logger: LoggerService): void {
-  let stopping = false;
-  const stop = async (signal: NodeJS.Signals): Promise<void> => {
-    if (stopping) return;
-    stopping = true;
-    logger.log(`${signal} received; finishing the requests in flight (up to ${graceMs} ms)`, 'Shutdown');
-    const server = app.getHttpServer() as Server;
-    const deadline = setTimeout(() => {
-      logger.warn('Grace period over; closing the connections still open', 'Shutdown');
+@Injectable()
+export class GracefulShutdown implements BeforeApplicationShutdown, OnApplicationShutdown {
+  private readonly logger = new Logger('Shutdown');
+
+  constructor(
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly adapterHost: HttpAdapterHost,
+  ) {}
+
+  beforeApplicationShutdown(signal?: string): void {
+    // Without a signal the application is being closed by code (tests), which waits as long as it likes.
+    if (!signal) return;
+    const graceMs = this.config.shutdownGraceMs;
+    this.logger.log(`${signal} received; finishing the requests in flight (up to ${graceMs} ms)`);
+    const server = this.adapterHost.httpAdapter.getHttpServer() as Server;
+    setTimeout(() => {
+      this.logger.warn('Grace period over; closing the connections still open');
       server.closeAllConnections();
-      // The pool waits for the queries of the requests just cut; their results have nowhere to go.
+      // The pool waits for the statements of the requests just cut; their results have nowhere to go.
       setTimeout(() => {
-        logger.warn('Exiting without waiting for the database queries still running', 'Shutdown');
+        this.logger.warn('Exiting without waiting for the database statements still running');
         process.exit(0);
       }, POOL_CLOSE_ALLOWANCE_MS).unref();
-    }, graceMs);
-    try {
-      // Closes the HTTP server (which waits for responses in flight), then the modules: the pool last.
-      await app.close();
-      logger.log('Stopped', 'Shutdown');
-      process.exit(0);
-    } catch (error) {
-      logger.error('Shutdown failed', error instanceof Error ? error.stack : String(error), 'Shutdown');
-      process.exit(1);
-    } finally {
-      clearTimeout(deadline);
-    }
-  };
-  process.once('SIGTERM', (signal) => void stop(signal));
-  process.once('SIGINT', (signal) => void stop(signal));
+    }, graceMs).unref();
+  }
+
+  onApplicationShutdown(signal?: string): void {
+    if (signal) this.logger.log('Stopped');
+  }
 }

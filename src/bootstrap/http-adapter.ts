@@ -5,13 +5,13 @@ import { answerWithProblem } from '../common/problem/problem-details.filter';
 import { chooseRequestId } from '../common/request-id';
 
 /**
- * The HTTP server under Nest: Fastify, which measured about a fifth less CPU
- * per request than Express with the same application (docs/BENCHMARKS.md).
- * Its options keep the behaviour the contract was first built and tested on.
+ * The HTTP server under Nest: Fastify, chosen over Express by measurement
+ * (docs/BENCHMARKS.md). Its options keep the behaviour the contract was first
+ * built and tested on.
  */
 export function createHttpAdapter(): FastifyAdapter {
   return new FastifyAdapter({
-    // Request lines go through our own pino logger (one line per request); Fastify's would add its own.
+    // Requests are logged by nestjs-pino (one line each); Fastify's logger would add a second line.
     logger: false,
     genReqId: chooseRequestId,
     requestIdHeader: false,

@@ -3,9 +3,10 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { randomUUID } from 'node:crypto';
 import { STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
-import { PROBLEM_CONTENT_TYPE } from './problem/problem-details.filter';
-import { REQUEST_ID_HEADER } from './request-id';
+import { plainProblem, problemAnswer } from './problem/problem-details';
 
+/** The largest JSON body of parameters a GET may carry (CONTRACT §3); far above any real request. */
+export const MAX_JSON_BODY_BYTES = 16 * 1024;
 export const MAX_QUERY_STRING_LENGTH = 4096;
 export const MAX_QUERY_PARAMETERS = 50;
 
@@ -46,23 +47,14 @@ export function answerUnparsableRequest(error: Error & { code?: string }, socket
     return;
   }
   const [status, detail] = PARSER_ERRORS[error.code ?? ''] ?? [400, 'The request could not be parsed as HTTP'];
-  const requestId = randomUUID();
-  const body = JSON.stringify({
-    type: 'about:blank',
-    title: STATUS_CODES[status],
-    status,
-    detail,
-    instance: `urn:request:${requestId}`,
-  });
+  const answer = problemAnswer(plainProblem(status, detail), randomUUID());
+  const headers = { ...answer.headers, 'Content-Length': String(Buffer.byteLength(answer.body)), Connection: 'close' };
   socket.end(
     [
       `HTTP/1.1 ${status} ${STATUS_CODES[status]}`,
-      `Content-Type: ${PROBLEM_CONTENT_TYPE}; charset=utf-8`,
-      `Content-Length: ${Buffer.byteLength(body)}`,
-      `${REQUEST_ID_HEADER}: ${requestId}`,
-      'Connection: close',
+      ...Object.entries(headers).map(([name, value]) => `${name}: ${value}`),
       '',
-      body,
+      answer.body,
     ].join('\r\n'),
   );
 }

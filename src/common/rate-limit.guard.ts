@@ -7,12 +7,12 @@ import {
   Injectable,
   SetMetadata,
 } from '@nestjs/common';
-import type { ConfigType } from '@nestjs/config';
 import { Reflector } from '@nestjs/core';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { RateLimiterMemory, RateLimiterRes } from 'rate-limiter-flexible';
-import type { Caller } from '../auth/role';
-import { appConfig } from '../config/app.config';
+import { callerOf } from '../auth/token-verdict';
+import type { AppConfig } from '../config/app.config';
+import { APP_CONFIG } from '../config/config.module';
 
 const SKIP_RATE_LIMIT = 'skipRateLimit';
 
@@ -30,7 +30,7 @@ export class RateLimitGuard implements CanActivate {
   private readonly limiter?: RateLimiterMemory;
 
   constructor(
-    @Inject(appConfig.KEY) config: ConfigType<typeof appConfig>,
+    @Inject(APP_CONFIG) config: AppConfig,
     private readonly reflector: Reflector,
   ) {
     if (config.rateLimitPerMinute > 0) {
@@ -46,8 +46,9 @@ export class RateLimitGuard implements CanActivate {
       return true;
     }
     const http = context.switchToHttp();
-    const request = http.getRequest<FastifyRequest & { user?: Caller }>();
-    const key = request.user ? `member:${request.user.id}` : `address:${request.ip ?? 'unknown'}`;
+    const request = http.getRequest<FastifyRequest>();
+    const caller = callerOf(request.tokenVerdict);
+    const key = caller ? `member:${caller.id}` : `address:${request.ip}`;
     try {
       await this.limiter.consume(key);
       return true;

@@ -1,5 +1,4 @@
-import { registerAs } from '@nestjs/config';
-import { validateEnvironment } from './environment';
+import type { EnvironmentVariables } from './environment';
 
 export interface AppConfig {
   nodeEnv: 'development' | 'production' | 'test';
@@ -11,8 +10,7 @@ export interface AppConfig {
   shutdownGraceMs: number;
 }
 
-export const appConfig = registerAs('app', (): AppConfig => {
-  const env = validateEnvironment(process.env);
+export function toAppConfig(env: EnvironmentVariables): AppConfig {
   return {
     nodeEnv: env.NODE_ENV,
     port: env.PORT,
@@ -22,4 +20,4 @@ export const appConfig = registerAs('app', (): AppConfig => {
     corsOrigins: env.CORS_ORIGINS,
     shutdownGraceMs: env.SHUTDOWN_GRACE_MS,
   };
-});
+}

@@ -1,6 +1,5 @@
 import { createPublicKey } from 'node:crypto';
-import { registerAs } from '@nestjs/config';
-import { DEVELOPMENT_JWT_SECRET, EnvironmentVariables, JwtAlgorithm, validateEnvironment } from './environment';
+import { DEVELOPMENT_JWT_SECRET, type EnvironmentVariables, type JwtAlgorithm } from './environment';
 
 export type JwtKeySource =
   { mode: 'secret'; secret: string } | { mode: 'public-key'; publicKey: string } | { mode: 'jwks'; jwksUri: string };
@@ -47,5 +46,3 @@ export function toAuthConfig(env: EnvironmentVariables): AuthConfig {
     usesDevelopmentSecret: keySource.mode === 'secret' && keySource.secret === DEVELOPMENT_JWT_SECRET,
   };
 }
-
-export const authConfig = registerAs('auth', (): AuthConfig => toAuthConfig(validateEnvironment(process.env)));

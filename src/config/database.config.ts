@@ -1,5 +1,4 @@
-import { registerAs } from '@nestjs/config';
-import { EnvironmentVariables, validateEnvironment } from './environment';
+import type { EnvironmentVariables } from './environment';
 
 export type DatabaseConfig =
   | {
@@ -33,7 +32,3 @@ export function toDatabaseConfig(env: EnvironmentVariables): DatabaseConfig {
     queryTimeoutMs: env.DB_QUERY_TIMEOUT_MS,
   };
 }
-
-export const databaseConfig = registerAs('database', (): DatabaseConfig =>
-  toDatabaseConfig(validateEnvironment(process.env)),
-);

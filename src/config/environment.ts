@@ -1,3 +1,5 @@
+// class-transformer's implicit conversion reads the emitted design:type metadata.
+import 'reflect-metadata';
 import { createPublicKey } from 'node:crypto';
 import { plainToInstance, Transform } from 'class-transformer';
 import {

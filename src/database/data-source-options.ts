@@ -78,7 +78,7 @@ export function buildDataSourceOptions(
       // Past this many requests waiting for a connection, more wait only makes every answer late: refuse at once (503).
       queueLimit: config.poolSize * POOL_QUEUE_PER_CONNECTION,
       enableKeepAlive: true,
-      // mysql2 captures a stack trace for every query in case it fails (3 % of the CPU of a listing); a failure is
+      // mysql2 captures a stack trace for every query in case it fails (docs/BENCHMARKS.md has its cost); a failure is
       // logged with its request id and the driver's error, so the extra frames are not worth that.
       trace: false,
     },

@@ -1,3 +1,5 @@
+import { ProblemException } from '../common/problem/problem-details';
+
 /**
  * Driver error codes that mean "the database cannot answer now" rather than
  * "this query is wrong": the server is down, unreachable, overloaded, shutting
@@ -30,17 +32,26 @@ const UNAVAILABLE_CODES = new Set([
 /** mysql2's pool reports these without a code. */
 const UNAVAILABLE_POOL_MESSAGES = new Set(['Queue limit reached.', 'No connections available.', 'Pool is closed.']);
 
-/** A request that waited on the database past DB_QUERY_TIMEOUT_MS. */
-export class DatabaseDeadlineExceeded extends Error {
-  constructor(readonly deadlineMs: number) {
-    super(`The database did not answer within ${deadlineMs} ms`);
-    this.name = 'DatabaseDeadlineExceeded';
+export const DATABASE_RETRY_AFTER_SECONDS = 5;
+
+/** CONTRACT §6, §10: the database is unreachable or did not answer in time; the client should retry later. */
+export class DatabaseUnavailableException extends ProblemException {
+  constructor(cause: unknown) {
+    super(
+      {
+        type: '/problems/database-unavailable',
+        title: 'Service Unavailable',
+        status: 503,
+        detail: 'The order database is not answering; try again shortly',
+        headers: { 'Retry-After': String(DATABASE_RETRY_AFTER_SECONDS) },
+      },
+      { cause },
+    );
   }
 }
 
 /** True for failures a client should retry later (503), false for everything else (500). */
 export function isDatabaseUnavailable(error: unknown): boolean {
-  if (error instanceof DatabaseDeadlineExceeded) return true;
   let current: unknown = error;
   // TypeORM wraps the driver's error (QueryFailedError.driverError); look through the chain.
   for (let depth = 0; depth < 5 && typeof current === 'object' && current !== null; depth += 1) {

@@ -1,18 +1,30 @@
-import { Controller, Get, ServiceUnavailableException } from '@nestjs/common';
+import { Controller, Get } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { ApiProblemResponses } from '../common/problem/api-problem-responses.decorator';
 import { HealthCheck, HealthCheckService, TypeOrmHealthIndicator } from '@nestjs/terminus';
 import { SkipRateLimit } from '../common/rate-limit.guard';
+import { DatabaseUnavailableException } from '../database/database-errors';
 
 export const READINESS_PING_TIMEOUT_MS = 1000;
 
+/** Terminus's answer: one entry per check, by name, each with its status and whatever the check adds. */
+const CHECKS_SCHEMA = {
+  type: 'object',
+  additionalProperties: {
+    type: 'object',
+    required: ['status'],
+    properties: { status: { type: 'string', enum: ['up', 'down'] } },
+    additionalProperties: true,
+  },
+};
 const HEALTH_SCHEMA = {
   type: 'object',
+  required: ['status', 'info', 'error', 'details'],
   properties: {
     status: { type: 'string', enum: ['ok'] },
-    info: { type: 'object', additionalProperties: { type: 'object' } },
-    error: { type: 'object', additionalProperties: { type: 'object' } },
-    details: { type: 'object', additionalProperties: { type: 'object' } },
+    info: CHECKS_SCHEMA,
+    error: CHECKS_SCHEMA,
+    details: CHECKS_SCHEMA,
   },
   example: { status: 'ok', info: { database: { status: 'up' } }, error: {}, details: { database: { status: 'up' } } },
 };
@@ -33,6 +45,7 @@ export class HealthController {
     operationId: 'liveness',
     summary: 'Liveness: 200 while the process runs',
     description: 'For the orchestrator; needs no token and is not rate limited.',
+    security: [],
   })
   @ApiOkResponse({ description: 'The process runs.', schema: HEALTH_SCHEMA })
   live() {
@@ -45,6 +58,7 @@ export class HealthController {
     operationId: 'readiness',
     summary: 'Readiness: 200 when the database answers a ping within 1 s, else 503',
     description: 'For the orchestrator; needs no token and is not rate limited.',
+    security: [],
   })
   @ApiOkResponse({ description: 'The database answered.', schema: HEALTH_SCHEMA })
   @ApiProblemResponses(503)
@@ -53,11 +67,9 @@ export class HealthController {
       return await this.health.check([
         () => this.database.pingCheck('database', { timeout: READINESS_PING_TIMEOUT_MS }),
       ]);
-    } catch {
-      // Terminus's own body names the failing check's internals; the problem answer says what matters.
-      throw new ServiceUnavailableException(
-        `The database did not answer a ping within ${READINESS_PING_TIMEOUT_MS} ms`,
-      );
+    } catch (error) {
+      // The same 503 as a listing that finds the database down (CONTRACT §10), not Terminus's own body.
+      throw new DatabaseUnavailableException(error);
     }
   }
 }

@@ -1,7 +1,6 @@
 import { createParamDecorator, ExecutionContext } from '@nestjs/common';
 import type { FastifyRequest } from 'fastify';
-import type { Caller } from '../auth/role';
-import { bodyErrorOf } from '../common/deferred-json-body';
+import { callerOf } from '../auth/token-verdict';
 import type { ListOrdersRequest } from './query/list-orders-query.pipe';
 
 /**
@@ -10,6 +9,8 @@ import type { ListOrdersRequest } from './query/list-orders-query.pipe';
  * guards, so the caller is known by then.
  */
 export const ListOrdersParameters = createParamDecorator((_: unknown, context: ExecutionContext): ListOrdersRequest => {
-  const request = context.switchToHttp().getRequest<FastifyRequest & { user: Caller }>();
-  return { caller: request.user, query: request.query, body: request.body, bodyError: bodyErrorOf(request) };
+  const request = context.switchToHttp().getRequest<FastifyRequest>();
+  const caller = callerOf(request.tokenVerdict);
+  if (!caller) throw new Error('ListOrdersParameters used on a route without @Auth');
+  return { caller, query: request.query, body: request.body, bodyError: request.bodyError };
 });

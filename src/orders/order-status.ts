@@ -7,7 +7,6 @@ export const ORDER_STATUS_LABELS = {
 } as const;
 
 export type OrderStatusCode = keyof typeof ORDER_STATUS_LABELS;
-export type OrderStatusLabel = (typeof ORDER_STATUS_LABELS)[OrderStatusCode];
 
 export const ORDER_STATUS_CODES = Object.keys(ORDER_STATUS_LABELS) as OrderStatusCode[];
 

@@ -1,7 +1,7 @@
 import { Module } from '@nestjs/common';
-import type { ConfigType } from '@nestjs/config';
 import { LocalTimeFormatter } from '../common/time/local-time';
-import { appConfig } from '../config/app.config';
+import type { AppConfig } from '../config/app.config';
+import { APP_CONFIG } from '../config/config.module';
 import { OrdersController } from './orders.controller';
 import { OrdersRepository } from './orders.repository';
 import { OrdersService } from './orders.service';
@@ -15,10 +15,9 @@ import { ListOrdersQueryPipe } from './query/list-orders-query.pipe';
     ListOrdersQueryPipe,
     {
       provide: LocalTimeFormatter,
-      inject: [appConfig.KEY],
-      useFactory: (config: ConfigType<typeof appConfig>) => new LocalTimeFormatter(config.timeZone),
+      inject: [APP_CONFIG],
+      useFactory: (config: AppConfig) => new LocalTimeFormatter(config.timeZone),
     },
   ],
-  exports: [OrdersRepository],
 })
 export class OrdersModule {}

@@ -3,6 +3,11 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { Document, Spectral, type ISpectralDiagnostic } from '@stoplight/spectral-core';
 import { Json } from '@stoplight/spectral-parsers';
 import { oas } from '@stoplight/spectral-rulesets';
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import openapiTS, { astToString } from 'openapi-typescript';
 import request from 'supertest';
 import { seedDataset } from '../support/dataset';
 import { ResponseValidator } from '../support/openapi';
@@ -50,6 +55,74 @@ describe('the OpenAPI document', () => {
     spectral.setRuleset({ extends: [[oas as never, 'recommended']] });
     const results: ISpectralDiagnostic[] = await spectral.run(new Document(JSON.stringify(document), Json));
     expect(results.map((result) => `${result.code} at ${result.path.join('.')}: ${result.message}`)).toEqual([]);
+  });
+
+  it('passes Redocly’s recommended ruleset without errors', () => {
+    const directory = mkdtempSync(join(tmpdir(), 'orders-openapi-'));
+    try {
+      const file = join(directory, 'openapi.json');
+      writeFileSync(file, JSON.stringify(document));
+      const lint = spawnSync(
+        process.execPath,
+        ['node_modules/@redocly/cli/bin/cli.js', 'lint', '--extends=recommended', '--format=json', file],
+        {
+          encoding: 'utf8',
+          timeout: 60_000,
+          // No telemetry or update check: the linter stays on this machine.
+          env: { ...process.env, REDOCLY_TELEMETRY: 'off', REDOCLY_SUPPRESS_UPDATE_NOTICE: 'true' },
+        },
+      );
+      const report = JSON.parse(lint.stdout) as {
+        totals: { errors: number };
+        problems: Array<{ ruleId: string; severity: string; message: string }>;
+      };
+      const errors = report.problems.filter((problem) => problem.severity === 'error');
+      expect(errors.map((problem) => `${problem.ruleId}: ${problem.message}`)).toEqual([]);
+      expect(report.totals.errors).toBe(0);
+    } finally {
+      rmSync(directory, { recursive: true, force: true });
+    }
+  }, 60_000);
+
+  it('generates a TypeScript client that a strict program using both variants, problems and Link compiles against', async () => {
+    const clientDirectory = 'test/docs/generated-client';
+    writeFileSync(
+      join(clientDirectory, 'orders-api.d.ts'),
+      astToString(await openapiTS(structuredClone(document) as never)),
+    );
+    const check = spawnSync(
+      process.execPath,
+      ['node_modules/typescript/bin/tsc', '-p', join(clientDirectory, 'tsconfig.json')],
+      { encoding: 'utf8', timeout: 60_000 },
+    );
+    expect(`${check.stdout}${check.stderr}`).toBe('');
+    expect(check.status).toBe(0);
+  }, 60_000);
+
+  it('describes sort directions in any case, as the service accepts them', () => {
+    type Parameter = { name: string; schema: { items: { pattern: string } } };
+    const operation = (document.paths as Record<string, Record<string, { parameters: Parameter[] }>>)['/orders'].get;
+    const sort = operation.parameters.find((parameter) => parameter.name === 'sort');
+    const term = new RegExp(sort?.schema.items.pattern ?? '(?!)');
+    for (const accepted of ['totalPrice', 'totalPrice,DESC', 'createdAt,Asc', 'userId,desc']) {
+      expect(accepted).toMatch(term);
+    }
+    for (const refused of ['price', 'totalPrice,down', 'totalPrice,desc,x', 'TOTALPRICE']) {
+      expect(refused).not.toMatch(term);
+    }
+  });
+
+  it('documents HEAD /orders, the public probes without security, and no 404 for GET /orders', () => {
+    type Operation = { security?: unknown[]; responses: Record<string, { content?: unknown }> };
+    const paths = document.paths as Record<string, Record<string, Operation>>;
+    expect(Object.keys(paths['/orders']).sort()).toEqual(['get', 'head']);
+    expect(paths['/orders'].head.security).toEqual(paths['/orders'].get.security);
+    expect(Object.values(paths['/orders'].head.responses).every((response) => response.content === undefined)).toBe(
+      true,
+    );
+    expect(paths['/orders'].get.responses['404']).toBeUndefined();
+    expect(paths['/health/live'].get.security).toEqual([]);
+    expect(paths['/health/ready'].get.security).toEqual([]);
   });
 
   it('documents every parameter with its type and bounds, and which are admin-only', () => {
@@ -129,19 +202,36 @@ describe('the OpenAPI document', () => {
       }
     });
 
-    it('400, 401, 403 and 404', async () => {
+    it('400, 401 and 403; an unknown route’s 404 is a problem too', async () => {
       expectDocumented(await list(adminToken(), '?size=0&sort=price'), 400);
       expectDocumented(await list(undefined), 401);
       expectDocumented(await list(userToken(1), '?userId=2'), 403);
       const notFound = await request(context.server).get('/order').set('Authorization', `Bearer ${adminToken()}`);
       expect(notFound.status).toBe(404);
-      expect(validator.validator(validator.declared('/orders', 'get', 404).schema)(notFound.body)).toBe(true);
+      expect(validator.componentValidator('ProblemDetailsDto')(notFound.body)).toBe(true);
     });
 
-    it('503 while the database is unreachable', async () => {
+    it('the probes’ answers, typed as the document says', async () => {
+      for (const path of ['/health/live', '/health/ready']) {
+        const response = await request(context.server).get(path);
+        const declared = validator.declared(path, 'get', 200);
+        const validate = validator.validator(declared.schema);
+        expect({ valid: validate(response.body), errors: validate.errors }).toEqual({ valid: true, errors: null });
+      }
+    });
+
+    it('503 while the database is unreachable, from the listing and from readiness', async () => {
       await proxy.cut();
-      expectDocumented(await list(adminToken()), 503);
-      await proxy.open();
+      try {
+        expectDocumented(await list(adminToken()), 503);
+        const ready = await request(context.server).get('/health/ready');
+        expect(ready.status).toBe(503);
+        const validate = validator.validator(validator.declared('/health/ready', 'get', 503).schema);
+        expect(validate(ready.body)).toBe(true);
+        expect(ready.headers['retry-after']).toBeDefined();
+      } finally {
+        await proxy.open();
+      }
     });
 
     it('429 past the rate limit', async () => {

@@ -42,6 +42,12 @@ describe('GET /orders while MySQL is unreachable', () => {
     }
   });
 
+  it('answers readiness with the same 503 problem and Retry-After', async () => {
+    const response = await request(context.server).get('/health/ready');
+    expect(expectProblem(response, 503).type).toBe('/problems/database-unavailable');
+    expect(response.headers['retry-after']).toBe('5');
+  });
+
   it('answers 200 again when the database returns, without a restart', async () => {
     await proxy.open();
     const deadline = Date.now() + 10_000;
@@ -70,5 +76,13 @@ describe('GET /orders when the embedded database fails', () => {
     const response = await request(context.server).get('/orders').set('Authorization', `Bearer ${adminToken()}`);
     expectProblem(response, 500);
     expect(response.text).not.toMatch(/no such table/i);
+  });
+
+  it('answers readiness 503 with the database-unavailable problem and Retry-After once it is closed', async () => {
+    expect((await request(context.server).get('/health/ready')).status).toBe(200);
+    await context.dataSource.destroy();
+    const response = await request(context.server).get('/health/ready');
+    expect(expectProblem(response, 503).type).toBe('/problems/database-unavailable');
+    expect(response.headers['retry-after']).toBe('5');
   });
 });

@@ -312,11 +312,6 @@ describe('hostile input on MariaDB', () => {
 
   const all = [...tokenAttacks(), ...userFilterAttacks(), ...parameterAttacks(), ...bodyAttacks(), ...pathAttacks()];
 
-  it('tries at least 80 distinct inputs', () => {
-    expect(new Set(all.map((attempt) => attempt.name)).size).toBe(all.length);
-    expect(all.length).toBeGreaterThanOrEqual(80);
-  });
-
   it.each(all.map((attempt) => [attempt.name, attempt] as const))('%s', async (_, attempt) => {
     check(await attack(context, attempt), attempt);
   });

@@ -1,9 +1,19 @@
 import type { DataSource } from 'typeorm';
-import { randomSource, type GeneratedOrder } from '../../src/database/seeding/order-generator';
-import { writeOrders } from '../../src/database/seeding/order-writer';
-import type { OrderStatusCode } from '../../src/orders/order-status';
 
-export type TestOrder = GeneratedOrder & { id: number };
+export type StatusCode = 'PAYMENT_PENDING' | 'PAYMENT_COMPLETED' | 'CANCELLED' | 'REFUNDED';
+
+/** One order as the tests planted it: plain values, times as UTC epoch milliseconds. */
+export interface TestOrder {
+  id: number;
+  userId: number;
+  concertId: number;
+  totalPrice: number;
+  /** A code of CONTRACT §5, or one another service might store. */
+  status: string;
+  createdAtMs: number;
+  updatedAtMs: number;
+  seats: Array<{ seatPriceId: number; price: number }>;
+}
 
 const SEOUL_OFFSET_MS = 9 * 3_600_000;
 
@@ -17,7 +27,9 @@ export const seoulText = (epochMs: number): string => new Date(epochMs + SEOUL_O
 export const MEMBERS = [1, 2, 3, 4, 5, 6];
 export const MEMBER_WITHOUT_ORDERS = 777;
 export const CONCERTS = 12;
-export const STATUSES: OrderStatusCode[] = ['PAYMENT_PENDING', 'PAYMENT_COMPLETED', 'CANCELLED', 'REFUNDED'];
+export const STATUSES: StatusCode[] = ['PAYMENT_PENDING', 'PAYMENT_COMPLETED', 'CANCELLED', 'REFUNDED'];
+/** A status code §5 does not list, as another service might store it; shown as the code itself (§4). */
+export const FOREIGN_STATUS = 'ON_HOLD';
 /** Several orders share this creation time to the millisecond, so only the orderId tie-breaker orders them. */
 export const TIED_CREATED_AT = seoul(2026, 6, 15, 12, 0, 0, 500);
 /** Orders sit on both sides of these Seoul midnights, to the millisecond. */
@@ -25,11 +37,23 @@ export const BOUNDARY_DAY = { year: 2026, month: 3, day: 10 };
 
 const PRICES = [55000, 77000, 99000, 120.5, 0.01, 33333.33, 150000];
 
+/** mulberry32: a small seeded generator, so that every run plants the same orders. */
+export function seededRandom(seed: number): () => number {
+  let state = seed >>> 0;
+  return () => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let t = state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
+  };
+}
+
 type NewOrder = Omit<TestOrder, 'id'>;
 
 /** A random but reproducible set of orders, with the edge cases the contract cares about planted in it. */
-export function buildDataset(seed: number, count = 480): NewOrder[] {
-  const random = randomSource(seed);
+export function buildDataset(seed: number, count = 480): TestOrder[] {
+  const random = seededRandom(seed);
   const pick = <T>(items: readonly T[]): T => items[Math.floor(random() * items.length)];
   const yearStart = seoul(2026, 1, 1);
   const yearMs = seoul(2027, 1, 1) - yearStart;
@@ -79,12 +103,49 @@ export function buildDataset(seed: number, count = 480): NewOrder[] {
       userId: 3,
     }),
   );
-  // Shuffled so that ids do not follow creation time.
-  return orders.sort(() => random() - 0.5);
+  orders.push(order(seoul(2026, 9, 9, 9, 9, 9, 9), { status: FOREIGN_STATUS, userId: 4 }));
+  // Ids shuffled, so that they do not follow creation time.
+  const ids = orders.map((_, index) => index + 1).sort(() => random() - 0.5);
+  return orders.map((planted, index) => ({ id: ids[index], ...planted }));
+}
+
+/** `YYYY-MM-DD hh:mm:ss.mmm` in UTC: how CONTRACT §7 stores a time, readable by both databases. */
+const utcDateTime = (epochMs: number): string => new Date(epochMs).toISOString().slice(0, 23).replace('T', ' ');
+
+/**
+ * Plants the orders with plain SQL written here, against the schema of
+ * CONTRACT §7, so that nothing of the service (its writer, its time helpers)
+ * stands between what the tests expect and what is stored.
+ */
+export async function plantOrders(dataSource: DataSource, orders: TestOrder[]): Promise<void> {
+  for (let start = 0; start < orders.length; start += 200) {
+    const batch = orders.slice(start, start + 200);
+    await dataSource.query(
+      `INSERT INTO orders (id, user_id, concert_id, total_price, status, created_at, updated_at) VALUES ${batch
+        .map(() => '(?, ?, ?, ?, ?, ?, ?)')
+        .join(', ')}`,
+      batch.flatMap((order) => [
+        order.id,
+        order.userId,
+        order.concertId,
+        order.totalPrice,
+        order.status,
+        utcDateTime(order.createdAtMs),
+        utcDateTime(order.updatedAtMs),
+      ]),
+    );
+    const seats = batch.flatMap((order) => order.seats.map((seat) => [order.id, seat.seatPriceId, seat.price]));
+    if (seats.length > 0) {
+      await dataSource.query(
+        `INSERT INTO order_seats (order_id, seat_price_id, price) VALUES ${seats.map(() => '(?, ?, ?)').join(', ')}`,
+        seats.flat(),
+      );
+    }
+  }
 }
 
 export async function seedDataset(dataSource: DataSource, seed: number): Promise<TestOrder[]> {
   const orders = buildDataset(seed);
-  const ids = await writeOrders(dataSource, orders);
-  return orders.map((order, index) => ({ ...order, id: ids[index] }));
+  await plantOrders(dataSource, orders);
+  return orders;
 }

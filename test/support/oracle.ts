@@ -71,7 +71,8 @@ export function element(order: TestOrder, role: 'USER' | 'ADMIN'): Record<string
     concertId: order.concertId,
     seats: [...order.seats].sort((a, b) => a.seatPriceId - b.seatPriceId),
     totalPrice: order.totalPrice,
-    status: LABELS[order.status],
+    // A code §5 does not list is shown as stored (§4).
+    status: LABELS[order.status] ?? order.status,
     createdAt: seoulText(order.createdAtMs),
     updatedAt: seoulText(order.updatedAtMs),
   };

@@ -65,7 +65,7 @@ export async function startTestApp(environment: Record<string, string | undefine
   Object.assign(process.env, { ...BASE_TEST_ENVIRONMENT, ...environment });
   for (const [name, value] of Object.entries(environment)) if (value === undefined) delete process.env[name];
 
-  const moduleRef = await Test.createTestingModule({ imports: [AppModule] }).compile();
+  const moduleRef = await Test.createTestingModule({ imports: [AppModule.forRoot()] }).compile();
   const app = moduleRef.createNestApplication<NestFastifyApplication>(createHttpAdapter(), {
     ...APP_OPTIONS,
     logger: false,

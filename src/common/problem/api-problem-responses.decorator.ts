@@ -1,6 +1,6 @@
 import { applyDecorators } from '@nestjs/common';
 import { ApiExtraModels, ApiResponse, getSchemaPath } from '@nestjs/swagger';
-import { PROBLEM_CONTENT_TYPE } from './problem-details.filter';
+import { PROBLEM_CONTENT_TYPE } from './problem-details';
 import { FieldErrorDto, ProblemDetailsDto } from './problem-details.dto';
 
 export const REQUEST_ID_HEADER_DOC = {
@@ -66,10 +66,6 @@ const PROBLEMS: Record<number, ProblemDoc> = {
       detail: 'Only administrators may filter by userId',
       instance,
     },
-  },
-  404: {
-    description: 'No such route.',
-    example: { type: 'about:blank', title: 'Not Found', status: 404, detail: 'No resource at GET /order', instance },
   },
   429: {
     description: 'The caller (member id, else address) sent more than RATE_LIMIT_PER_MINUTE requests in a minute.',

@@ -1,17 +1,17 @@
-import { BadRequestException } from '@nestjs/common';
-
-export interface FieldError {
-  field: string;
-  message: string;
-}
+import { ProblemException, type FieldError } from './problem-details';
 
 /** A 400 that lists every invalid parameter (CONTRACT §3, §6), rendered with `errors[]`. */
-export class InvalidParametersException extends BadRequestException {
+export class InvalidParametersException extends ProblemException {
   constructor(readonly errors: FieldError[]) {
-    super(
-      errors.length === 1
-        ? `Invalid parameter ${errors[0].field}: ${errors[0].message}`
-        : `Invalid parameters: ${[...new Set(errors.map((error) => error.field))].join(', ')}`,
-    );
+    super({
+      type: '/problems/invalid-parameters',
+      title: 'Invalid request parameters',
+      status: 400,
+      detail:
+        errors.length === 1
+          ? `Invalid parameter ${errors[0].field}: ${errors[0].message}`
+          : `Invalid parameters: ${[...new Set(errors.map((error) => error.field))].join(', ')}`,
+      errors,
+    });
   }
 }

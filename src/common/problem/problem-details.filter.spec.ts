@@ -6,8 +6,8 @@ import {
   NotFoundException,
   UnauthorizedException,
 } from '@nestjs/common';
-import { QueryFailedError } from 'typeorm';
 import { InvalidParametersException } from './invalid-parameters.exception';
+import { ProblemException } from './problem-details';
 import { ProblemDetailsFilter } from './problem-details.filter';
 
 interface Answer {
@@ -109,17 +109,34 @@ describe('ProblemDetailsFilter', () => {
     expect(problem).toMatchObject({ status: 400, detail: 'The request body is not valid JSON' });
   });
 
-  it.each(['ECONNREFUSED', 'PROTOCOL_CONNECTION_LOST', 'ER_LOCK_WAIT_TIMEOUT', 'ETIMEDOUT'])(
-    'answers 503 with Retry-After when the driver reports %s, without the driver’s words',
-    (code) => {
-      const driverError = Object.assign(new Error(`connect ${code} 10.0.0.5:3306 SELECT * FROM orders`), { code });
-      const { answer, problem } = answerTo(new QueryFailedError('SELECT * FROM orders', [], driverError));
-      expect(answer.status).toBe(503);
-      expect(answer.headers['Retry-After']).toBe('5');
-      expect(answer.body).not.toMatch(/SELECT|10\.0\.0\.5|orders`|ECONN|ER_/);
-      expect(problem).toMatchObject({ status: 503, type: '/problems/database-unavailable' });
-    },
-  );
+  it('answers a ProblemException with its own type and headers, and nothing of its cause', () => {
+    const driverError = Object.assign(new Error('connect ECONNREFUSED 10.0.0.5:3306 SELECT * FROM orders'), {
+      code: 'ECONNREFUSED',
+    });
+    const { answer, problem } = answerTo(
+      new ProblemException(
+        {
+          type: '/problems/example-unavailable',
+          title: 'Service Unavailable',
+          status: 503,
+          detail: 'Try again shortly',
+          headers: { 'Retry-After': '7' },
+        },
+        { cause: driverError },
+      ),
+    );
+    expect(answer.status).toBe(503);
+    expect(answer.headers['Retry-After']).toBe('7');
+    expect(answer.headers['X-Request-Id']).toBe('req-1');
+    expect(answer.body).not.toMatch(/SELECT|10\.0\.0\.5|ECONN/);
+    expect(problem).toEqual({
+      type: '/problems/example-unavailable',
+      title: 'Service Unavailable',
+      status: 503,
+      detail: 'Try again shortly',
+      instance: 'urn:request:req-1',
+    });
+  });
 
   it('answers 500 to anything else, telling nothing but the request id', () => {
     const { answer, problem } = answerTo(new TypeError("Cannot read properties of undefined (reading 'id')"));

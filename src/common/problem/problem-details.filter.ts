@@ -1,31 +1,7 @@
 import { ArgumentsHost, Catch, ExceptionFilter, HttpException, HttpStatus, Logger } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { STATUS_CODES } from 'node:http';
-import { isDatabaseUnavailable } from '../../database/database-errors';
-import { REQUEST_ID_HEADER } from '../request-id';
-import { InvalidParametersException, type FieldError } from './invalid-parameters.exception';
-
-/** RFC 9457 problem details, as every error of the service is answered (CONTRACT §6). */
-export interface ProblemDetails {
-  type: string;
-  title: string;
-  status: number;
-  detail: string;
-  instance: string;
-  errors?: FieldError[];
-}
-
-export const PROBLEM_CONTENT_TYPE = 'application/problem+json';
-export const DATABASE_RETRY_AFTER_SECONDS = 5;
-
-type Described = Omit<ProblemDetails, 'instance'> & { headers?: Record<string, string>; logAsFailure?: boolean };
-
-const plain = (status: number, detail: string): Described => ({
-  type: 'about:blank',
-  title: STATUS_CODES[status] ?? 'Error',
-  status,
-  detail,
-});
+import { MAX_JSON_BODY_BYTES } from '../http-limits';
+import { plainProblem, problemAnswer, ProblemException, type Problem } from './problem-details';
 
 /**
  * Errors raised before any Nest code runs, whose messages may quote the
@@ -33,28 +9,28 @@ const plain = (status: number, detail: string): Described => ({
  * as `entity.parse.failed`, Fastify's a `code` such as `FST_ERR_BAD_URL` (Nest
  * wraps both in an HttpException, keeping the original as `cause`).
  */
-function transportProblem(exception: unknown): Described | undefined {
+function transportProblem(exception: unknown): Problem | undefined {
   if (typeof exception !== 'object' || exception === null) return undefined;
   const { type, code, status, statusCode } = exception as Record<string, unknown>;
   const httpStatus = typeof status === 'number' ? status : statusCode;
   if (typeof httpStatus !== 'number' || httpStatus >= 500) return undefined;
   switch (type ?? code) {
     case 'FST_ERR_BAD_URL':
-      return plain(400, 'The request URL is not validly percent-encoded');
+      return plainProblem(400, 'The request URL is not validly percent-encoded');
     case 'entity.parse.failed':
     case 'FST_ERR_CTP_INVALID_JSON_BODY':
     case 'FST_ERR_CTP_EMPTY_JSON_BODY':
-      return plain(400, 'The request body is not valid JSON');
+      return plainProblem(400, 'The request body is not valid JSON');
     case 'entity.too.large':
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
-      return plain(413, 'The request body is larger than 16 KB');
+      return plainProblem(413, `The request body is larger than ${MAX_JSON_BODY_BYTES / 1024} KB`);
     case 'encoding.unsupported':
     case 'charset.unsupported':
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
-      return plain(415, 'The request body uses an unsupported encoding or media type');
+      return plainProblem(415, 'The request body uses an unsupported encoding or media type');
     default:
       return typeof type === 'string' || (typeof code === 'string' && code.startsWith('FST_'))
-        ? plain(httpStatus, 'The request could not be read')
+        ? plainProblem(httpStatus, 'The request could not be read')
         : undefined;
   }
 }
@@ -69,70 +45,54 @@ function messageOf(exception: HttpException): string {
 
 const pathOf = (request: FastifyRequest): string => request.url.split('?')[0];
 
-function describe(exception: unknown, request: FastifyRequest): Described {
-  if (exception instanceof InvalidParametersException) {
-    return {
-      type: '/problems/invalid-parameters',
-      title: 'Invalid request parameters',
-      status: HttpStatus.BAD_REQUEST,
-      detail: exception.message,
-      errors: exception.errors,
-    };
-  }
+function describe(exception: unknown, request: FastifyRequest): Problem {
+  if (exception instanceof ProblemException) return exception.problem;
   const fromTransport = transportProblem(exception instanceof HttpException ? exception.cause : exception);
   if (fromTransport) return fromTransport;
-  if (exception instanceof HttpException) {
-    const status = exception.getStatus();
-    if (status === 404) {
-      return plain(status, `No resource at ${request.method} ${pathOf(request)}`);
-    }
-    const described = plain(status, messageOf(exception));
-    if (status === 401) {
-      // RFC 6750 §3: tell the client which scheme to use, and that a token it sent was rejected.
-      const sentToken = /^bearer\s/i.test(request.headers.authorization ?? '');
-      described.headers = {
-        'WWW-Authenticate': sentToken ? 'Bearer realm="orders", error="invalid_token"' : 'Bearer realm="orders"',
-      };
-    }
-    return { ...described, logAsFailure: status >= 500 };
+  if (!(exception instanceof HttpException)) {
+    return plainProblem(HttpStatus.INTERNAL_SERVER_ERROR, 'An unexpected error occurred');
   }
-  if (isDatabaseUnavailable(exception)) {
-    return {
-      type: '/problems/database-unavailable',
-      title: 'Service Unavailable',
-      status: HttpStatus.SERVICE_UNAVAILABLE,
-      detail: 'The order database is not answering; try again shortly',
-      headers: { 'Retry-After': String(DATABASE_RETRY_AFTER_SECONDS) },
-      logAsFailure: true,
+  const status: number = exception.getStatus();
+  if (status === 404) {
+    return plainProblem(status, `No resource at ${request.method} ${pathOf(request)}`);
+  }
+  const problem = plainProblem(status, messageOf(exception));
+  if (status === 401) {
+    // RFC 6750 §3: tell the client which scheme to use, and that a token it sent was rejected.
+    const sentToken = /^bearer\s/i.test(request.headers.authorization ?? '');
+    problem.headers = {
+      'WWW-Authenticate': sentToken ? 'Bearer realm="orders", error="invalid_token"' : 'Bearer realm="orders"',
     };
   }
-  return { ...plain(HttpStatus.INTERNAL_SERVER_ERROR, 'An unexpected error occurred'), logAsFailure: true };
+  return problem;
 }
 
 const logger = new Logger('ProblemDetailsFilter');
 
 /**
- * The one place errors become responses. Details of a failure (stack, SQL,
- * driver message) go to the log under the request id, never to the client,
- * who gets that id as the problem's `instance` to quote.
+ * The failure goes to the log under the request id, never to the client. A
+ * 503 is an expected condition with a known cause: one line, no stack.
  */
-export function answerWithProblem(exception: unknown, request: FastifyRequest, reply: FastifyReply): void {
-  const { headers, logAsFailure, ...problem } = describe(exception, request);
-  const body: ProblemDetails = { ...problem, instance: `urn:request:${request.id}` };
-  if (logAsFailure) {
-    logger.error(
-      `${request.method} ${pathOf(request)} answered ${problem.status} [request ${request.id}]`,
-      exception instanceof Error ? exception.stack : String(exception),
-    );
+function logFailure(exception: unknown, request: FastifyRequest, status: number): void {
+  const summary = `${request.method} ${pathOf(request)} answered ${status} [request ${request.id}]`;
+  if (status === 503) {
+    const cause = exception instanceof HttpException ? exception.cause : exception;
+    logger.warn(`${summary}: ${cause instanceof Error ? cause.message : String(cause)}`);
+  } else {
+    logger.error(summary, exception instanceof Error ? exception.stack : String(exception));
   }
+}
+
+/** Answers any exception as problem+json; also Fastify's `frameworkErrors` handler for what its router refuses. */
+export function answerWithProblem(exception: unknown, request: FastifyRequest, reply: FastifyReply): void {
+  const problem = describe(exception, request);
+  if (problem.status >= 500) logFailure(exception, request, problem.status);
   if (reply.sent) return;
+  const answer = problemAnswer(problem, request.id);
   void reply
-    .status(problem.status)
-    .header('Content-Type', `${PROBLEM_CONTENT_TYPE}; charset=utf-8`)
-    // Set here too: the router rejects a malformed URL before the hook that sets it runs.
-    .header(REQUEST_ID_HEADER, request.id)
-    .headers(headers ?? {})
-    .send(request.method === 'HEAD' ? undefined : JSON.stringify(body));
+    .status(answer.status)
+    .headers(answer.headers)
+    .send(request.method === 'HEAD' ? undefined : answer.body);
 }
 
 /** Every exception Nest sees, from guards, pipes, handlers and Fastify's own hooks. */

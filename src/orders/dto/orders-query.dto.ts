@@ -1,8 +1,7 @@
 import { IsIn, IsInt, IsString, Max, Min } from 'class-validator';
 import { ORDER_STATUS_CODES, ORDER_STATUS_LABELS } from '../order-status';
 import { DATE_FORMATS_HINT } from '../query/date-bound';
-import { ADMIN_SORT_FIELDS, USER_SORT_FIELDS } from '../query/sort';
-import { IsSortSpecification, Optional, ToInteger, ToList } from './validation';
+import { Optional, ToInteger, ToList } from './validation';
 
 export const MAX_PAGE_SIZE = 100;
 export const DEFAULT_PAGE_SIZE = 20;
@@ -18,8 +17,8 @@ export const STATUS_VALUES = [...Object.values(ORDER_STATUS_LABELS), ...ORDER_ST
 
 const positiveId = { message: `$property must be a positive integer no larger than ${MAX_ID}` };
 
-/** `page` and `size`, the same in both variants. */
-abstract class PageQueryDto {
+/** `page`, `size` and `sort`, the same in both variants; the sort terms are parsed against the variant's fields later. */
+export class UserOrdersQueryDto {
   @Optional()
   @ToInteger()
   @IsInt({ message: '$property must be an integer of at least 1' })
@@ -33,21 +32,14 @@ abstract class PageQueryDto {
   @Min(1, { message: `$property must be an integer from 1 to ${MAX_PAGE_SIZE}` })
   @Max(MAX_PAGE_SIZE, { message: `$property must be an integer from 1 to ${MAX_PAGE_SIZE}` })
   size?: number;
-}
 
-export class UserOrdersQueryDto extends PageQueryDto {
   @Optional()
   @ToList()
-  @IsSortSpecification(USER_SORT_FIELDS)
+  @IsString({ each: true, message: '$property must be a string or an array of strings' })
   sort?: string[];
 }
 
-export class AdminOrdersQueryDto extends PageQueryDto {
-  @Optional()
-  @ToList()
-  @IsSortSpecification(ADMIN_SORT_FIELDS)
-  sort?: string[];
-
+export class AdminOrdersQueryDto extends UserOrdersQueryDto {
   @Optional()
   @ToInteger()
   @IsInt(positiveId)

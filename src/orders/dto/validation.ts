@@ -1,6 +1,5 @@
 import { Transform } from 'class-transformer';
-import { registerDecorator, ValidateIf, type ValidationOptions } from 'class-validator';
-import { parseSort, type SortField } from '../query/sort';
+import { ValidateIf } from 'class-validator';
 
 /**
  * Unlike `@IsOptional()`, lets `null` through to validation: `{"page": null}`
@@ -21,25 +20,3 @@ export const ToInteger = (): PropertyDecorator =>
 /** `sort` arrives as one string, repeated strings (query) or an array (JSON body). */
 export const ToList = (): PropertyDecorator =>
   Transform(({ value }: { value: unknown }) => (typeof value === 'string' ? [value] : value));
-
-export function IsSortSpecification(allowed: readonly SortField[], options?: ValidationOptions): PropertyDecorator {
-  return (target, propertyName) =>
-    registerDecorator({
-      name: 'isSortSpecification',
-      target: target.constructor,
-      propertyName: String(propertyName),
-      options,
-      validator: {
-        validate: (value: unknown) =>
-          Array.isArray(value) && value.every((term) => typeof term === 'string') && parseSort(value, allowed).ok,
-        defaultMessage: (args) => {
-          const value: unknown = args?.value;
-          if (!Array.isArray(value) || !value.every((term) => typeof term === 'string')) {
-            return 'must be a string or an array of strings';
-          }
-          const result = parseSort(value, allowed);
-          return result.ok ? '' : result.message;
-        },
-      },
-    });
-}

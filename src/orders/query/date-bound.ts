@@ -18,6 +18,18 @@ export const boundsRows = {
 };
 
 export type BoundParse = { ok: true; epochMs: number } | { ok: false; message: string };
+export type StartBoundParse =
+  | {
+      ok: true;
+      /** The first stored millisecond the bound includes: the written instant, rounded up. */
+      epochMs: number;
+      /** The written instant truncated to the millisecond; equal bounds compare equal at any precision. */
+      writtenMs: number;
+    }
+  | { ok: false; message: string };
+
+/** An unencoded `+` in a URL arrives as a space; before an offset, that is what it was (CONTRACT §3). */
+const SPACE_FOR_PLUS = /^(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d{1,9})?) (\d{2}:\d{2})$/;
 
 interface Parsed {
   start: DateTime;
@@ -37,7 +49,7 @@ function zoneOf(designator: string | undefined, timeZone: string): Zone | string
 }
 
 function parse(text: string, timeZone: string): Parsed | string {
-  const match = PATTERN.exec(text);
+  const match = PATTERN.exec(text.replace(SPACE_FOR_PLUS, '$1+$2'));
   if (!match) {
     return `"${text}" is not a date; use ${DATE_FORMATS_HINT}`;
   }
@@ -76,11 +88,23 @@ const fractionMs = (fraction: string | undefined, round: (value: number) => numb
   fraction === undefined ? 0 : round(Number(`0.${fraction}`) * 1000);
 
 /** The inclusive lower bound `startDate` stands for, as epoch milliseconds. */
-export function parseStartBound(text: string, timeZone: string): BoundParse {
+export function parseStartBound(text: string, timeZone: string): StartBoundParse {
   const parsed = parse(text, timeZone);
   if (typeof parsed === 'string') return { ok: false, message: parsed };
-  return { ok: true, epochMs: parsed.start.toMillis() + fractionMs(parsed.fraction, Math.ceil) };
+  const secondMs = parsed.start.toMillis();
+  return {
+    ok: true,
+    epochMs: secondMs + fractionMs(parsed.fraction, Math.ceil),
+    writtenMs: secondMs + fractionMs(parsed.fraction, Math.floor),
+  };
 }
+
+/**
+ * `startDate` later than `endDate` (CONTRACT §3), compared as written: the end
+ * covers at least the millisecond it names, so equal bounds never qualify.
+ */
+export const startsAfterEnd = (start: { writtenMs: number }, end: { epochMs: number }): boolean =>
+  start.writtenMs >= end.epochMs;
 
 /**
  * The exclusive upper bound `endDate` stands for (CONTRACT §3): a bare date

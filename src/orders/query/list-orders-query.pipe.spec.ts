@@ -67,6 +67,18 @@ describe('ListOrdersQueryPipe', () => {
     ).toThrow(new ForbiddenException('Only administrators may filter by concertId, startDate'));
   });
 
+  it.each([[[]], ['text'], [42]])('answers 403 to a user’s admin filter whatever the body %j looks like', (body) => {
+    expect(() => pipe.transform({ caller: user, query: { userId: '2' }, body })).toThrow(
+      new ForbiddenException('Only administrators may filter by userId'),
+    );
+  });
+
+  it('answers 400 to a body that is no object once the role checks pass', () => {
+    expect(errorsOf(() => pipe.transform({ caller: user, query: {}, body: [] }))).toEqual([
+      { field: 'body', message: 'the JSON body must be an object of parameters' },
+    ]);
+  });
+
   it('collects every invalid parameter into one 400', () => {
     const errors = errorsOf(() =>
       pipe.transform({
@@ -85,6 +97,16 @@ describe('ListOrdersQueryPipe', () => {
     expect(
       pipe.transform({ caller: admin, query: { consertId: '2', concertId: '2' }, body: undefined }).filters,
     ).toEqual({ concertId: 2 });
+  });
+
+  it('accepts equal bounds at any precision', () => {
+    const bound = '2026-03-10T10:00:00.0001Z';
+    expect(
+      pipe.transform({ caller: admin, query: { startDate: bound, endDate: bound }, body: undefined }).filters,
+    ).toEqual({
+      createdFrom: Date.parse('2026-03-10T10:00:00.001Z'),
+      createdBefore: Date.parse('2026-03-10T10:00:00.001Z'),
+    });
   });
 
   it('refuses a start after the end', () => {

@@ -2,8 +2,10 @@ import { ForbiddenException, Inject, Injectable, PipeTransform } from '@nestjs/c
 import { plainToInstance } from 'class-transformer';
 import { validateSync, type ValidationError } from 'class-validator';
 import { Role, type Caller } from '../../auth/role';
-import { InvalidParametersException, type FieldError } from '../../common/problem/invalid-parameters.exception';
-import { appConfig, type AppConfig } from '../../config/app.config';
+import { InvalidParametersException } from '../../common/problem/invalid-parameters.exception';
+import type { FieldError } from '../../common/problem/problem-details';
+import type { AppConfig } from '../../config/app.config';
+import { APP_CONFIG } from '../../config/config.module';
 import {
   ADMIN_FILTERS,
   AdminOrdersQueryDto,
@@ -13,9 +15,9 @@ import {
   UserOrdersQueryDto,
 } from '../dto/orders-query.dto';
 import { toOrderStatusCode } from '../order-status';
-import { boundsRows, parseEndBound, parseStartBound } from './date-bound';
+import { boundsRows, parseEndBound, parseStartBound, startsAfterEnd } from './date-bound';
 import type { ListOrdersQuery, OrderFilters } from './list-orders-query';
-import { mergeRequestParameters, toQueryValues, type RequestParameters } from './request-parameters';
+import { mergeRequestParameters, parameterNames, toQueryValues, type RequestParameters } from './request-parameters';
 import { ADMIN_SORT_FIELDS, DEFAULT_SORT, parseSort, USER_SORT_FIELDS } from './sort';
 
 /** What the listing handler receives: who calls, and the raw parameters from both transports. */
@@ -33,7 +35,7 @@ const KNOWN_PARAMETERS: Record<Role, ReadonlySet<string>> = {
 };
 
 /** A wrong type explains itself better than the range a value of the right type would need. */
-const CONSTRAINT_PRIORITY = ['isInt', 'isString', 'isIn', 'isSortSpecification', 'min', 'max'];
+const CONSTRAINT_PRIORITY = ['isInt', 'isString', 'isIn', 'min', 'max'];
 const priorityOf = (constraint: string): number => {
   const index = CONSTRAINT_PRIORITY.indexOf(constraint);
   return index === -1 ? CONSTRAINT_PRIORITY.length : index;
@@ -54,18 +56,20 @@ function fieldErrors(errors: ValidationError[]): FieldError[] {
  */
 @Injectable()
 export class ListOrdersQueryPipe implements PipeTransform<ListOrdersRequest, ListOrdersQuery> {
-  constructor(@Inject(appConfig.KEY) private readonly config: AppConfig) {}
+  constructor(@Inject(APP_CONFIG) private readonly config: AppConfig) {}
 
   transform({ caller, query, body, bodyError }: ListOrdersRequest): ListOrdersQuery {
-    const { values, repeated } = mergeRequestParameters(query, bodyError ? undefined : body);
     const isAdmin = caller.role === Role.Admin;
     if (!isAdmin) {
-      const adminFilters = ADMIN_FILTERS.filter((name) => values.has(name));
+      // Whatever else is wrong with the request, including the shape of its body: 403 comes before 400.
+      const names = parameterNames(query, bodyError ? undefined : body);
+      const adminFilters = ADMIN_FILTERS.filter((name) => names.has(name));
       if (adminFilters.length > 0) {
         throw new ForbiddenException(`Only administrators may filter by ${adminFilters.join(', ')}`);
       }
     }
     if (bodyError) throw bodyError;
+    const { values, repeated } = mergeRequestParameters(query, body);
 
     const errors: FieldError[] = [];
     const known: Record<string, unknown> = {};
@@ -80,21 +84,17 @@ export class ListOrdersQueryPipe implements PipeTransform<ListOrdersRequest, Lis
     }
     const dto = plainToInstance(isAdmin ? AdminOrdersQueryDto : UserOrdersQueryDto, known);
     errors.push(...fieldErrors(validateSync(dto)));
+    const sort = errors.some((error) => error.field === 'sort')
+      ? undefined
+      : parseSort(dto.sort ?? [], isAdmin ? ADMIN_SORT_FIELDS : USER_SORT_FIELDS);
+    if (sort && !sort.ok) errors.push({ field: 'sort', message: sort.message });
     const filters = isAdmin ? this.adminFilters(dto, errors) : {};
-    if (errors.length > 0) {
+    if (errors.length > 0 || !sort?.ok) {
       throw new InvalidParametersException(errors);
     }
 
     const size = dto.size ?? DEFAULT_PAGE_SIZE;
-    const sort = parseSort(dto.sort ?? [], isAdmin ? ADMIN_SORT_FIELDS : USER_SORT_FIELDS);
-    return {
-      page: dto.page ?? 1,
-      size,
-      // Validation has already run parseSort on the same terms; it cannot fail here.
-      sort: sort.ok ? sort.keys : [],
-      filters,
-      echoedParameters: echo(values, size),
-    };
+    return { page: dto.page ?? 1, size, sort: sort.keys, filters, echoedParameters: echo(values, size) };
   }
 
   /** Builds the filters, adding to `errors` what only shows once values are combined or read in the service's zone. */
@@ -123,7 +123,7 @@ export class ListOrdersQueryPipe implements PipeTransform<ListOrdersRequest, Lis
     const end = endText === undefined ? undefined : parseEndBound(endText, timeZone);
     if (start && !start.ok) errors.push({ field: 'startDate', message: `startDate ${start.message}` });
     if (end && !end.ok) errors.push({ field: 'endDate', message: `endDate ${end.message}` });
-    if (start?.ok && end?.ok && start.epochMs >= end.epochMs) {
+    if (start?.ok && end?.ok && startsAfterEnd(start, end)) {
       errors.push({ field: 'startDate', message: 'startDate must not be later than endDate' });
     }
     filters.createdFrom = start?.ok ? boundsRows.from(start.epochMs) : undefined;

@@ -28,6 +28,11 @@ export function mergeRequestParameters(query: unknown, body: unknown): RequestPa
   return { values, repeated };
 }
 
+/** The names of the parameters sent in either place, whatever the body's shape (a body that is no object sends none). */
+export function parameterNames(query: unknown, body: unknown): Set<string> {
+  return new Set([...Object.keys(isPlainObject(query) ? query : {}), ...Object.keys(isPlainObject(body) ? body : {})]);
+}
+
 /** The value as it would be written in a query string; repeated values stay repeated. */
 export function toQueryValues(value: unknown): string[] {
   if (Array.isArray(value)) return value.flatMap(toQueryValues);

@@ -1,0 +1,21 @@
+import type { Caller } from './role';
+
+/**
+ * What the token of a request established (CONTRACT §2), found by the global
+ * JwtAuthGuard on every request and acted on by RolesGuard on protected routes.
+ */
+export type TokenVerdict =
+  | { kind: 'caller'; caller: Caller }
+  /** Missing, malformed, badly signed, expired, not yet valid, or without `exp`. */
+  | { kind: 'invalid-token'; reason: string }
+  /** Verified, but its `sub` is not a member id or its role is unknown. */
+  | { kind: 'no-usable-identity'; reason: string };
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    tokenVerdict?: TokenVerdict;
+  }
+}
+
+export const callerOf = (verdict: TokenVerdict | undefined): Caller | undefined =>
+  verdict?.kind === 'caller' ? verdict.caller : undefined;

@@ -1,0 +1,40 @@
+import type { DynamicModule } from '@nestjs/common';
+import { ConfigModule, getConfigToken, registerAs } from '@nestjs/config';
+import { toAppConfig } from './app.config';
+import { toAuthConfig } from './auth.config';
+import { toDatabaseConfig } from './database.config';
+import { validateEnvironment, type EnvironmentVariables } from './environment';
+
+/** Injection tokens of the configuration namespaces (`@Inject(APP_CONFIG) config: AppConfig`). */
+export const APP_CONFIG = getConfigToken('app');
+export const DATABASE_CONFIG = getConfigToken('database');
+export const AUTH_CONFIG = getConfigToken('auth');
+
+/**
+ * The configuration of one application: the environment is validated once,
+ * by ConfigModule's `validate` (CONTRACT §8: an invalid value stops the start,
+ * named), and each namespace is cut from those validated values.
+ *
+ * A function rather than a static import so that validation runs when an
+ * application is assembled, not when this file is first imported: tests start
+ * several applications with different environments in one process.
+ */
+export function configModule(): Promise<DynamicModule> {
+  let validated: EnvironmentVariables | undefined;
+  const environment = (): EnvironmentVariables => {
+    // ConfigModule runs `validate` before it creates any namespace.
+    if (!validated) throw new Error('The configuration namespaces were read before the environment was validated');
+    return validated;
+  };
+  return ConfigModule.forRoot({
+    isGlobal: true,
+    // `.env` is read once, by the entry points (main, ormconfig, CLI), so tests never pick up a developer's file.
+    ignoreEnvFile: true,
+    validate: (raw) => (validated = validateEnvironment(raw as Record<string, string | undefined>)),
+    load: [
+      registerAs('app', () => toAppConfig(environment())),
+      registerAs('database', () => toDatabaseConfig(environment())),
+      registerAs('auth', () => toAuthConfig(environment())),
+    ],
+  });
+}

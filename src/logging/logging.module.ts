@@ -1,0 +1,42 @@
+import { Module } from '@nestjs/common';
+import { LoggerModule, type Params } from 'nestjs-pino';
+import pino from 'pino';
+import type { AppConfig } from '../config/app.config';
+import { APP_CONFIG } from '../config/config.module';
+
+/**
+ * One line per request (CONTRACT §10), with the id Fastify chose for it
+ * (middie hands it to pino-http as `req.id`), method, URL, client address,
+ * status and time. Headers are never logged, and with them no credential.
+ */
+const serializers = {
+  req: (request: { id: unknown; method: string; url: string; remoteAddress?: string }) => ({
+    id: request.id,
+    method: request.method,
+    url: request.url,
+    remoteAddress: request.remoteAddress,
+  }),
+  res: (response: { statusCode: number }) => ({ statusCode: response.statusCode }),
+};
+
+function loggingParams(config: AppConfig): Params {
+  const options = {
+    level: config.logLevel,
+    serializers,
+    customLogLevel: (_request: unknown, response: { statusCode: number }, error?: Error) =>
+      error || response.statusCode >= 500 ? 'error' : response.statusCode >= 400 ? 'warn' : 'info',
+  } as const;
+  if (config.nodeEnv === 'development') {
+    // For a person at a terminal; every other environment writes JSON lines for the log pipeline.
+    return {
+      pinoHttp: { ...options, transport: { target: 'pino-pretty', options: { singleLine: true } } },
+    };
+  }
+  // Written off the event loop, batched while a write is pending; pino flushes it when the process exits.
+  return { pinoHttp: [options, pino.destination({ dest: 1, sync: false })] };
+}
+
+@Module({
+  imports: [LoggerModule.forRootAsync({ inject: [APP_CONFIG], useFactory: loggingParams })],
+})
+export class LoggingModule {}

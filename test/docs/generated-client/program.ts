@@ -1,0 +1,64 @@
+/**
+ * A front-end team's use of a client generated from /docs-json (openapi-typescript
+ * types, openapi-fetch calls). The test in ../openapi.e2e-spec.ts generates
+ * `orders-api.d.ts` from the live document and type-checks this file strictly:
+ * if the document drifts from what the service accepts and answers, this no
+ * longer compiles.
+ */
+import createClient from 'openapi-fetch';
+import type { components, paths } from './orders-api';
+
+type AdminOrder = components['schemas']['AdminOrderDto'];
+type UserOrder = components['schemas']['UserOrderDto'];
+type Problem = components['schemas']['ProblemDetailsDto'];
+
+const client = createClient<paths>({ baseUrl: 'http://localhost:3000' });
+
+/** Administrators: every filter, a sort with an upper-case direction, and the next page from the Link header. */
+export async function completedOrdersOfConcert(token: string): Promise<{ orders: AdminOrder[]; next?: string }> {
+  const { data, error, response } = await client.GET('/orders', {
+    params: {
+      query: {
+        page: 2,
+        size: 50,
+        sort: ['totalPrice,DESC', 'createdAt'],
+        userId: 42,
+        consertId: 7,
+        orderStatus: '결제 완료',
+        startDate: '2026-03-01',
+        endDate: '2026-03-31T23:59:59+09:00',
+      },
+    },
+    headers: { Authorization: `Bearer ${token}` },
+  });
+  if (error) throw new Error(describeProblem(error));
+  const orders = data.elements.filter((element): element is AdminOrder => 'userId' in element);
+  const next = /<([^>]+)>;\s*rel="next"/.exec(response.headers.get('Link') ?? '')?.[1];
+  return next === undefined ? { orders } : { orders, next };
+}
+
+/** Members: their own orders; the elements carry no userId. */
+export async function myOrders(token: string): Promise<UserOrder[]> {
+  const { data, error } = await client.GET('/orders', {
+    params: { query: { size: 5, sort: ['createdAt,desc'] } },
+    headers: { Authorization: `Bearer ${token}` },
+  });
+  if (error) throw new Error(describeProblem(error));
+  const envelope = data;
+  const pages: number = envelope.totalPages;
+  const more: boolean = envelope.hasNextPage && envelope.hasPrevious !== undefined;
+  void [pages, more];
+  return envelope.elements.filter((element): element is UserOrder => !('userId' in element));
+}
+
+/** A 400 lists every invalid parameter by name. */
+export function describeProblem(problem: Problem): string {
+  const fields = (problem.errors ?? []).map((error) => `${error.field}: ${error.message}`);
+  return [`${problem.status} ${problem.title}: ${problem.detail} (${problem.instance})`, ...fields].join('\n');
+}
+
+/** The probes need no token. */
+export async function isReady(): Promise<boolean> {
+  const { data } = await client.GET('/health/ready');
+  return data?.status === 'ok' && data.details['database']?.status === 'up';
+}
