@@ -14,8 +14,10 @@ import { InvalidConfigurationError } from './config/environment';
 async function bootstrap(): Promise<void> {
   const app = await NestFactory.create<NestFastifyApplication>(AppModule.forRoot(), createHttpAdapter(), {
     ...APP_OPTIONS,
-    // A bad variable rejects here and is reported by name below, instead of Nest exiting with a stack trace.
+    // A bad variable rejects here and is reported below by name, not by Nest's exception handler with a stack trace:
+    // nothing buffered is printed unless start-up succeeds (configureApp flushes once pino is the logger).
     abortOnError: false,
+    autoFlushLogs: false,
   });
   await configureApp(app);
   // Exit 0 once closed (CONTRACT §10), which also lets the asynchronous log destination flush.

@@ -95,6 +95,8 @@ function setUpSwagger(app: INestApplication): void {
 export async function configureApp(app: NestFastifyApplication): Promise<void> {
   const config = app.get<AppConfig>(APP_CONFIG);
   app.useLogger(app.get(Logger));
+  // Nest's own start-up messages, held back until pino writes them.
+  app.flushLogs();
   const fastify = app.getHttpAdapter().getInstance();
   fastify.addHook('onRequest', (request, reply, done) => {
     void reply.header(REQUEST_ID_HEADER, request.id);

@@ -3,8 +3,7 @@ import { createConnection, type Connection } from 'mysql2/promise';
 import { startServiceProcess, type ServiceProcess } from '../support/service-process';
 import { freshMysqlDatabase, mysqlEnvironment, type MysqlTarget } from '../support/test-database';
 import { adminToken } from '../support/tokens';
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+import { waitFor } from '../support/wait-for';
 
 /**
  * CONTRACT §10: on SIGTERM the service stops accepting, lets requests in flight
@@ -38,6 +37,24 @@ describe('graceful shutdown', () => {
   const list = (baseUrl: string) =>
     fetch(`${baseUrl}/orders`, { headers: { Authorization: `Bearer ${adminToken()}` } });
 
+  /** The listing's statement is running on the server, blocked by the lock: the request is in flight. */
+  const blockedOnTheLock = () =>
+    waitFor('the listing to wait on the table lock', async () => {
+      const [rows] = await locker.query(
+        "SELECT COUNT(*) AS waiting FROM information_schema.PROCESSLIST WHERE STATE LIKE 'Waiting for table%' AND INFO LIKE '%orders%'",
+      );
+      return Number((rows as Array<{ waiting: number }>)[0].waiting) > 0;
+    });
+
+  /** The server no longer accepts connections. */
+  const refusing = (baseUrl: string) =>
+    waitFor('the listener to close', () =>
+      fetch(`${baseUrl}/health/live`).then(
+        () => false,
+        () => true,
+      ),
+    );
+
   it('finishes the request in flight, refuses new connections, and exits 0', async () => {
     service = await startServiceProcess({
       ...mysqlEnvironment(target),
@@ -47,10 +64,10 @@ describe('graceful shutdown', () => {
     const { baseUrl, child, exited } = service;
     await holdOrders();
     const inFlight = list(baseUrl);
-    await sleep(300);
+    await blockedOnTheLock();
     child.kill('SIGTERM');
-    await sleep(300);
-    await expect(fetch(`${baseUrl}/health/live`)).rejects.toThrow();
+    await refusing(baseUrl);
+    expect(child.exitCode).toBeNull();
     await locker.query('UNLOCK TABLES');
     const response = await inFlight;
     expect(response.status).toBe(200);
@@ -68,7 +85,7 @@ describe('graceful shutdown', () => {
     const { baseUrl, child, exited } = service;
     await holdOrders();
     const inFlight = list(baseUrl);
-    await sleep(300);
+    await blockedOnTheLock();
     const signalled = Date.now();
     child.kill('SIGTERM');
     await expect(inFlight).rejects.toThrow();

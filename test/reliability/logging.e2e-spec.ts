@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { startServiceProcess, type ServiceProcess } from '../support/service-process';
 import { adminToken } from '../support/tokens';
+import { waitFor } from '../support/wait-for';
 
 /** CONTRACT §10: logs are JSON lines carrying the request id; tokens and secrets never reach them. */
 describe('request logs', () => {
@@ -15,22 +16,35 @@ describe('request logs', () => {
     await service?.exited;
   });
 
+  it('writes Nest’s start-up messages as JSON lines', () => {
+    const lines = service
+      .output()
+      .split('\n')
+      .filter((line) => line.startsWith('{'))
+      .map((line) => JSON.parse(line) as { msg?: string; context?: string });
+    expect(lines).toContainEqual(
+      expect.objectContaining({ msg: 'Nest application successfully started', context: 'NestApplication' }),
+    );
+  });
+
   it('writes one JSON line per request with its X-Request-Id, and no credential', async () => {
     const token = adminToken();
     const response = await fetch(`${service.baseUrl}/orders?size=1`, {
       headers: { Authorization: `Bearer ${token}`, Cookie: 'session=secret-cookie', 'X-Request-Id': 'log-test-42' },
     });
     expect(response.status).toBe(200);
-    await new Promise((resolve) => setTimeout(resolve, 200));
-    const lines = service
-      .output()
-      .split('\n')
-      .filter((line) => line.startsWith('{'))
-      .map(
-        (line) =>
-          JSON.parse(line) as { req?: { id?: string; url?: string }; res?: { statusCode?: number }; level: number },
-      );
-    const entry = lines.find((line) => line.req?.id === 'log-test-42');
+    // Written asynchronously: the line arrives shortly after the response.
+    const entry = await waitFor('the request’s log line', () =>
+      service
+        .output()
+        .split('\n')
+        .filter((line) => line.startsWith('{'))
+        .map(
+          (line) =>
+            JSON.parse(line) as { req?: { id?: string; url?: string }; res?: { statusCode?: number }; level: number },
+        )
+        .find((line) => line.req?.id === 'log-test-42'),
+    );
     expect(entry).toMatchObject({
       req: { id: 'log-test-42', url: '/orders?size=1' },
       res: { statusCode: 200 },

@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { assertTestDatabaseName, parseMysqlUrl } from '../support/test-database';
+import { assertTestDatabaseName, parseMysqlUrl } from './test-database';
 
 /** The harness drops and recreates databases: it must never be pointed at a real one. */
 describe('test database guard', () => {
