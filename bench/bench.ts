@@ -1,7 +1,7 @@
 import 'dotenv/config';
 import 'reflect-metadata';
 import autocannon from 'autocannon';
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { DataSource } from 'typeorm';
@@ -20,12 +20,16 @@ import { writeOrders } from '../src/database/seeding/order-writer';
  * service (as `npm run start:prod` starts it), the raw floor (bench/floor.ts) and the naive
  * TypeORM findAndCount (bench/naive.ts) on a MySQL database of 1M orders
  * (`npm run seed`). Prints markdown tables.
+ *
+ * With `--compare-node PATH`, compares instead the same build of the service
+ * on the Node.js running the bench and on the one at PATH, interleaved.
  */
 const { values } = parseArgs({
   options: {
     seconds: { type: 'string', default: '5' },
     rounds: { type: 'string', default: '2' },
     connections: { type: 'string', default: '10' },
+    'compare-node': { type: 'string' },
   },
 });
 const seconds = Number(values.seconds);
@@ -38,13 +42,22 @@ const auth = toAuthConfig(env);
 const adminToken = signDevelopmentToken(auth, { sub: 1, role: Role.Admin }, '2h');
 const userToken = signDevelopmentToken(auth, { sub: 1, role: Role.User }, '2h');
 
-type ServerName = 'service' | 'floor' | 'naive';
+type ServerName = 'service' | 'floor' | 'naive' | 'service on the other Node.js';
 const COMMANDS: Record<ServerName, string[]> = {
   service: PRODUCTION_NODE_ARGUMENTS,
   floor: ['-r', 'ts-node/register', 'bench/floor.ts'],
   naive: ['-r', 'ts-node/register', 'bench/naive.ts'],
+  'service on the other Node.js': PRODUCTION_NODE_ARGUMENTS,
 };
-const PORTS: Record<ServerName, number> = { service: 3910, floor: 3911, naive: 3912 };
+const PORTS: Record<ServerName, number> = {
+  service: 3910,
+  floor: 3911,
+  naive: 3912,
+  'service on the other Node.js': 3913,
+};
+const otherNode = values['compare-node'];
+const nodeOf = (name: ServerName): string =>
+  name === 'service on the other Node.js' && otherNode ? otherNode : process.execPath;
 
 const SCENARIOS: Array<{ name: string; token: string; query: string }> = [
   { name: 'user page 1', token: userToken, query: '' },
@@ -64,8 +77,10 @@ const SCENARIOS: Array<{ name: string; token: string; query: string }> = [
 ];
 
 async function start(name: ServerName, extra: Record<string, string> = {}): Promise<ChildProcess> {
-  const child = spawn(process.execPath, COMMANDS[name], {
-    env: { ...process.env, PORT: String(PORTS[name]), RATE_LIMIT_PER_MINUTE: '0', NODE_ENV: 'development', ...extra },
+  const child = spawn(nodeOf(name), COMMANDS[name], {
+    // `test` logs JSON lines as production does (development would pretty-print them); production itself would
+    // refuse the development secret the bench signs its tokens with.
+    env: { ...process.env, PORT: String(PORTS[name]), RATE_LIMIT_PER_MINUTE: '0', NODE_ENV: 'test', ...extra },
     stdio: 'ignore',
   });
   for (let attempt = 0; attempt < 300; attempt += 1) {
@@ -258,10 +273,64 @@ async function tableSizes(): Promise<void> {
   }
 }
 
+/** The same build on two Node.js versions: throughput, latency and peak memory, interleaved. */
+async function compareRuntimes(other: string): Promise<void> {
+  const version = (binary: string) => spawnSync(binary, ['--version'], { encoding: 'utf8' }).stdout.trim();
+  const names: ServerName[] = ['service', 'service on the other Node.js'];
+  const label: Record<string, string> = {
+    service: `Node ${process.version}`,
+    'service on the other Node.js': `Node ${version(other)}`,
+  };
+  const servers = { service: await start('service'), other: await start('service on the other Node.js') };
+  const picked = SCENARIOS.filter((scenario) =>
+    ['user page 1', 'admin page 1', 'admin all filters', 'admin size 100'].includes(scenario.name),
+  );
+  const samples = new Map<string, Array<{ rps: number; p50: number; p99: number; errors: number }>>();
+  for (let round = 0; round < rounds; round += 1) {
+    for (const scenario of picked) {
+      for (const name of round % 2 === 0 ? names : [...names].reverse()) {
+        process.stderr.write(`round ${round + 1}: ${scenario.name} on ${label[name]}\n`);
+        const key = `${scenario.name}|${name}`;
+        samples.set(key, [...(samples.get(key) ?? []), await load(url(name, scenario.query), scenario.token, seconds)]);
+        await drain();
+      }
+    }
+  }
+  const [a, b] = names.map((name) => label[name]);
+  console.log(
+    `\n## The same build on ${a} and ${b} (${connections} connections, ${rounds} × ${seconds} s, interleaved)\n`,
+  );
+  console.log(`| scenario | ${a} req/s | ${b} req/s | ${a} / ${b} | ${a} p50 / p99 ms | ${b} p50 / p99 ms | failed |`);
+  console.log('|---|---|---|---|---|---|---|');
+  for (const scenario of picked) {
+    const [first, second] = names.map((name) => {
+      const runs = samples.get(`${scenario.name}|${name}`) ?? [];
+      return {
+        rps: mean(runs.map((run) => run.rps)),
+        p50: median(runs.map((run) => run.p50)),
+        p99: Math.max(...runs.map((run) => run.p99)),
+        errors: runs.reduce((sum, run) => sum + run.errors, 0),
+      };
+    });
+    console.log(
+      `| ${scenario.name} | ${first.rps.toFixed(0)} | ${second.rps.toFixed(0)} | ${(first.rps / second.rps).toFixed(2)}× | ${first.p50} / ${first.p99} | ${second.p50} / ${second.p99} | ${first.errors} / ${second.errors} |`,
+    );
+  }
+  console.log(
+    `\nPeak RSS: ${peakRss(servers.service).toFixed(0)} MB on ${a}, ${peakRss(servers.other).toFixed(0)} MB on ${b}.`,
+  );
+  await stop(servers.service);
+  await stop(servers.other);
+}
+
 async function main(): Promise<void> {
   console.log(`Benchmark on ${env.DB_HOST}:${env.DB_PORT}/${env.DB_DATABASE}, node ${process.version}`);
-  await compare();
-  await tableSizes();
+  if (otherNode) {
+    await compareRuntimes(otherNode);
+  } else {
+    await compare();
+    await tableSizes();
+  }
   await (await monitor).destroy();
 }
 

@@ -68,7 +68,8 @@ async function prepareDatabase(): Promise<void> {
 async function main(): Promise<void> {
   await prepareDatabase();
   const service = spawn(process.execPath, PRODUCTION_NODE_ARGUMENTS, {
-    env: { ...process.env, PORT: String(port), RATE_LIMIT_PER_MINUTE: '0', NODE_ENV: 'development' },
+    // `test` logs JSON lines as production does; production itself would refuse the development secret.
+    env: { ...process.env, PORT: String(port), RATE_LIMIT_PER_MINUTE: '0', NODE_ENV: 'test' },
     stdio: 'ignore',
   });
   const baseUrl = `http://127.0.0.1:${port}`;
