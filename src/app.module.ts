@@ -9,6 +9,7 @@ import { DatabaseDeadlineInterceptor } from './database/database-deadline.interc
 import { DatabaseModule } from './database/database.module';
 import { HealthModule } from './health/health.module';
 import { LoggingModule } from './logging/logging.module';
+import { ObservabilityModule } from './observability/observability.module';
 import { OrdersModule } from './orders/orders.module';
 
 @Module({})
@@ -17,7 +18,15 @@ export class AppModule {
   static forRoot(): DynamicModule {
     return {
       module: AppModule,
-      imports: [configModule(), LoggingModule, DatabaseModule, AuthModule, HealthModule, OrdersModule],
+      imports: [
+        configModule(),
+        LoggingModule,
+        DatabaseModule,
+        ObservabilityModule,
+        AuthModule,
+        HealthModule,
+        OrdersModule,
+      ],
       providers: [
         // In this order: the caller is known before the rate limit counts it.
         { provide: APP_GUARD, useClass: JwtAuthGuard },

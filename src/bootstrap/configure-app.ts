@@ -10,6 +10,8 @@ import { ProblemDetailsFilter } from '../common/problem/problem-details.filter';
 import { REQUEST_ID_HEADER } from '../common/request-id';
 import type { AppConfig } from '../config/app.config';
 import { APP_CONFIG } from '../config/config.module';
+import { observeRequests } from '../observability/http-metrics';
+import { Metrics } from '../observability/metrics';
 import { CLOSED_SCHEMAS } from '../orders/dto/orders-page.dto';
 
 export const DOCS_PATH = 'docs';
@@ -105,6 +107,7 @@ export async function configureApp(app: NestFastifyApplication): Promise<void> {
   // Swagger UI is served over plain HTTP in development; upgrading its requests to HTTPS would break it.
   await app.register(helmet, { contentSecurityPolicy: { directives: { upgradeInsecureRequests: null } } });
   fastify.addHook('onRequest', limitQueryString);
+  observeRequests(fastify, app.get(Metrics));
   fastify.addHook('preHandler', deferredJsonBody());
   app.useGlobalFilters(new ProblemDetailsFilter());
   if (config.corsOrigins.length > 0) {

@@ -3,6 +3,7 @@ import { parse as parseQueryString } from 'node:querystring';
 import { answerUnparsableRequest } from '../common/http-limits';
 import { answerWithProblem } from '../common/problem/problem-details.filter';
 import { chooseRequestId } from '../common/request-id';
+import { traceRequests } from '../observability/tracing';
 
 /**
  * The HTTP server under Nest: Fastify, chosen over Express by measurement
@@ -10,7 +11,7 @@ import { chooseRequestId } from '../common/request-id';
  * built and tested on.
  */
 export function createHttpAdapter(): FastifyAdapter {
-  return new FastifyAdapter({
+  const adapter = new FastifyAdapter({
     // Requests are logged by nestjs-pino (one line each); Fastify's logger would add a second line.
     logger: false,
     genReqId: chooseRequestId,
@@ -29,4 +30,7 @@ export function createHttpAdapter(): FastifyAdapter {
       querystringParser: (query) => parseQueryString(query),
     },
   });
+  // First of all hooks, before Nest's middleware (the request logger) is attached: what follows runs in the trace.
+  traceRequests(adapter.getInstance());
+  return adapter;
 }

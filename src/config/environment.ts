@@ -143,6 +143,17 @@ export class EnvironmentVariables {
   @Min(0)
   @Max(600000)
   SHUTDOWN_GRACE_MS: number = 10000;
+
+  /** Prometheus metrics listen here, never on the API's port; `0` turns them off. */
+  @IsInt()
+  @Min(0)
+  @Max(65535)
+  METRICS_PORT: number = 9464;
+
+  /** Base URL of an OTLP/HTTP collector (`/v1/traces` is appended); traces are exported only when set. */
+  @IsOptional()
+  @IsUrl({ require_tld: false, protocols: ['https', 'http'], require_protocol: true })
+  OTEL_EXPORTER_OTLP_ENDPOINT?: string;
 }
 
 export class InvalidConfigurationError extends Error {

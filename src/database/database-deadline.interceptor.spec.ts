@@ -40,6 +40,7 @@ describe('DatabaseDeadlineInterceptor', () => {
       status: 503,
       type: '/problems/database-unavailable',
       headers: { 'Retry-After': '5' },
+      reason: 'database',
     });
     expect((error as DatabaseUnavailableException).cause).toBe(refused);
   });
@@ -54,7 +55,9 @@ describe('DatabaseDeadlineInterceptor', () => {
     ).rejects.toBe(bug);
   });
 
-  it('answers 503 when the handler has not answered by DB_QUERY_TIMEOUT_MS', async () => {
-    await expect(outcomeOf(mysql(100), NEVER)).rejects.toBeInstanceOf(DatabaseUnavailableException);
+  it('answers 503 when the handler has not answered by DB_QUERY_TIMEOUT_MS, with timeout as the reason', async () => {
+    const error = await outcomeOf(mysql(100), NEVER).catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(DatabaseUnavailableException);
+    expect((error as DatabaseUnavailableException).problem.reason).toBe('timeout');
   });
 });

@@ -35,7 +35,11 @@ export class DatabaseDeadlineInterceptor implements NestInterceptor {
         first: deadlineMs,
         with: () =>
           throwError(
-            () => new DatabaseUnavailableException(new Error(`The database did not answer within ${deadlineMs} ms`)),
+            () =>
+              new DatabaseUnavailableException(
+                new Error(`The database did not answer within ${deadlineMs} ms`),
+                'timeout',
+              ),
           ),
       }),
     );

@@ -36,9 +36,11 @@ export const DATABASE_RETRY_AFTER_SECONDS = 5;
 
 /** CONTRACT §6, §10: the database is unreachable or did not answer in time; the client should retry later. */
 export class DatabaseUnavailableException extends ProblemException {
-  constructor(cause: unknown) {
+  /** `timeout`: the request's deadline passed; `database`: the database failed or could not be reached. */
+  constructor(cause: unknown, reason: 'database' | 'timeout' = 'database') {
     super(
       {
+        reason,
         type: '/problems/database-unavailable',
         title: 'Service Unavailable',
         status: 503,

@@ -4,6 +4,7 @@ import { ApiProblemResponses } from '../common/problem/api-problem-responses.dec
 import { HealthCheck, HealthCheckService, TypeOrmHealthIndicator } from '@nestjs/terminus';
 import { SkipRateLimit } from '../common/rate-limit.guard';
 import { DatabaseUnavailableException } from '../database/database-errors';
+import { ObservedStatements } from '../observability/observed-statements';
 
 export const READINESS_PING_TIMEOUT_MS = 1000;
 
@@ -37,6 +38,7 @@ export class HealthController {
   constructor(
     private readonly health: HealthCheckService,
     private readonly database: TypeOrmHealthIndicator,
+    private readonly statements: ObservedStatements,
   ) {}
 
   @Get('live')
@@ -65,7 +67,11 @@ export class HealthController {
   async ready() {
     try {
       return await this.health.check([
-        () => this.database.pingCheck('database', { timeout: READINESS_PING_TIMEOUT_MS }),
+        () =>
+          this.statements.run(
+            'ping',
+            async () => await this.database.pingCheck('database', { timeout: READINESS_PING_TIMEOUT_MS }),
+          ),
       ]);
     } catch (error) {
       // The same 503 as a listing that finds the database down (CONTRACT §10), not Terminus's own body.

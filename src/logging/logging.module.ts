@@ -2,6 +2,7 @@ import { Module } from '@nestjs/common';
 import { LoggerModule, type Params } from 'nestjs-pino';
 import pino from 'pino';
 import type { AppConfig } from '../config/app.config';
+import { activeTraceId } from '../observability/tracing';
 import { APP_CONFIG } from '../config/config.module';
 
 /**
@@ -23,6 +24,11 @@ function loggingParams(config: AppConfig): Params {
   const options = {
     level: config.logLevel,
     serializers,
+    // Every line written while a request is being served names its trace (CONTRACT §12).
+    mixin: () => {
+      const traceId = activeTraceId();
+      return traceId ? { trace_id: traceId } : {};
+    },
     customLogLevel: (_request: unknown, response: { statusCode: number }, error?: Error) =>
       error || response.statusCode >= 500 ? 'error' : response.statusCode >= 400 ? 'warn' : 'info',
   } as const;

@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, SelectQueryBuilder } from 'typeorm';
 import { toStoredDateTime } from '../common/time/local-time';
+import { ObservedStatements } from '../observability/observed-statements';
 import { OrderSeat } from './order-seat.entity';
 import { Order } from './order.entity';
 import type { OrderFilters } from './query/list-orders-query';
@@ -47,7 +48,10 @@ export const SORT_COLUMNS: Record<SortField, keyof Order> = {
  */
 @Injectable()
 export class OrdersRepository {
-  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+  constructor(
+    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly statements: ObservedStatements,
+  ) {}
 
   /**
    * A deferred join: the page's ids are found first, from the index alone
@@ -71,7 +75,7 @@ export class OrdersRepository {
       .addSelect('o.status', 'status')
       .addSelect('o.createdAt', 'createdAt')
       .addSelect('o.updatedAt', 'updatedAt');
-    return this.sorted(query, 'o', sort).getRawMany<OrderRow>();
+    return this.statements.run('page', () => this.sorted(query, 'o', sort).getRawMany<OrderRow>());
   }
 
   /**
@@ -108,26 +112,28 @@ export class OrdersRepository {
     };
     edge('firstDay', from, firstWholeDay);
     edge('lastDay', afterWholeDays, before);
-    const row = await wholeDays.getRawOne<Record<string, number | string | null>>();
+    const row = await this.statements.run('count', () => wholeDays.getRawOne<Record<string, number | string | null>>());
     return Object.values(row ?? {}).reduce<number>((total, value) => total + Number(value ?? 0), 0);
   }
 
   private async countRows(filters: OrderFilters): Promise<number> {
-    const row = await this.matching(filters, 'o').select('COUNT(*)', 'total').getRawOne<{ total: number | string }>();
+    const row = await this.statements.run('count', () =>
+      this.matching(filters, 'o').select('COUNT(*)', 'total').getRawOne<{ total: number | string }>(),
+    );
     return Number(row?.total ?? 0);
   }
 
   async findSeats(orderIds: number[]): Promise<SeatRow[]> {
     if (orderIds.length === 0) return [];
-    return this.dataSource
+    const query = this.dataSource
       .createQueryBuilder(OrderSeat, 's')
       .select('s.orderId', 'orderId')
       .addSelect('s.seatPriceId', 'seatPriceId')
       .addSelect('s.price', 'price')
       .where('s.orderId IN (:...orderIds)', { orderIds })
       .orderBy('s.orderId', 'ASC')
-      .addOrderBy('s.seatPriceId', 'ASC')
-      .getRawMany<SeatRow>();
+      .addOrderBy('s.seatPriceId', 'ASC');
+    return this.statements.run('seats', () => query.getRawMany<SeatRow>());
   }
 
   private sorted(query: SelectQueryBuilder<Order>, alias: string, sort: SortKey[]): SelectQueryBuilder<Order> {

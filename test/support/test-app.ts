@@ -20,6 +20,8 @@ export const BASE_TEST_ENVIRONMENT: Record<string, string> = {
   JWT_AUDIENCE: TEST_AUDIENCE,
   APP_TIMEZONE: 'Asia/Seoul',
   LOG_LEVEL: 'silent',
+  // Suites run in parallel; the metrics suite gives its application a port of its own.
+  METRICS_PORT: '0',
 };
 
 const SERVICE_VARIABLES = [
@@ -46,6 +48,8 @@ const SERVICE_VARIABLES = [
   'RATE_LIMIT_PER_MINUTE',
   'CORS_ORIGINS',
   'SHUTDOWN_GRACE_MS',
+  'METRICS_PORT',
+  'OTEL_EXPORTER_OTLP_ENDPOINT',
 ];
 
 export interface TestApp {

@@ -3,6 +3,13 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { MAX_JSON_BODY_BYTES } from '../http-limits';
 import { plainProblem, problemAnswer, ProblemException, type Problem } from './problem-details';
 
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** The `reason` of the problem the request was answered with, for whoever counts answers. */
+    problemReason?: string;
+  }
+}
+
 /**
  * Errors raised before any Nest code runs, whose messages may quote the
  * client's input, so each gets a fixed text: body-parser's carry a `type` such
@@ -86,6 +93,7 @@ function logFailure(exception: unknown, request: FastifyRequest, status: number)
 /** Answers any exception as problem+json; also Fastify's `frameworkErrors` handler for what its router refuses. */
 export function answerWithProblem(exception: unknown, request: FastifyRequest, reply: FastifyReply): void {
   const problem = describe(exception, request);
+  request.problemReason = problem.reason;
   if (problem.status >= 500) logFailure(exception, request, problem.status);
   if (reply.sent) return;
   const answer = problemAnswer(problem, request.id);

@@ -18,6 +18,8 @@ export interface Problem {
   errors?: FieldError[];
   /** Headers the answer needs besides the content type and request id (Retry-After, WWW-Authenticate). */
   headers?: Record<string, string>;
+  /** A machine-readable cause, for the logs and metrics; never sent to the client. */
+  reason?: string;
 }
 
 export const plainProblem = (status: number, detail: string): Problem => ({
@@ -52,7 +54,7 @@ export interface ProblemAnswer {
  * raw socket alike. `instance` names the request id under which the failure
  * is logged, so a client can quote it.
  */
-export function problemAnswer({ headers, ...problem }: Problem, requestId: string): ProblemAnswer {
+export function problemAnswer({ headers, reason: _reason, ...problem }: Problem, requestId: string): ProblemAnswer {
   return {
     status: problem.status,
     headers: {

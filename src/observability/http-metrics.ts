@@ -1,0 +1,42 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { Role } from '../auth/role';
+import { callerOf } from '../auth/token-verdict';
+import { UNAVAILABLE_REASONS, type Metrics, type UnavailableReason, type Variant } from './metrics';
+
+const isUnavailableReason = (reason: string | undefined): reason is UnavailableReason =>
+  (UNAVAILABLE_REASONS as readonly string[]).includes(reason ?? '');
+
+const KNOWN_METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS']);
+
+const variantOf = (request: FastifyRequest): Variant => {
+  const caller = callerOf(request.tokenVerdict);
+  return caller === undefined ? 'none' : caller.role === Role.Admin ? 'admin' : 'user';
+};
+
+/**
+ * The one place requests are counted (CONTRACT §12), when their answer has
+ * been sent. Every label is bounded whatever the client sends: the route is
+ * the pattern that matched (`unmatched` for none), never the URL; methods
+ * outside the standard ones are `OTHER`.
+ */
+export function observeRequests(fastify: FastifyInstance, metrics: Metrics): void {
+  fastify.addHook('onResponse', (request: FastifyRequest, reply: FastifyReply, done: () => void) => {
+    const variant = variantOf(request);
+    const status = reply.statusCode;
+    metrics.requestDuration.observe(
+      {
+        method: KNOWN_METHODS.has(request.method) ? request.method : 'OTHER',
+        route: request.routeOptions.url ?? 'unmatched',
+        status_code: String(status),
+        variant,
+      },
+      reply.elapsedTime / 1000,
+    );
+    if (status === 429) metrics.rateLimited.inc({ variant });
+    if (status === 503) {
+      const reason = request.problemReason;
+      metrics.unavailable.inc({ reason: isUnavailableReason(reason) ? reason : 'database' });
+    }
+    done();
+  });
+}

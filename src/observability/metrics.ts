@@ -1,0 +1,93 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { DataSource } from 'typeorm';
+
+/** What a request's variant label can be (CONTRACT §12): decided by the token's role, `none` before one is known. */
+export type Variant = 'user' | 'admin' | 'none';
+export type StatementKind = 'page' | 'count' | 'seats' | 'ping';
+export type UnavailableReason = 'database' | 'timeout' | 'saturated';
+/** The servers a statement can run on; `replica-N` names follow DB_REPLICAS once read replicas are configured. */
+export type ServerName = 'primary';
+
+export const UNAVAILABLE_REASONS: readonly UnavailableReason[] = ['database', 'timeout', 'saturated'];
+
+/** mysql2's pool keeps its counts in fields of its own; they have no public accessor. */
+interface Mysql2PoolInternals {
+  _allConnections: { length: number };
+  _freeConnections: { length: number };
+  _connectionQueue: { length: number };
+}
+
+/**
+ * Every metric of CONTRACT §12, in a registry of this application's own (tests
+ * run several applications in one process). Names and units follow the
+ * OpenTelemetry semantic conventions as Prometheus spells them.
+ */
+@Injectable()
+export class Metrics {
+  readonly registry = new Registry();
+
+  readonly requestDuration = new Histogram({
+    name: 'http_server_request_duration_seconds',
+    help: 'Time from a request arriving to its answer being sent, by route pattern, status and variant.',
+    labelNames: ['method', 'route', 'status_code', 'variant'] as const,
+    buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+    registers: [this.registry],
+  });
+
+  readonly statementDuration = new Histogram({
+    name: 'db_client_operation_duration_seconds',
+    help: 'Time a database statement of the listing or the readiness ping took, by statement and server.',
+    labelNames: ['statement', 'server'] as const,
+    buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5],
+    registers: [this.registry],
+  });
+
+  readonly rateLimited = new Counter({
+    name: 'http_server_rate_limited_requests_total',
+    help: 'Requests answered 429 because their caller passed RATE_LIMIT_PER_MINUTE.',
+    labelNames: ['variant'] as const,
+    registers: [this.registry],
+  });
+
+  readonly unavailable = new Counter({
+    name: 'http_server_unavailable_responses_total',
+    help: 'Requests answered 503, by reason: database (unreachable or failing), timeout (past DB_QUERY_TIMEOUT_MS), saturated (could not be served in time).',
+    labelNames: ['reason'] as const,
+    registers: [this.registry],
+  });
+
+  constructor(@InjectDataSource() dataSource: DataSource) {
+    collectDefaultMetrics({ register: this.registry });
+    // Every reason is exported from the start, so that rates and alerts see a 0 rather than no series.
+    for (const reason of UNAVAILABLE_REASONS) this.unavailable.inc({ reason }, 0);
+    const pool = (): Mysql2PoolInternals | undefined =>
+      dataSource.options.type === 'mysql' && dataSource.isInitialized
+        ? ((dataSource.driver as unknown as { pool?: Mysql2PoolInternals }).pool ?? undefined)
+        : undefined;
+    new Gauge({
+      name: 'db_client_connections_usage',
+      help: 'Connections of the pool, by server and state (used: lent to a statement; idle: open and free).',
+      labelNames: ['server', 'state'] as const,
+      registers: [this.registry],
+      collect() {
+        const current = pool();
+        if (!current) return;
+        const idle = current._freeConnections.length;
+        this.set({ server: 'primary', state: 'idle' }, idle);
+        this.set({ server: 'primary', state: 'used' }, current._allConnections.length - idle);
+      },
+    });
+    new Gauge({
+      name: 'db_client_connections_pending_requests',
+      help: 'Statements waiting for a free connection of the pool, by server.',
+      labelNames: ['server'] as const,
+      registers: [this.registry],
+      collect() {
+        const current = pool();
+        if (current) this.set({ server: 'primary' }, current._connectionQueue.length);
+      },
+    });
+  }
+}

@@ -1,0 +1,13 @@
+import { Global, Module } from '@nestjs/common';
+import { Metrics } from './metrics';
+import { MetricsServer } from './metrics-server';
+import { ObservedStatements } from './observed-statements';
+import { Tracing } from './tracing';
+
+/** Metrics, their listener and tracing (CONTRACT §12), for every module that runs statements. */
+@Global()
+@Module({
+  providers: [Metrics, MetricsServer, Tracing, ObservedStatements],
+  exports: [Metrics, ObservedStatements],
+})
+export class ObservabilityModule {}
