@@ -2,7 +2,10 @@ import 'dotenv/config';
 import 'reflect-metadata';
 import autocannon from 'autocannon';
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
 import { readFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { parseArgs } from 'node:util';
 import { DataSource } from 'typeorm';
 import { signDevelopmentToken } from '../src/auth/development-token';
@@ -22,7 +25,9 @@ import { writeOrders } from '../src/database/seeding/order-writer';
  * (`npm run seed`). Prints markdown tables.
  *
  * With `--compare-node PATH`, compares instead the same build of the service
- * on the Node.js running the bench and on the one at PATH, interleaved.
+ * on the Node.js running the bench and on the one at PATH; with
+ * `--observability-cost`, the same build with metrics on, off, and with traces
+ * exported; each interleaved.
  */
 const { values } = parseArgs({
   options: {
@@ -30,6 +35,7 @@ const { values } = parseArgs({
     rounds: { type: 'string', default: '2' },
     connections: { type: 'string', default: '10' },
     'compare-node': { type: 'string' },
+    'observability-cost': { type: 'boolean', default: false },
   },
 });
 const seconds = Number(values.seconds);
@@ -42,22 +48,14 @@ const auth = toAuthConfig(env);
 const adminToken = signDevelopmentToken(auth, { sub: 1, role: Role.Admin }, '2h');
 const userToken = signDevelopmentToken(auth, { sub: 1, role: Role.User }, '2h');
 
-type ServerName = 'service' | 'floor' | 'naive' | 'service on the other Node.js';
+type ServerName = 'service' | 'floor' | 'naive';
 const COMMANDS: Record<ServerName, string[]> = {
   service: PRODUCTION_NODE_ARGUMENTS,
   floor: ['-r', 'ts-node/register', 'bench/floor.ts'],
   naive: ['-r', 'ts-node/register', 'bench/naive.ts'],
-  'service on the other Node.js': PRODUCTION_NODE_ARGUMENTS,
 };
-const PORTS: Record<ServerName, number> = {
-  service: 3910,
-  floor: 3911,
-  naive: 3912,
-  'service on the other Node.js': 3913,
-};
+const PORTS: Record<ServerName, number> = { service: 3910, floor: 3911, naive: 3912 };
 const otherNode = values['compare-node'];
-const nodeOf = (name: ServerName): string =>
-  name === 'service on the other Node.js' && otherNode ? otherNode : process.execPath;
 
 const SCENARIOS: Array<{ name: string; token: string; query: string }> = [
   { name: 'user page 1', token: userToken, query: '' },
@@ -77,7 +75,7 @@ const SCENARIOS: Array<{ name: string; token: string; query: string }> = [
 ];
 
 async function start(name: ServerName, extra: Record<string, string> = {}): Promise<ChildProcess> {
-  const child = spawn(nodeOf(name), COMMANDS[name], {
+  const child = spawn(process.execPath, COMMANDS[name], {
     // `test` logs JSON lines as production does (development would pretty-print them); production itself would
     // refuse the development secret the bench signs its tokens with.
     env: { ...process.env, PORT: String(PORTS[name]), RATE_LIMIT_PER_MINUTE: '0', NODE_ENV: 'test', ...extra },
@@ -144,7 +142,7 @@ async function compare(): Promise<void> {
   const servers = {
     service: await start('service'),
     floor: await start('floor'),
-    naive: await start('naive', { DB_QUERY_TIMEOUT_MS: '300000' }),
+    naive: await start('naive', { DB_QUERY_TIMEOUT_MS: '300000', METRICS_PORT: '0' }),
   };
   const names = Object.keys(servers) as ServerName[];
 
@@ -273,38 +271,70 @@ async function tableSizes(): Promise<void> {
   }
 }
 
-/** The same build on two Node.js versions: throughput, latency and peak memory, interleaved. */
-async function compareRuntimes(other: string): Promise<void> {
-  const version = (binary: string) => spawnSync(binary, ['--version'], { encoding: 'utf8' }).stdout.trim();
-  const names: ServerName[] = ['service', 'service on the other Node.js'];
-  const label: Record<string, string> = {
-    service: `Node ${process.version}`,
-    'service on the other Node.js': `Node ${version(other)}`,
-  };
-  const servers = { service: await start('service'), other: await start('service on the other Node.js') };
-  const picked = SCENARIOS.filter((scenario) =>
-    ['user page 1', 'admin page 1', 'admin all filters', 'admin size 100'].includes(scenario.name),
-  );
+/** One way of starting the same build of the service, for a side-by-side comparison. */
+interface Variant {
+  label: string;
+  port: number;
+  node: string;
+  env?: Record<string, string>;
+}
+
+async function startVariant(variant: Variant): Promise<ChildProcess> {
+  const child = spawn(variant.node, PRODUCTION_NODE_ARGUMENTS, {
+    env: {
+      ...process.env,
+      PORT: String(variant.port),
+      RATE_LIMIT_PER_MINUTE: '0',
+      NODE_ENV: 'test',
+      METRICS_PORT: '0',
+      ...variant.env,
+    },
+    stdio: 'ignore',
+  });
+  for (let attempt = 0; attempt < 300; attempt += 1) {
+    try {
+      const response = await fetch(`http://127.0.0.1:${variant.port}/health/ready`);
+      if (response.ok) return child;
+    } catch {
+      // not listening yet
+    }
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+  throw new Error(`${variant.label} did not start`);
+}
+
+/**
+ * The same scenarios on each variant, interleaved (the order rotates every
+ * round): throughput, latency, ratio to the first variant, and peak memory.
+ */
+async function compareVariants(title: string, variants: Variant[], scenarioNames: string[]): Promise<void> {
+  const children: ChildProcess[] = [];
+  for (const variant of variants) children.push(await startVariant(variant));
+  const picked = SCENARIOS.filter((scenario) => scenarioNames.includes(scenario.name));
   const samples = new Map<string, Array<{ rps: number; p50: number; p99: number; errors: number }>>();
   for (let round = 0; round < rounds; round += 1) {
     for (const scenario of picked) {
-      for (const name of round % 2 === 0 ? names : [...names].reverse()) {
-        process.stderr.write(`round ${round + 1}: ${scenario.name} on ${label[name]}\n`);
-        const key = `${scenario.name}|${name}`;
-        samples.set(key, [...(samples.get(key) ?? []), await load(url(name, scenario.query), scenario.token, seconds)]);
+      const order = variants.map((_, index) => variants[(index + round) % variants.length]);
+      for (const variant of order) {
+        process.stderr.write(`round ${round + 1}: ${scenario.name} on ${variant.label}\n`);
+        const key = `${scenario.name}|${variant.label}`;
+        const target = `http://127.0.0.1:${variant.port}/orders${scenario.query ? `?${scenario.query}` : ''}`;
+        samples.set(key, [...(samples.get(key) ?? []), await load(target, scenario.token, seconds)]);
         await drain();
       }
     }
   }
-  const [a, b] = names.map((name) => label[name]);
+  console.log(`\n## ${title} (${connections} connections, ${rounds} × ${seconds} s, interleaved)\n`);
   console.log(
-    `\n## The same build on ${a} and ${b} (${connections} connections, ${rounds} × ${seconds} s, interleaved)\n`,
+    `| scenario | ${variants.map((variant) => `${variant.label} req/s (p50 / p99 ms)`).join(' | ')} | ${variants
+      .slice(1)
+      .map((variant) => `${variant.label} / ${variants[0].label}`)
+      .join(' | ')} | failed |`,
   );
-  console.log(`| scenario | ${a} req/s | ${b} req/s | ${a} / ${b} | ${a} p50 / p99 ms | ${b} p50 / p99 ms | failed |`);
-  console.log('|---|---|---|---|---|---|---|');
+  console.log(`|${'---|'.repeat(variants.length * 2 + 1)}`);
   for (const scenario of picked) {
-    const [first, second] = names.map((name) => {
-      const runs = samples.get(`${scenario.name}|${name}`) ?? [];
+    const stats = variants.map((variant) => {
+      const runs = samples.get(`${scenario.name}|${variant.label}`) ?? [];
       return {
         rps: mean(runs.map((run) => run.rps)),
         p50: median(runs.map((run) => run.p50)),
@@ -313,20 +343,65 @@ async function compareRuntimes(other: string): Promise<void> {
       };
     });
     console.log(
-      `| ${scenario.name} | ${first.rps.toFixed(0)} | ${second.rps.toFixed(0)} | ${(first.rps / second.rps).toFixed(2)}× | ${first.p50} / ${first.p99} | ${second.p50} / ${second.p99} | ${first.errors} / ${second.errors} |`,
+      `| ${scenario.name} | ${stats.map((stat) => `${stat.rps.toFixed(0)} (${stat.p50} / ${stat.p99})`).join(' | ')} | ${stats
+        .slice(1)
+        .map((stat) => `${(stat.rps / stats[0].rps).toFixed(3)}×`)
+        .join(' | ')} | ${stats.map((stat) => stat.errors).join(' / ')} |`,
     );
   }
   console.log(
-    `\nPeak RSS: ${peakRss(servers.service).toFixed(0)} MB on ${a}, ${peakRss(servers.other).toFixed(0)} MB on ${b}.`,
+    `\nPeak RSS: ${variants.map((variant, index) => `${peakRss(children[index]).toFixed(0)} MB ${variant.label}`).join(', ')}.`,
   );
-  await stop(servers.service);
-  await stop(servers.other);
+  for (const child of children) await stop(child);
+}
+
+/** An OTLP/HTTP collector that accepts and discards spans, so that exporting costs what it costs on the service's side. */
+async function startSpanSink(): Promise<{ url: string; close: () => Promise<void> }> {
+  const sink = createServer((request, response) => {
+    request.resume();
+    request.on('end', () => response.writeHead(200, { 'Content-Type': 'application/json' }).end('{}'));
+  });
+  sink.listen(0, '127.0.0.1');
+  await once(sink, 'listening');
+  return {
+    url: `http://127.0.0.1:${(sink.address() as AddressInfo).port}`,
+    close: () => new Promise((resolve) => sink.close(() => resolve())),
+  };
+}
+
+async function compareObservabilityCost(): Promise<void> {
+  const sink = await startSpanSink();
+  await compareVariants(
+    'What metrics and tracing cost',
+    [
+      { label: 'metrics on', port: 3920, node: process.execPath, env: { METRICS_PORT: '3930' } },
+      { label: 'metrics off', port: 3921, node: process.execPath, env: { METRICS_PORT: '0' } },
+      {
+        label: 'metrics on, tracing exported',
+        port: 3922,
+        node: process.execPath,
+        env: { METRICS_PORT: '3932', OTEL_EXPORTER_OTLP_ENDPOINT: sink.url },
+      },
+    ],
+    ['user page 1', 'admin page 1'],
+  );
+  await sink.close();
 }
 
 async function main(): Promise<void> {
   console.log(`Benchmark on ${env.DB_HOST}:${env.DB_PORT}/${env.DB_DATABASE}, node ${process.version}`);
   if (otherNode) {
-    await compareRuntimes(otherNode);
+    const version = spawnSync(otherNode, ['--version'], { encoding: 'utf8' }).stdout.trim();
+    await compareVariants(
+      `The same build on Node ${process.version} and Node ${version}`,
+      [
+        { label: `Node ${process.version}`, port: 3913, node: process.execPath },
+        { label: `Node ${version}`, port: 3914, node: otherNode },
+      ],
+      ['user page 1', 'admin page 1', 'admin all filters', 'admin size 100'],
+    );
+  } else if (values['observability-cost']) {
+    await compareObservabilityCost();
   } else {
     await compare();
     await tableSizes();

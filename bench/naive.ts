@@ -64,7 +64,7 @@ class NaiveOrdersService {
 }
 
 async function main(): Promise<void> {
-  const moduleRef = await Test.createTestingModule({ imports: [AppModule] })
+  const moduleRef = await Test.createTestingModule({ imports: [AppModule.forRoot()] })
     .overrideProvider(OrdersService)
     .useClass(NaiveOrdersService)
     .compile();
