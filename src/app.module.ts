@@ -2,7 +2,7 @@ import { DynamicModule, Module } from '@nestjs/common';
 import { APP_GUARD, APP_INTERCEPTOR } from '@nestjs/core';
 import { AuthModule } from './auth/auth.module';
 import { JwtAuthGuard } from './auth/jwt-auth.guard';
-import { GracefulShutdown } from './bootstrap/graceful-shutdown';
+import { LifecycleModule } from './bootstrap/graceful-shutdown';
 import { RateLimitGuard } from './common/rate-limit.guard';
 import { configModule } from './config/config.module';
 import { DatabaseDeadlineInterceptor } from './database/database-deadline.interceptor';
@@ -20,6 +20,7 @@ export class AppModule {
       module: AppModule,
       imports: [
         configModule(),
+        LifecycleModule,
         LoggingModule,
         DatabaseModule,
         ObservabilityModule,
@@ -32,7 +33,6 @@ export class AppModule {
         { provide: APP_GUARD, useClass: JwtAuthGuard },
         { provide: APP_GUARD, useClass: RateLimitGuard },
         { provide: APP_INTERCEPTOR, useClass: DatabaseDeadlineInterceptor },
-        GracefulShutdown,
       ],
     };
   }

@@ -8,6 +8,7 @@ export interface AppConfig {
   rateLimitPerMinute: number;
   corsOrigins: string[];
   shutdownGraceMs: number;
+  shutdownDelayMs: number;
   /** `0`: no metrics listener. */
   metricsPort: number;
   /** Traces are exported here when set. */
@@ -23,6 +24,7 @@ export function toAppConfig(env: EnvironmentVariables): AppConfig {
     rateLimitPerMinute: env.RATE_LIMIT_PER_MINUTE,
     corsOrigins: env.CORS_ORIGINS,
     shutdownGraceMs: env.SHUTDOWN_GRACE_MS,
+    shutdownDelayMs: env.SHUTDOWN_DELAY_MS,
     metricsPort: env.METRICS_PORT,
     otlpEndpoint: env.OTEL_EXPORTER_OTLP_ENDPOINT,
   };

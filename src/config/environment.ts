@@ -144,6 +144,12 @@ export class EnvironmentVariables {
   @Max(600000)
   SHUTDOWN_GRACE_MS: number = 10000;
 
+  /** After SIGTERM, how long readiness answers 503 while everything else is still served, before the drain. */
+  @IsInt()
+  @Min(0)
+  @Max(600000)
+  SHUTDOWN_DELAY_MS: number = 0;
+
   /** Prometheus metrics listen here, never on the API's port; `0` turns them off. */
   @IsInt()
   @Min(0)

@@ -1,12 +1,17 @@
-import { Controller, Get } from '@nestjs/common';
+import { Controller, Get, ServiceUnavailableException } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { GracefulShutdown, ShuttingDownException } from '../bootstrap/graceful-shutdown';
 import { ApiProblemResponses } from '../common/problem/api-problem-responses.decorator';
-import { HealthCheck, HealthCheckService, TypeOrmHealthIndicator } from '@nestjs/terminus';
+import { HealthCheck, HealthCheckService, TypeOrmHealthIndicator, type HealthCheckResult } from '@nestjs/terminus';
 import { SkipRateLimit } from '../common/rate-limit.guard';
 import { DatabaseUnavailableException } from '../database/database-errors';
 import { ObservedStatements } from '../observability/observed-statements';
 
 export const READINESS_PING_TIMEOUT_MS = 1000;
+
+const isTerminusShuttingDown = (error: unknown): boolean =>
+  error instanceof ServiceUnavailableException &&
+  (error.getResponse() as { status?: unknown }).status === 'shutting_down';
 
 /** Terminus's answer: one entry per check, by name, each with its status and whatever the check adds. */
 const CHECKS_SCHEMA = {
@@ -39,6 +44,7 @@ export class HealthController {
     private readonly health: HealthCheckService,
     private readonly database: TypeOrmHealthIndicator,
     private readonly statements: ObservedStatements,
+    private readonly shutdown: GracefulShutdown,
   ) {}
 
   @Get('live')
@@ -50,8 +56,9 @@ export class HealthController {
     security: [],
   })
   @ApiOkResponse({ description: 'The process runs.', schema: HEALTH_SCHEMA })
-  live() {
-    return this.health.check([]);
+  live(): HealthCheckResult {
+    // Not through Terminus, which fails every check from SIGTERM on: the process still runs while it drains.
+    return { status: 'ok', info: {}, error: {}, details: {} };
   }
 
   @Get('ready')
@@ -59,12 +66,14 @@ export class HealthController {
   @ApiOperation({
     operationId: 'readiness',
     summary: 'Readiness: 200 when the database answers a ping within 1 s, else 503',
-    description: 'For the orchestrator; needs no token and is not rate limited.',
+    description:
+      'For the orchestrator and load balancers; needs no token and is not rate limited. Also 503 (`/problems/shutting-down`) from SIGTERM on, while the instance still serves for SHUTDOWN_DELAY_MS before it drains.',
     security: [],
   })
   @ApiOkResponse({ description: 'The database answered.', schema: HEALTH_SCHEMA })
   @ApiProblemResponses(503)
   async ready() {
+    if (this.shutdown.isDraining()) throw new ShuttingDownException();
     try {
       return await this.health.check([
         () =>
@@ -74,6 +83,8 @@ export class HealthController {
           ),
       ]);
     } catch (error) {
+      // Terminus fails every check once the application shuts down, whichever shutdown hook ran first.
+      if (this.shutdown.isDraining() || isTerminusShuttingDown(error)) throw new ShuttingDownException();
       // The same 503 as a listing that finds the database down (CONTRACT §10), not Terminus's own body.
       throw new DatabaseUnavailableException(error);
     }

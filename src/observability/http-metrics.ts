@@ -33,9 +33,9 @@ export function observeRequests(fastify: FastifyInstance, metrics: Metrics): voi
       reply.elapsedTime / 1000,
     );
     if (status === 429) metrics.rateLimited.inc({ variant });
-    if (status === 503) {
-      const reason = request.problemReason;
-      metrics.unavailable.inc({ reason: isUnavailableReason(reason) ? reason : 'database' });
+    // A readiness 503 while shutting down is no refusal of a client's request: not counted.
+    if (status === 503 && isUnavailableReason(request.problemReason)) {
+      metrics.unavailable.inc({ reason: request.problemReason });
     }
     done();
   });

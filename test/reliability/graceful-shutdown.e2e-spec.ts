@@ -76,6 +76,30 @@ describe('graceful shutdown', () => {
     expect(service.output()).toContain('SIGTERM received');
   }, 60_000);
 
+  it('answers readiness 503 at once on SIGTERM and serves everything else for SHUTDOWN_DELAY_MS before draining', async () => {
+    service = await startServiceProcess({ ...mysqlEnvironment(target), SHUTDOWN_DELAY_MS: '1500' });
+    const { baseUrl, child, exited } = service;
+    expect((await fetch(`${baseUrl}/health/ready`)).status).toBe(200);
+    const signalled = Date.now();
+    child.kill('SIGTERM');
+    const ready = await waitFor('readiness to answer 503', async () => {
+      const response = await fetch(`${baseUrl}/health/ready`);
+      return response.status === 503 ? response : undefined;
+    });
+    const notReadyAfterMs = Date.now() - signalled;
+    expect(ready.headers.get('content-type')).toContain('application/problem+json');
+    expect(ready.headers.get('retry-after')).toBe('1');
+    expect(((await ready.json()) as { type: string }).type).toBe('/problems/shutting-down');
+    // Still served: the balancer has not noticed yet.
+    expect((await list(baseUrl)).status).toBe(200);
+    expect((await fetch(`${baseUrl}/health/live`)).status).toBe(200);
+    await refusing(baseUrl);
+    const refusingAfterMs = Date.now() - signalled;
+    expect(await exited).toBe(0);
+    expect(notReadyAfterMs).toBeLessThan(500);
+    expect(refusingAfterMs).toBeGreaterThanOrEqual(1500);
+  }, 60_000);
+
   it('cuts a request still running when the grace period ends, and still exits 0', async () => {
     service = await startServiceProcess({
       ...mysqlEnvironment(target),
