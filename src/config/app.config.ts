@@ -6,6 +6,8 @@ export interface AppConfig {
   timeZone: string;
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
   rateLimitPerMinute: number;
+  /** Where rate limits are shared between instances; each instance counts alone without it. */
+  redisUrl?: string;
   corsOrigins: string[];
   shutdownGraceMs: number;
   shutdownDelayMs: number;
@@ -22,6 +24,7 @@ export function toAppConfig(env: EnvironmentVariables): AppConfig {
     timeZone: env.APP_TIMEZONE,
     logLevel: env.LOG_LEVEL,
     rateLimitPerMinute: env.RATE_LIMIT_PER_MINUTE,
+    redisUrl: env.REDIS_URL,
     corsOrigins: env.CORS_ORIGINS,
     shutdownGraceMs: env.SHUTDOWN_GRACE_MS,
     shutdownDelayMs: env.SHUTDOWN_DELAY_MS,

@@ -150,6 +150,11 @@ export class EnvironmentVariables {
   @Max(600000)
   SHUTDOWN_DELAY_MS: number = 0;
 
+  /** Rate limits are counted here, across all instances, when set (`redis://host:6379/0`); in the process otherwise. */
+  @IsOptional()
+  @IsUrl({ require_tld: false, protocols: ['redis', 'rediss'], require_protocol: true })
+  REDIS_URL?: string;
+
   /** Prometheus metrics listen here, never on the API's port; `0` turns them off. */
   @IsInt()
   @Min(0)

@@ -1,0 +1,73 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { Redis } from 'ioredis';
+import request from 'supertest';
+import { startThrowawayRedis, type ThrowawayRedis } from '../support/redis-server';
+import { startTestApp, type TestApp } from '../support/test-app';
+import { userToken } from '../support/tokens';
+import { waitFor } from '../support/wait-for';
+
+const LIMIT = 5;
+
+/**
+ * CONTRACT §11: with REDIS_URL a caller's limit holds across instances
+ * together; with Redis gone each instance counts alone and nothing answers
+ * 5xx; when Redis returns, sharing resumes by itself.
+ */
+describe('rate limits shared through Redis', () => {
+  let redis: ThrowawayRedis;
+  let instances: TestApp[];
+
+  beforeAll(async () => {
+    redis = await startThrowawayRedis();
+    const environment = { REDIS_URL: redis.url, RATE_LIMIT_PER_MINUTE: String(LIMIT) };
+    instances = [await startTestApp(environment), await startTestApp(environment)];
+  }, 60_000);
+
+  afterAll(async () => {
+    for (const instance of instances ?? []) await instance.close();
+    await redis?.kill();
+  });
+
+  const list = (instance: TestApp, member: number) =>
+    request(instance.server)
+      .get('/orders')
+      .set('Authorization', `Bearer ${userToken(member)}`)
+      .then((response) => response.status);
+
+  /** One request after another, alternating between the two instances. */
+  async function alternate(member: number, count: number): Promise<number[]> {
+    const statuses: number[] = [];
+    for (let index = 0; index < count; index += 1) statuses.push(await list(instances[index % 2], member));
+    return statuses;
+  }
+
+  it('counts a caller’s requests on both instances against one limit', async () => {
+    expect(await alternate(1, LIMIT + 2)).toEqual([...Array<number>(LIMIT).fill(200), 429, 429]);
+  });
+
+  it('counts on each instance alone while Redis is down, and never answers 5xx', async () => {
+    await redis.kill();
+    const statuses = await alternate(2, 2 * LIMIT + 2);
+    expect(statuses.filter((status) => status >= 500)).toEqual([]);
+    // Each instance lets the member through LIMIT times on its own.
+    expect(statuses).toEqual([...Array<number>(2 * LIMIT).fill(200), 429, 429]);
+  });
+
+  it('shares the count again once Redis is back, without a restart', async () => {
+    await redis.restart();
+    const store = new Redis(redis.url);
+    try {
+      // A request per member until one is counted in Redis: the instance has reconnected.
+      let probe = 100;
+      await waitFor('an instance to count in Redis again', async () => {
+        probe += 1;
+        await list(instances[0], probe);
+        await list(instances[1], probe);
+        return (await store.get(`orders-rate-limit:member:${probe}`)) === '2';
+      });
+    } finally {
+      store.disconnect();
+    }
+    expect(await alternate(3, LIMIT + 1)).toEqual([...Array<number>(LIMIT).fill(200), 429]);
+  }, 30_000);
+});
