@@ -52,6 +52,23 @@ export class DatabaseUnavailableException extends ProblemException {
   }
 }
 
+/**
+ * CONTRACT §10: more requests at once than the pool could answer within the
+ * deadline. The database is fine; the client should retry shortly.
+ */
+export class DatabaseSaturatedException extends ProblemException {
+  constructor() {
+    super({
+      type: '/problems/service-busy',
+      title: 'Service Unavailable',
+      status: 503,
+      detail: 'The service is busy and could not answer in time; try again in a second',
+      headers: { 'Retry-After': '1' },
+      reason: 'saturated',
+    });
+  }
+}
+
 /** True for failures a client should retry later (503), false for everything else (500). */
 export function isDatabaseUnavailable(error: unknown): boolean {
   let current: unknown = error;

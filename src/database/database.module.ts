@@ -3,6 +3,7 @@ import { TypeOrmModule } from '@nestjs/typeorm';
 import { DATABASE_CONFIG } from '../config/config.module';
 import type { DatabaseConfig } from '../config/database.config';
 import { buildDataSourceOptions } from './data-source-options';
+import { DatabaseAdmission } from './database-admission';
 import { DemoDataSeeder } from './demo-data';
 
 @Module({
@@ -17,6 +18,7 @@ import { DemoDataSeeder } from './demo-data';
       }),
     }),
   ],
-  providers: [DemoDataSeeder],
+  providers: [DemoDataSeeder, DatabaseAdmission],
+  exports: [DatabaseAdmission],
 })
 export class DatabaseModule {}

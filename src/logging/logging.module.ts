@@ -18,6 +18,9 @@ const serializers = {
     remoteAddress: request.remoteAddress,
   }),
   res: (response: { statusCode: number }) => ({ statusCode: response.statusCode }),
+  // pino-http makes an Error for every 5xx; its stack says nothing (the failure itself is logged with its
+  // cause by the problem filter), and a storm of 503s must not become a storm of stacks.
+  err: (error: { type?: string; message?: string }) => ({ type: error.type, message: error.message }),
 };
 
 function loggingParams(config: AppConfig): Params {

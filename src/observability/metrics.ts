@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import { DataSource } from 'typeorm';
+import { DatabaseAdmission } from '../database/database-admission';
 
 /** What a request's variant label can be (CONTRACT §12): decided by the token's role, `none` before one is known. */
 export type Variant = 'user' | 'admin' | 'none';
@@ -58,7 +59,7 @@ export class Metrics {
     registers: [this.registry],
   });
 
-  constructor(@InjectDataSource() dataSource: DataSource) {
+  constructor(@InjectDataSource() dataSource: DataSource, admission: DatabaseAdmission) {
     collectDefaultMetrics({ register: this.registry });
     // Every reason is exported from the start, so that rates and alerts see a 0 rather than no series.
     for (const reason of UNAVAILABLE_REASONS) this.unavailable.inc({ reason }, 0);
@@ -81,12 +82,12 @@ export class Metrics {
     });
     new Gauge({
       name: 'db_client_connections_pending_requests',
-      help: 'Statements waiting for a free connection of the pool, by server.',
+      help: 'Requests waiting for a free connection of the pool (and statements waiting inside it), by server.',
       labelNames: ['server'] as const,
       registers: [this.registry],
       collect() {
         const current = pool();
-        if (current) this.set({ server: 'primary' }, current._connectionQueue.length);
+        if (current) this.set({ server: 'primary' }, admission.queuedRequests() + current._connectionQueue.length);
       },
     });
   }

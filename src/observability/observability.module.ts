@@ -1,4 +1,5 @@
 import { Global, Module } from '@nestjs/common';
+import { DatabaseModule } from '../database/database.module';
 import { Metrics } from './metrics';
 import { MetricsServer } from './metrics-server';
 import { ObservedStatements } from './observed-statements';
@@ -7,6 +8,7 @@ import { Tracing } from './tracing';
 /** Metrics, their listener and tracing (CONTRACT §12), for every module that runs statements. */
 @Global()
 @Module({
+  imports: [DatabaseModule],
   providers: [Metrics, MetricsServer, Tracing, ObservedStatements],
   exports: [Metrics, ObservedStatements],
 })

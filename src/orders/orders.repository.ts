@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource, SelectQueryBuilder } from 'typeorm';
+import { DataSource, SelectQueryBuilder, type QueryRunner } from 'typeorm';
 import { toStoredDateTime } from '../common/time/local-time';
 import { ObservedStatements } from '../observability/observed-statements';
 import { OrderSeat } from './order-seat.entity';
@@ -59,13 +59,19 @@ export class OrdersRepository {
    * those rows are read. A plain OFFSET would read every skipped row in full;
    * this keeps deep pages cheap. Still a single statement.
    */
-  async findPage(filters: OrderFilters, sort: SortKey[], limit: number, offset: number): Promise<OrderRow[]> {
-    const pageIds = this.sorted(this.matching(filters, 'i'), 'i', sort)
+  async findPage(
+    filters: OrderFilters,
+    sort: SortKey[],
+    limit: number,
+    offset: number,
+    runner: QueryRunner,
+  ): Promise<OrderRow[]> {
+    const pageIds = this.sorted(this.matching(filters, 'i', runner), 'i', sort)
       .select('i.id', 'id')
       .limit(limit)
       .offset(offset);
     const query = this.dataSource
-      .createQueryBuilder(Order, 'o')
+      .createQueryBuilder(Order, 'o', runner)
       .innerJoin(`(${pageIds.getQuery()})`, 'p', 'p.id = o.id')
       .setParameters(pageIds.getParameters())
       .select('o.id', 'id')
@@ -84,17 +90,17 @@ export class OrdersRepository {
    * thousand rows instead of a million) and counts only the partial first
    * and last days from `orders` — still one statement.
    */
-  async count(filters: OrderFilters): Promise<number> {
-    if (filters.userId !== undefined || filters.concertId !== undefined) return this.countRows(filters);
+  async count(filters: OrderFilters, runner: QueryRunner): Promise<number> {
+    if (filters.userId !== undefined || filters.concertId !== undefined) return this.countRows(filters, runner);
     const { createdFrom: from, createdBefore: before } = filters;
     const firstWholeDay = from === undefined ? undefined : Math.ceil(from / DAY_MS) * DAY_MS;
     const afterWholeDays = before === undefined ? undefined : Math.floor(before / DAY_MS) * DAY_MS;
     if (firstWholeDay !== undefined && afterWholeDays !== undefined && firstWholeDay >= afterWholeDays) {
-      return this.countRows(filters);
+      return this.countRows(filters, runner);
     }
 
     const wholeDays = this.dataSource
-      .createQueryBuilder()
+      .createQueryBuilder(runner)
       .from(DAILY_COUNTS_TABLE, 'd')
       .select('COALESCE(SUM(d.orders), 0)', 'whole');
     if (filters.status !== undefined) wholeDays.andWhere('d.status = :status', { status: filters.status });
@@ -107,6 +113,7 @@ export class OrdersRepository {
       const rows = this.matching(
         { status: filters.status, createdFrom: edgeFrom, createdBefore: edgeBefore },
         name,
+        runner,
       ).select('COUNT(*)');
       wholeDays.addSelect(`(${rows.getQuery()})`, name).setParameters(rows.getParameters());
     };
@@ -116,17 +123,17 @@ export class OrdersRepository {
     return Object.values(row ?? {}).reduce<number>((total, value) => total + Number(value ?? 0), 0);
   }
 
-  private async countRows(filters: OrderFilters): Promise<number> {
+  private async countRows(filters: OrderFilters, runner: QueryRunner): Promise<number> {
     const row = await this.statements.run('count', () =>
-      this.matching(filters, 'o').select('COUNT(*)', 'total').getRawOne<{ total: number | string }>(),
+      this.matching(filters, 'o', runner).select('COUNT(*)', 'total').getRawOne<{ total: number | string }>(),
     );
     return Number(row?.total ?? 0);
   }
 
-  async findSeats(orderIds: number[]): Promise<SeatRow[]> {
+  async findSeats(orderIds: number[], runner: QueryRunner): Promise<SeatRow[]> {
     if (orderIds.length === 0) return [];
     const query = this.dataSource
-      .createQueryBuilder(OrderSeat, 's')
+      .createQueryBuilder(OrderSeat, 's', runner)
       .select('s.orderId', 'orderId')
       .addSelect('s.seatPriceId', 'seatPriceId')
       .addSelect('s.price', 'price')
@@ -144,8 +151,8 @@ export class OrdersRepository {
   }
 
   /** Parameters are named after the alias, so that several of these can share one statement. */
-  private matching(filters: OrderFilters, alias: string): SelectQueryBuilder<Order> {
-    const query = this.dataSource.createQueryBuilder(Order, alias);
+  private matching(filters: OrderFilters, alias: string, runner: QueryRunner): SelectQueryBuilder<Order> {
+    const query = this.dataSource.createQueryBuilder(Order, alias, runner);
     const condition = (property: keyof Order, operator: string, name: string, value: unknown) =>
       query.andWhere(`${alias}.${property} ${operator} :${name}_${alias}`, { [`${name}_${alias}`]: value });
     if (filters.userId !== undefined) condition('userId', '=', 'userId', filters.userId);

@@ -1,9 +1,11 @@
 import { beforeEach, describe, expect, it, jest } from '@jest/globals';
 import { Role } from '../auth/role';
 import { LocalTimeFormatter } from '../common/time/local-time';
+import type { DatabaseAdmission } from '../database/database-admission';
 import type { OrderRow, OrdersRepository, SeatRow } from './orders.repository';
 import { OrdersService } from './orders.service';
 import type { ListOrdersQuery } from './query/list-orders-query';
+import type { QueryRunner } from 'typeorm';
 
 const row = (id: number, userId = 7): OrderRow => ({
   id,
@@ -14,6 +16,9 @@ const row = (id: number, userId = 7): OrderRow => ({
   createdAt: '2026-03-09 15:00:00.999',
   updatedAt: new Date('2026-03-09T15:30:00.000Z'),
 });
+
+/** Stands for the one connection a request's statements share; the repository mock only passes it along. */
+const runner = { name: 'the request’s connection' } as unknown as QueryRunner;
 
 const query = (overrides: Partial<ListOrdersQuery> = {}): ListOrdersQuery => ({
   page: 1,
@@ -34,7 +39,16 @@ describe('OrdersService', () => {
 
   beforeEach(() => {
     repository = { findPage: jest.fn(), count: jest.fn(), findSeats: jest.fn() };
-    service = new OrdersService(repository as unknown as OrdersRepository, new LocalTimeFormatter('Asia/Seoul'));
+    // Admission lends a connection at once and a deadline that never passes: queueing is tested on its own.
+    const admission = {
+      withConnection: <T>(work: (runner: QueryRunner, signal: AbortSignal) => Promise<T>) =>
+        work(runner, new AbortController().signal),
+    };
+    service = new OrdersService(
+      repository as unknown as OrdersRepository,
+      new LocalTimeFormatter('Asia/Seoul'),
+      admission as unknown as DatabaseAdmission,
+    );
   });
 
   it('lists a member’s own orders whatever filters the query carries', async () => {
@@ -43,8 +57,8 @@ describe('OrdersService', () => {
     repository.count.mockResolvedValue(5);
     repository.findSeats.mockResolvedValue([]);
     await service.list({ id: 7, role: Role.User }, query());
-    expect(repository.findPage).toHaveBeenCalledWith({ userId: 7 }, query().sort, 2, 0);
-    expect(repository.count).toHaveBeenCalledWith({ userId: 7 });
+    expect(repository.findPage).toHaveBeenCalledWith({ userId: 7 }, query().sort, 2, 0, runner);
+    expect(repository.count).toHaveBeenCalledWith({ userId: 7 }, runner);
   });
 
   it('passes an administrator’s filters on untouched, with the offset of the page', async () => {
@@ -53,7 +67,7 @@ describe('OrdersService', () => {
     repository.count.mockResolvedValue(3);
     repository.findSeats.mockResolvedValue([]);
     const page = await service.list({ id: 1, role: Role.Admin }, query({ page: 4 }));
-    expect(repository.findPage).toHaveBeenCalledWith({ userId: 99, status: 'REFUNDED' }, query().sort, 2, 6);
+    expect(repository.findPage).toHaveBeenCalledWith({ userId: 99, status: 'REFUNDED' }, query().sort, 2, 6, runner);
     expect(page).toMatchObject({ totalElementCount: 3, totalPages: 2, currentPage: 4, elements: [] });
   });
 
@@ -85,7 +99,7 @@ describe('OrdersService', () => {
     repository.findSeats.mockResolvedValue(seats);
     const page = await service.list({ id: 1, role: Role.Admin }, query());
     expect(repository.findSeats).toHaveBeenCalledTimes(1);
-    expect(repository.findSeats).toHaveBeenCalledWith([11, 10]);
+    expect(repository.findSeats).toHaveBeenCalledWith([11, 10], runner);
     expect(JSON.stringify(page.elements[0])).toBe(
       JSON.stringify({
         orderId: 11,

@@ -1,6 +1,8 @@
 import { Injectable } from '@nestjs/common';
+import type { QueryRunner } from 'typeorm';
 import { Role, type Caller } from '../auth/role';
 import { LocalTimeFormatter } from '../common/time/local-time';
+import { DatabaseAdmission } from '../database/database-admission';
 import type { AdminOrderDto, SeatDto, UserOrderDto } from './dto/order.dto';
 import { toOrderElement } from './order-element';
 import { OrdersRepository, SeatRow } from './orders.repository';
@@ -24,19 +26,31 @@ export class OrdersService {
   constructor(
     private readonly orders: OrdersRepository,
     private readonly time: LocalTimeFormatter,
+    private readonly admission: DatabaseAdmission,
   ) {}
 
-  /** A member sees only their own orders, whatever the query says; an administrator sees all that match. */
+  /**
+   * A member sees only their own orders, whatever the query says; an
+   * administrator sees all that match. The page, the count and the seats are
+   * read on one connection, one after the other; none is started once the
+   * request's deadline has passed.
+   */
   async list(caller: Caller, query: ListOrdersQuery): Promise<OrdersPage> {
     const isAdmin = caller.role === Role.Admin;
     const filters: OrderFilters = isAdmin ? query.filters : { userId: caller.id };
     const offset = (query.page - 1) * query.size;
 
-    const rows = await this.orders.findPage(filters, query.sort, query.size, offset);
-    const [total, seats] = await Promise.all([
-      this.countMatching(filters, rows.length, offset, query.size),
-      this.orders.findSeats(rows.map((row) => row.id)),
-    ]);
+    const { rows, total, seats } = await this.admission.withConnection(async (runner, signal) => {
+      const rows = await this.orders.findPage(filters, query.sort, query.size, offset, runner);
+      signal.throwIfAborted();
+      const total = await this.countMatching(filters, rows.length, offset, query.size, runner);
+      signal.throwIfAborted();
+      const seats = await this.orders.findSeats(
+        rows.map((row) => row.id),
+        runner,
+      );
+      return { rows, total, seats };
+    });
 
     const seatsByOrder = groupSeats(seats);
     const elements = rows.map((row) => toOrderElement(row, seatsByOrder.get(row.id) ?? [], isAdmin, this.time));
@@ -47,9 +61,15 @@ export class OrdersService {
    * A page that is neither empty nor full is the last one, so it already tells
    * the total; only otherwise is COUNT(*) worth its cost.
    */
-  private countMatching(filters: OrderFilters, rowCount: number, offset: number, size: number): Promise<number> {
+  private countMatching(
+    filters: OrderFilters,
+    rowCount: number,
+    offset: number,
+    size: number,
+    runner: QueryRunner,
+  ): Promise<number> {
     if (rowCount > 0 && rowCount < size) return Promise.resolve(offset + rowCount);
     if (rowCount === 0 && offset === 0) return Promise.resolve(0);
-    return this.orders.count(filters);
+    return this.orders.count(filters, runner);
   }
 }

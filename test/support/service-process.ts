@@ -1,4 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { PRODUCTION_NODE_ARGUMENTS } from '../../bench/production-command';
 import { freePort } from './mysql-server';
 import { BASE_TEST_ENVIRONMENT } from './test-app';
 
@@ -10,13 +11,18 @@ export interface ServiceProcess {
 }
 
 /**
- * Runs the service as its own process, from the sources, as `npm start` would
- * run the build: for what only a process can show (signals, exit codes).
+ * Runs the service as its own process, for what only a process can show
+ * (signals, exit codes, memory): from the sources, or with `build` the
+ * compiled `dist/` exactly as `npm run start:prod` starts it.
  */
-export async function startServiceProcess(environment: Record<string, string>): Promise<ServiceProcess> {
+export async function startServiceProcess(
+  environment: Record<string, string>,
+  { build = false }: { build?: boolean } = {},
+): Promise<ServiceProcess> {
   const port = await freePort();
   let output = '';
-  const child = spawn(process.execPath, ['-r', 'ts-node/register', 'src/main.ts'], {
+  const args = build ? PRODUCTION_NODE_ARGUMENTS : ['-r', 'ts-node/register', 'src/main.ts'];
+  const child = spawn(process.execPath, args, {
     env: { ...process.env, ...BASE_TEST_ENVIRONMENT, LOG_LEVEL: 'info', ...environment, PORT: String(port) },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

@@ -76,15 +76,32 @@ function describe(exception: unknown, request: FastifyRequest): Problem {
 
 const logger = new Logger('ProblemDetailsFilter');
 
+/** At most one line a second per kind of 503; the lines held back are counted in the next one. */
+const UNAVAILABLE_LOG_INTERVAL_MS = 1000;
+const unavailableLog = new Map<string, { lastAt: number; heldBack: number }>();
+
 /**
  * The failure goes to the log under the request id, never to the client. A
- * 503 is an expected condition with a known cause: one line, no stack.
+ * 503 is an expected condition with a known cause: one line, no stack, and
+ * in a storm one line a second that says how many it stands for.
  */
-function logFailure(exception: unknown, request: FastifyRequest, status: number): void {
+function logFailure(exception: unknown, request: FastifyRequest, problem: Problem): void {
+  const status = problem.status;
   const summary = `${request.method} ${pathOf(request)} answered ${status} [request ${request.id}]`;
   if (status === 503) {
+    const kind = problem.reason ?? problem.type;
+    const now = Date.now();
+    const entry = unavailableLog.get(kind) ?? { lastAt: 0, heldBack: 0 };
+    unavailableLog.set(kind, entry);
+    if (now - entry.lastAt < UNAVAILABLE_LOG_INTERVAL_MS) {
+      entry.heldBack += 1;
+      return;
+    }
     const cause = exception instanceof HttpException ? exception.cause : exception;
-    logger.warn(`${summary}: ${cause instanceof Error ? cause.message : String(cause)}`);
+    const more = entry.heldBack > 0 ? ` (and ${entry.heldBack} more 503s of this kind since the last line)` : '';
+    logger.warn(`${summary}: ${cause instanceof Error ? cause.message : String(cause)}${more}`);
+    entry.lastAt = now;
+    entry.heldBack = 0;
   } else {
     logger.error(summary, exception instanceof Error ? exception.stack : String(exception));
   }
@@ -94,7 +111,7 @@ function logFailure(exception: unknown, request: FastifyRequest, status: number)
 export function answerWithProblem(exception: unknown, request: FastifyRequest, reply: FastifyReply): void {
   const problem = describe(exception, request);
   request.problemReason = problem.reason;
-  if (problem.status >= 500) logFailure(exception, request, problem.status);
+  if (problem.status >= 500) logFailure(exception, request, problem);
   if (reply.sent) return;
   const answer = problemAnswer(problem, request.id);
   void reply

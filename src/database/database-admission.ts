@@ -1,0 +1,134 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { performance } from 'node:perf_hooks';
+import { DataSource, type QueryRunner } from 'typeorm';
+import { DATABASE_CONFIG } from '../config/config.module';
+import type { DatabaseConfig } from '../config/database.config';
+import { DatabaseSaturatedException, DatabaseUnavailableException } from './database-errors';
+
+/** How much a new measurement moves the running estimate of how long a request holds its connection. */
+const SMOOTHING = 0.2;
+/**
+ * The backstop to the deadline: however fast the recent pace, no more
+ * requests than this wait at once, so that what they hold stays bounded.
+ */
+export const MAX_WAITING = 512;
+
+interface Waiter {
+  grant: () => void;
+  refuse: () => void;
+  timer: NodeJS.Timeout;
+}
+
+/**
+ * CONTRACT §10, busy is not down: every request runs all its statements on one
+ * connection of the pool, and at most as many requests as the pool has
+ * connections hold one at a time. The others wait their turn, first come first
+ * served, while they can still be answered within DB_QUERY_TIMEOUT_MS. A
+ * request is refused (503, the service is busy) only when it could not be: it
+ * has waited as long as it could, or the wait list ahead of it is longer than
+ * the deadline can drain at the recently measured pace. What waiting requests
+ * hold is a timer and a place in the list; no statement of theirs is started.
+ */
+@Injectable()
+export class DatabaseAdmission {
+  private readonly permits: number;
+  private readonly deadlineMs: number;
+  private inUse = 0;
+  private readonly waiting: Waiter[] = [];
+  /** Running estimate of how long a request holds its connection, in ms. */
+  private holdMs = 0;
+  /** When each request now holding a connection got it. */
+  private readonly holders = new Set<{ since: number }>();
+
+  constructor(
+    @InjectDataSource() private readonly dataSource: DataSource,
+    @Inject(DATABASE_CONFIG) config: DatabaseConfig,
+  ) {
+    // The embedded database runs in-process, one statement at a time: nothing to queue for.
+    this.permits = config.type === 'mysql' ? config.poolSize : Number.POSITIVE_INFINITY;
+    this.deadlineMs = config.type === 'mysql' ? config.queryTimeoutMs : Number.POSITIVE_INFINITY;
+  }
+
+  /** Requests waiting for a connection now. */
+  queuedRequests(): number {
+    return this.waiting.length;
+  }
+
+  /**
+   * Runs `work` on a connection of its own, once one is free, and releases it
+   * afterwards. `signal` aborts when the request's deadline has passed, so
+   * that work stops issuing statements for a request that has been answered.
+   */
+  async withConnection<T>(work: (runner: QueryRunner, signal: AbortSignal) => Promise<T>): Promise<T> {
+    const arrived = performance.now();
+    await this.admit();
+    const started = performance.now();
+    const holder = { since: started };
+    this.holders.add(holder);
+    const remainingMs = Math.floor(this.deadlineMs - (started - arrived));
+    const signal = AbortSignal.timeout(Math.max(1, Math.min(2 ** 31 - 1, remainingMs)));
+    const runner = this.dataSource.createQueryRunner();
+    try {
+      return await work(runner, signal);
+    } finally {
+      await runner.release();
+      this.holders.delete(holder);
+      const heldMs = performance.now() - started;
+      this.holdMs = this.holdMs === 0 ? heldMs : this.holdMs + SMOOTHING * (heldMs - this.holdMs);
+      this.release();
+    }
+  }
+
+  private admit(): Promise<void> {
+    if (this.inUse < this.permits) {
+      this.inUse += 1;
+      return Promise.resolve();
+    }
+    // The time this request would wait, from the pace of the last ones, plus its own work.
+    const rounds = Math.floor(this.waiting.length / this.permits) + 1;
+    const answerableWithinMs = this.deadlineMs - this.holdMs;
+    if (this.waiting.length >= MAX_WAITING || rounds * this.holdMs > answerableWithinMs) {
+      return Promise.reject(this.refusal());
+    }
+    return new Promise<void>((resolve, reject) => {
+      const waiter: Waiter = {
+        grant: () => {
+          clearTimeout(waiter.timer);
+          resolve();
+        },
+        refuse: () => reject(this.refusal()),
+        timer: setTimeout(
+          () => {
+            this.waiting.splice(this.waiting.indexOf(waiter), 1);
+            waiter.refuse();
+          },
+          Math.max(0, answerableWithinMs),
+        ),
+      };
+      this.waiting.push(waiter);
+    });
+  }
+
+  /**
+   * Why a request cannot be answered in time: the service is busy, unless the
+   * database is what is slow (requests have lately held their connections for
+   * half the deadline, or one ahead has held it that long now), in which case
+   * the answer says the database is the cause.
+   */
+  private refusal(): Error {
+    const now = performance.now();
+    const slow = this.deadlineMs / 2;
+    const stalled = this.holdMs > slow || [...this.holders].some((holder) => now - holder.since > slow);
+    return stalled
+      ? new DatabaseUnavailableException(new Error('The requests ahead are stuck on the database'))
+      : new DatabaseSaturatedException();
+  }
+
+  private release(): void {
+    const next = this.waiting.shift();
+    // The connection passes straight to the next in line; the count in use stays the same.
+    if (next) next.grant();
+    else this.inUse -= 1;
+  }
+}
