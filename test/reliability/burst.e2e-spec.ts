@@ -1,5 +1,4 @@
 import { beforeAll, describe, expect, it } from '@jest/globals';
-import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { DataSource } from 'typeorm';
 import { toDatabaseConfig } from '../../src/config/database.config';
@@ -73,17 +72,12 @@ const percentile = (sorted: number[], share: number) =>
  * CONTRACT §10, busy is not down: a burst of clients is served later rather
  * than refused while the database is healthy, and no burst, whatever the
  * pool size and deadline, takes the process down. The service runs as
- * production starts it (`npm run start:prod`: the build, its heap caps).
+ * production starts it (`npm run start:prod`: the build, made by the global setup, and its heap caps).
  */
 describe('bursts of clients against the production start command', () => {
   let target: MysqlTarget;
 
   beforeAll(async () => {
-    const build = spawnSync(process.execPath, ['node_modules/@nestjs/cli/bin/nest.js', 'build'], {
-      encoding: 'utf8',
-      timeout: 120_000,
-    });
-    if (build.status !== 0) throw new Error(`nest build failed:\n${build.stdout}${build.stderr}`);
     target = await freshMysqlDatabase('burst');
     const dataSource = new DataSource(
       buildDataSourceOptions(toDatabaseConfig(validateEnvironment(mysqlEnvironment(target))), 'maintenance'),

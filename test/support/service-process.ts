@@ -17,9 +17,9 @@ export interface ServiceProcess {
  */
 export async function startServiceProcess(
   environment: Record<string, string>,
-  { build = false }: { build?: boolean } = {},
+  { build = false, port: wanted }: { build?: boolean; port?: number } = {},
 ): Promise<ServiceProcess> {
-  const port = await freePort();
+  const port = wanted ?? (await freePort());
   let output = '';
   const args = build ? PRODUCTION_NODE_ARGUMENTS : ['-r', 'ts-node/register', 'src/main.ts'];
   const child = spawn(process.execPath, args, {

@@ -80,7 +80,7 @@ const PROBLEMS: Record<number, ProblemDoc> = {
   },
   503: {
     description:
-      'The database is unreachable or did not answer within DB_QUERY_TIMEOUT_MS. The service recovers by itself.',
+      'The database is unreachable or did not answer within DB_QUERY_TIMEOUT_MS (`/problems/database-unavailable`, Retry-After 5; the service recovers by itself), or more requests are waiting than can be answered in time (`/problems/service-busy`, Retry-After 1).',
     example: {
       type: '/problems/database-unavailable',
       title: 'Service Unavailable',

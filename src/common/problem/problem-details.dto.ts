@@ -13,7 +13,7 @@ export class ProblemDetailsDto {
   @ApiProperty({
     example: '/problems/invalid-parameters',
     description:
-      '`/problems/invalid-parameters` for validation, `/problems/database-unavailable` for an unreachable database, `/problems/shutting-down` for the readiness of an instance that is shutting down, `about:blank` otherwise.',
+      '`/problems/invalid-parameters` for validation, `/problems/database-unavailable` for an unreachable database, `/problems/service-busy` when more requests wait than can be answered in time, `/problems/shutting-down` for the readiness of an instance that is shutting down, `about:blank` otherwise.',
   })
   type: string;
 
