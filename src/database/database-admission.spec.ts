@@ -98,14 +98,16 @@ describe('DatabaseAdmission', () => {
     await stuck;
   });
 
-  it('tells work that its request’s deadline has passed', async () => {
+  it('stops work whose request’s deadline has passed with the deadline’s 503', async () => {
     const { dataSource } = fakeDataSource();
     const admission = new DatabaseAdmission(dataSource, mysql(1, 50));
-    const aborted = await admission.withConnection(async (_runner, signal) => {
+    const outcome = admission.withConnection(async (_runner, withinDeadline) => {
+      withinDeadline();
       await sleep(80);
-      return signal.aborted;
+      withinDeadline();
+      return 'went on';
     });
-    expect(aborted).toBe(true);
+    await expect(outcome).rejects.toMatchObject({ problem: { status: 503, reason: 'timeout' } });
   });
 
   it('does not queue on the embedded database', async () => {

@@ -57,20 +57,24 @@ export class DatabaseAdmission {
 
   /**
    * Runs `work` on a connection of its own, once one is free, and releases it
-   * afterwards. `signal` aborts when the request's deadline has passed, so
-   * that work stops issuing statements for a request that has been answered.
+   * afterwards. `withinDeadline` throws the deadline's 503 once the request's
+   * time is up, so that work issues no further statement for a request that
+   * has been answered already.
    */
-  async withConnection<T>(work: (runner: QueryRunner, signal: AbortSignal) => Promise<T>): Promise<T> {
+  async withConnection<T>(work: (runner: QueryRunner, withinDeadline: () => void) => Promise<T>): Promise<T> {
     const arrived = performance.now();
     await this.admit();
     const started = performance.now();
     const holder = { since: started };
     this.holders.add(holder);
-    const remainingMs = Math.floor(this.deadlineMs - (started - arrived));
-    const signal = AbortSignal.timeout(Math.max(1, Math.min(2 ** 31 - 1, remainingMs)));
+    const withinDeadline = (): void => {
+      if (performance.now() - arrived > this.deadlineMs) {
+        throw new DatabaseUnavailableException(new Error(`The deadline of ${this.deadlineMs} ms passed`), 'timeout');
+      }
+    };
     const runner = this.dataSource.createQueryRunner();
     try {
-      return await work(runner, signal);
+      return await work(runner, withinDeadline);
     } finally {
       await runner.release();
       this.holders.delete(holder);

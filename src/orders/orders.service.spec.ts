@@ -41,8 +41,8 @@ describe('OrdersService', () => {
     repository = { findPage: jest.fn(), count: jest.fn(), findSeats: jest.fn() };
     // Admission lends a connection at once and a deadline that never passes: queueing is tested on its own.
     const admission = {
-      withConnection: <T>(work: (runner: QueryRunner, signal: AbortSignal) => Promise<T>) =>
-        work(runner, new AbortController().signal),
+      withConnection: <T>(work: (runner: QueryRunner, withinDeadline: () => void) => Promise<T>) =>
+        work(runner, () => undefined),
     };
     service = new OrdersService(
       repository as unknown as OrdersRepository,

@@ -40,11 +40,11 @@ export class OrdersService {
     const filters: OrderFilters = isAdmin ? query.filters : { userId: caller.id };
     const offset = (query.page - 1) * query.size;
 
-    const { rows, total, seats } = await this.admission.withConnection(async (runner, signal) => {
+    const { rows, total, seats } = await this.admission.withConnection(async (runner, withinDeadline) => {
       const rows = await this.orders.findPage(filters, query.sort, query.size, offset, runner);
-      signal.throwIfAborted();
+      withinDeadline();
       const total = await this.countMatching(filters, rows.length, offset, query.size, runner);
-      signal.throwIfAborted();
+      withinDeadline();
       const seats = await this.orders.findSeats(
         rows.map((row) => row.id),
         runner,
