@@ -1,19 +1,19 @@
 import { describe, expect, it } from '@jest/globals';
 import type { DataSource, QueryRunner } from 'typeorm';
-import type { DatabaseConfig } from '../config/database.config';
+import { toDatabaseConfig, type DatabaseConfig } from '../config/database.config';
+import { validateEnvironment } from '../config/environment';
 import { DatabaseAdmission } from './database-admission';
 import { DatabaseSaturatedException, DatabaseUnavailableException } from './database-errors';
 
-const mysql = (poolSize: number, queryTimeoutMs: number): DatabaseConfig => ({
-  type: 'mysql',
-  host: '127.0.0.1',
-  port: 3306,
-  username: 'orders',
-  password: '',
-  database: 'orders',
-  poolSize,
-  queryTimeoutMs,
-});
+/** A MySQL configuration as the service reads it from the environment, with the pool and deadline under test. */
+const mysql = (poolSize: number, queryTimeoutMs: number): DatabaseConfig =>
+  toDatabaseConfig(
+    validateEnvironment({
+      DB_TYPE: 'mysql',
+      DB_POOL_SIZE: String(poolSize),
+      DB_QUERY_TIMEOUT_MS: String(queryTimeoutMs),
+    }),
+  );
 
 /** Counts the connections lent and given back; admission never runs a statement itself. */
 function fakeDataSource() {
@@ -100,10 +100,10 @@ describe('DatabaseAdmission', () => {
 
   it('stops work whose request’s deadline has passed with the deadline’s 503', async () => {
     const { dataSource } = fakeDataSource();
-    const admission = new DatabaseAdmission(dataSource, mysql(1, 50));
+    const admission = new DatabaseAdmission(dataSource, mysql(1, 100));
     const outcome = admission.withConnection(async (_runner, withinDeadline) => {
       withinDeadline();
-      await sleep(80);
+      await sleep(150);
       withinDeadline();
       return 'went on';
     });

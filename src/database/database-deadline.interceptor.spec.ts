@@ -2,20 +2,17 @@ import { describe, expect, it } from '@jest/globals';
 import type { CallHandler, ExecutionContext } from '@nestjs/common';
 import { firstValueFrom, NEVER, of, throwError, type Observable } from 'rxjs';
 import { QueryFailedError } from 'typeorm';
-import type { DatabaseConfig } from '../config/database.config';
+import { toDatabaseConfig, type DatabaseConfig } from '../config/database.config';
+import { validateEnvironment } from '../config/environment';
 import { DatabaseDeadlineInterceptor } from './database-deadline.interceptor';
 import { DatabaseUnavailableException } from './database-errors';
 
-const mysql = (queryTimeoutMs: number): DatabaseConfig => ({
-  type: 'mysql',
-  host: '127.0.0.1',
-  port: 3306,
-  username: 'orders',
-  password: '',
-  database: 'orders',
-  poolSize: 1,
-  queryTimeoutMs,
-});
+/** A MySQL configuration as the service reads it from the environment, with the deadline under test. */
+const mysql = (queryTimeoutMs: number): DatabaseConfig =>
+  toDatabaseConfig(
+    validateEnvironment({ DB_TYPE: 'mysql', DB_POOL_SIZE: '1', DB_QUERY_TIMEOUT_MS: String(queryTimeoutMs) }),
+  );
+
 // The interceptor never looks at the context: every route gets the same deadline.
 const context = {} as ExecutionContext;
 const handlerReturning = (result: Observable<unknown>): CallHandler => ({ handle: () => result });
