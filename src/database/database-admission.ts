@@ -76,11 +76,15 @@ export class DatabaseAdmission {
     try {
       return await work(runner, withinDeadline);
     } finally {
-      await runner.release();
-      this.holders.delete(holder);
-      const heldMs = performance.now() - started;
-      this.holdMs = this.holdMs === 0 ? heldMs : this.holdMs + SMOOTHING * (heldMs - this.holdMs);
-      this.release();
+      try {
+        await runner.release();
+      } finally {
+        // Even if giving the connection back failed, the turn passes on: a lost turn would never come back.
+        this.holders.delete(holder);
+        const heldMs = performance.now() - started;
+        this.holdMs = this.holdMs === 0 ? heldMs : this.holdMs + SMOOTHING * (heldMs - this.holdMs);
+        this.release();
+      }
     }
   }
 
