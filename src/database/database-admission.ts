@@ -93,10 +93,10 @@ export class DatabaseAdmission {
       this.inUse += 1;
       return Promise.resolve();
     }
-    // The time this request would wait, from the pace of the last ones, plus its own work.
+    // When this request would be answered at the pace of the last ones: its wait for a turn, plus its own work.
     const rounds = Math.floor(this.waiting.length / this.permits) + 1;
     const answerableWithinMs = this.deadlineMs - this.holdMs;
-    if (this.waiting.length >= MAX_WAITING || rounds * this.holdMs > answerableWithinMs) {
+    if (this.waiting.length >= MAX_WAITING || rounds * this.holdMs > this.deadlineMs) {
       return Promise.reject(this.refusal());
     }
     return new Promise<void>((resolve, reject) => {
@@ -106,6 +106,7 @@ export class DatabaseAdmission {
           resolve();
         },
         refuse: () => reject(this.refusal()),
+        // Past this, its turn would come too late for its own work to finish within the deadline.
         timer: setTimeout(
           () => {
             this.waiting.splice(this.waiting.indexOf(waiter), 1);
