@@ -32,11 +32,24 @@ describe('rolling restart behind HAProxy', () => {
     await seeding.close();
     instances.push(await start(), await start());
     haproxy = await startHaproxy([instances[0].baseUrl.slice(7), instances[1].baseUrl.slice(7)]);
-    await waitFor('HAProxy to see both instances up', async () => {
-      const states = Object.values((await haproxy?.serverStates()) ?? {});
-      return states.length === 2 && states.every((state) => state === 'UP');
-    });
+    await bothUp();
   }, 120_000);
+
+  /** Waits until HAProxy routes to both instances; a timeout says what HAProxy last saw. */
+  async function bothUp(): Promise<void> {
+    let seen: Record<string, string> = {};
+    await waitFor(
+      'HAProxy to see both instances up',
+      async () => {
+        seen = (await haproxy?.serverStates()) ?? {};
+        const states = Object.values(seen);
+        return states.length === 2 && states.every((state) => state === 'UP');
+      },
+      { timeoutMs: 30_000 },
+    ).catch((error: Error) => {
+      throw new Error(`${error.message}; HAProxy last saw ${JSON.stringify(seen)}`);
+    });
+  }
 
   afterAll(async () => {
     await haproxy?.stop();
@@ -74,11 +87,7 @@ describe('rolling restart behind HAProxy', () => {
         old.child.kill('SIGTERM');
         expect(await old.exited).toBe(0);
         instances[index] = await start(port);
-        await waitFor(
-          'HAProxy to route to the restarted instance again',
-          async () => Object.values((await haproxy?.serverStates()) ?? {}).every((state) => state === 'UP'),
-          { timeoutMs: 20_000 },
-        );
+        await bothUp();
       }
     } finally {
       loading = false;
