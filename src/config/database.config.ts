@@ -15,6 +15,9 @@ export type DatabaseConfig =
       database: string;
       poolSize: number;
       queryTimeoutMs: number;
+      /** Read replicas, in DB_REPLICAS order; the listing reads from them while they are healthy. */
+      replicas: { host: string; port: number }[];
+      replicaMaxLagSeconds: number;
     };
 
 export function toDatabaseConfig(env: EnvironmentVariables): DatabaseConfig {
@@ -30,5 +33,10 @@ export function toDatabaseConfig(env: EnvironmentVariables): DatabaseConfig {
     database: env.DB_DATABASE,
     poolSize: env.DB_POOL_SIZE,
     queryTimeoutMs: env.DB_QUERY_TIMEOUT_MS,
+    replicas: env.DB_REPLICAS.map((address) => {
+      const separator = address.lastIndexOf(':');
+      return { host: address.slice(0, separator), port: Number(address.slice(separator + 1)) };
+    }),
+    replicaMaxLagSeconds: env.DB_REPLICA_MAX_LAG_S,
   };
 }

@@ -1,6 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import { generateKeyPairSync } from 'node:crypto';
 import { toAuthConfig } from './auth.config';
+import { toDatabaseConfig } from './database.config';
 import { DEVELOPMENT_JWT_SECRET, InvalidConfigurationError, validateEnvironment } from './environment';
 
 const rsaPublicKey = generateKeyPairSync('rsa', { modulusLength: 2048 })
@@ -32,6 +33,8 @@ describe('validateEnvironment', () => {
       RATE_LIMIT_PER_MINUTE: 600,
       SHUTDOWN_GRACE_MS: 10000,
       CORS_ORIGINS: [],
+      DB_REPLICAS: [],
+      DB_REPLICA_MAX_LAG_S: 5,
     });
   });
 
@@ -46,6 +49,9 @@ describe('validateEnvironment', () => {
     ['DB_PORT', '-1'],
     ['DB_POOL_SIZE', '0'],
     ['DB_QUERY_TIMEOUT_MS', 'soon'],
+    ['DB_REPLICAS', 'replica-1'],
+    ['DB_REPLICAS', '10.0.0.2:3306,10.0.0.3'],
+    ['DB_REPLICA_MAX_LAG_S', '0'],
     ['JWT_SECRET', 'short'],
     ['JWT_JWKS_URI', 'not a url'],
     ['JWT_ALGORITHMS', 'none'],
@@ -65,6 +71,17 @@ describe('validateEnvironment', () => {
       'https://a.example',
       'https://b.example',
     ]);
+  });
+
+  it('reads replicas as host:port in the order given', () => {
+    const env = validateEnvironment({ DB_TYPE: 'mysql', DB_REPLICAS: 'db-r1.internal:3307, 10.0.0.3:3306' });
+    expect(toDatabaseConfig(env)).toMatchObject({
+      replicas: [
+        { host: 'db-r1.internal', port: 3307 },
+        { host: '10.0.0.3', port: 3306 },
+      ],
+      replicaMaxLagSeconds: 5,
+    });
   });
 
   it('refuses two verification modes at once', () => {

@@ -8,6 +8,7 @@ import {
   IsOptional,
   IsString,
   IsUrl,
+  Matches,
   Max,
   Min,
   MinLength,
@@ -91,6 +92,17 @@ export class EnvironmentVariables {
   @Min(100)
   @Max(600000)
   DB_QUERY_TIMEOUT_MS: number = 2000;
+
+  /** Read replicas of the primary, `host:port` each, in the order their metrics are numbered (`replica-1`, …). */
+  @Transform(toList)
+  @Matches(/^[^\s:,]+:\d{1,5}$/, { each: true, message: 'DB_REPLICAS must be a comma-separated list of host:port' })
+  DB_REPLICAS: string[] = [];
+
+  /** A replica further behind the primary than this is not read from until it catches up. */
+  @IsInt()
+  @Min(1)
+  @Max(86400)
+  DB_REPLICA_MAX_LAG_S: number = 5;
 
   @IsOptional()
   @IsString()

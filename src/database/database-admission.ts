@@ -1,8 +1,5 @@
-import { Inject, Injectable } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
 import { performance } from 'node:perf_hooks';
-import { DataSource, type QueryRunner } from 'typeorm';
-import { DATABASE_CONFIG } from '../config/config.module';
+import type { DataSource, QueryRunner } from 'typeorm';
 import type { DatabaseConfig } from '../config/database.config';
 import { DatabaseSaturatedException, DatabaseUnavailableException } from './database-errors';
 
@@ -29,8 +26,8 @@ interface Waiter {
  * has waited as long as it could, or the wait list ahead of it is longer than
  * the deadline can drain at the recently measured pace. What waiting requests
  * hold is a timer and a place in the list; no statement of theirs is started.
+ * One per database server, each over that server's pool.
  */
-@Injectable()
 export class DatabaseAdmission {
   private readonly permits: number;
   private readonly deadlineMs: number;
@@ -42,8 +39,8 @@ export class DatabaseAdmission {
   private readonly holders = new Set<{ since: number }>();
 
   constructor(
-    @InjectDataSource() private readonly dataSource: DataSource,
-    @Inject(DATABASE_CONFIG) config: DatabaseConfig,
+    private readonly dataSource: DataSource,
+    config: DatabaseConfig,
   ) {
     // The embedded database runs in-process, one statement at a time: nothing to queue for.
     this.permits = config.type === 'mysql' ? config.poolSize : Number.POSITIVE_INFINITY;
@@ -59,11 +56,14 @@ export class DatabaseAdmission {
    * Runs `work` on a connection of its own, once one is free, and releases it
    * afterwards. `withinDeadline` throws the deadline's 503 once the request's
    * time is up, so that work issues no further statement for a request that
-   * has been answered already.
+   * has been answered already. The deadline counts from `arrived`, so that a
+   * request retried on another server keeps the time it had.
    */
-  async withConnection<T>(work: (runner: QueryRunner, withinDeadline: () => void) => Promise<T>): Promise<T> {
-    const arrived = performance.now();
-    await this.admit();
+  async withConnection<T>(
+    work: (runner: QueryRunner, withinDeadline: () => void) => Promise<T>,
+    arrived = performance.now(),
+  ): Promise<T> {
+    await this.admit(arrived);
     const started = performance.now();
     const holder = { since: started };
     this.holders.add(holder);
@@ -88,15 +88,16 @@ export class DatabaseAdmission {
     }
   }
 
-  private admit(): Promise<void> {
+  private admit(arrived: number): Promise<void> {
     if (this.inUse < this.permits) {
       this.inUse += 1;
       return Promise.resolve();
     }
     // When this request would be answered at the pace of the last ones: its wait for a turn, plus its own work.
     const rounds = Math.floor(this.waiting.length / this.permits) + 1;
-    const answerableWithinMs = this.deadlineMs - this.holdMs;
-    if (this.waiting.length >= MAX_WAITING || rounds * this.holdMs > this.deadlineMs) {
+    const remainingMs = this.deadlineMs - (performance.now() - arrived);
+    const answerableWithinMs = remainingMs - this.holdMs;
+    if (this.waiting.length >= MAX_WAITING || rounds * this.holdMs > remainingMs) {
       return Promise.reject(this.refusal());
     }
     return new Promise<void>((resolve, reject) => {

@@ -3,8 +3,8 @@ import { TypeOrmModule } from '@nestjs/typeorm';
 import { DATABASE_CONFIG } from '../config/config.module';
 import type { DatabaseConfig } from '../config/database.config';
 import { buildDataSourceOptions } from './data-source-options';
-import { DatabaseAdmission } from './database-admission';
 import { DemoDataSeeder } from './demo-data';
+import { ReadRouter } from './read-router';
 
 @Module({
   imports: [
@@ -18,7 +18,7 @@ import { DemoDataSeeder } from './demo-data';
       }),
     }),
   ],
-  providers: [DemoDataSeeder, DatabaseAdmission],
-  exports: [DatabaseAdmission],
+  providers: [DemoDataSeeder, ReadRouter],
+  exports: [ReadRouter],
 })
 export class DatabaseModule {}

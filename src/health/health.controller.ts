@@ -5,6 +5,7 @@ import { ApiProblemResponses } from '../common/problem/api-problem-responses.dec
 import { HealthCheck, HealthCheckService, TypeOrmHealthIndicator, type HealthCheckResult } from '@nestjs/terminus';
 import { SkipRateLimit } from '../common/rate-limit.guard';
 import { DatabaseUnavailableException } from '../database/database-errors';
+import { ReadRouter } from '../database/read-router';
 import { ObservedStatements } from '../observability/observed-statements';
 
 export const READINESS_PING_TIMEOUT_MS = 1000;
@@ -45,6 +46,7 @@ export class HealthController {
     private readonly database: TypeOrmHealthIndicator,
     private readonly statements: ObservedStatements,
     private readonly shutdown: GracefulShutdown,
+    private readonly reads: ReadRouter,
   ) {}
 
   @Get('live')
@@ -65,7 +67,7 @@ export class HealthController {
   @HealthCheck({ swaggerDocumentation: false })
   @ApiOperation({
     operationId: 'readiness',
-    summary: 'Readiness: 200 when the database answers a ping within 1 s, else 503',
+    summary: 'Readiness: 200 when the database (the primary, or else a read replica) answers, else 503',
     description:
       'For the orchestrator and load balancers; needs no token and is not rate limited. Also 503 (`/problems/shutting-down`) from SIGTERM on, while the instance still serves for SHUTDOWN_DELAY_MS before it drains.',
     security: [],
@@ -77,14 +79,19 @@ export class HealthController {
     try {
       return await this.health.check([
         () =>
-          this.statements.run(
-            'ping',
+          this.statements.ping(
             async () => await this.database.pingCheck('database', { timeout: READINESS_PING_TIMEOUT_MS }),
           ),
       ]);
     } catch (error) {
       // Terminus fails every check once the application shuts down, whichever shutdown hook ran first.
       if (this.shutdown.isDraining() || isTerminusShuttingDown(error)) throw new ShuttingDownException();
+      // CONTRACT §11: with the primary down, a replica that answers still serves the listing.
+      const replica = this.reads.answeringReplica();
+      if (replica) {
+        const details = { database: { status: 'up' as const, server: replica } };
+        return { status: 'ok' as const, info: details, error: {}, details };
+      }
       // The same 503 as a listing that finds the database down (CONTRACT §10), not Terminus's own body.
       throw new DatabaseUnavailableException(error);
     }

@@ -1,9 +1,10 @@
 import { Module } from '@nestjs/common';
 import { TerminusModule } from '@nestjs/terminus';
+import { DatabaseModule } from '../database/database.module';
 import { HealthController } from './health.controller';
 
 @Module({
-  imports: [TerminusModule.forRoot({ logger: false })],
+  imports: [TerminusModule.forRoot({ logger: false }), DatabaseModule],
   controllers: [HealthController],
 })
 export class HealthModule {}

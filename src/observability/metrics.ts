@@ -1,15 +1,11 @@
 import { Injectable } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
-import { DataSource } from 'typeorm';
-import { DatabaseAdmission } from '../database/database-admission';
+import { ReadRouter } from '../database/read-router';
 
 /** What a request's variant label can be (CONTRACT §12): decided by the token's role, `none` before one is known. */
 export type Variant = 'user' | 'admin' | 'none';
 export type StatementKind = 'page' | 'count' | 'seats' | 'ping';
 export type UnavailableReason = 'database' | 'timeout' | 'saturated';
-/** The servers a statement can run on; `replica-N` names follow DB_REPLICAS once read replicas are configured. */
-export type ServerName = 'primary';
 
 export const UNAVAILABLE_REASONS: readonly UnavailableReason[] = ['database', 'timeout', 'saturated'];
 
@@ -59,25 +55,29 @@ export class Metrics {
     registers: [this.registry],
   });
 
-  constructor(@InjectDataSource() dataSource: DataSource, admission: DatabaseAdmission) {
+  constructor(reads: ReadRouter) {
     collectDefaultMetrics({ register: this.registry });
     // Every reason is exported from the start, so that rates and alerts see a 0 rather than no series.
     for (const reason of UNAVAILABLE_REASONS) this.unavailable.inc({ reason }, 0);
-    const pool = (): Mysql2PoolInternals | undefined =>
-      dataSource.options.type === 'mysql' && dataSource.isInitialized
-        ? ((dataSource.driver as unknown as { pool?: Mysql2PoolInternals }).pool ?? undefined)
-        : undefined;
+    const pools = function* () {
+      for (const server of reads.servers) {
+        const { dataSource } = server;
+        if (dataSource.options.type !== 'mysql' || !dataSource.isInitialized) continue;
+        const pool = (dataSource.driver as unknown as { pool?: Mysql2PoolInternals }).pool;
+        if (pool) yield { server, pool };
+      }
+    };
     new Gauge({
       name: 'db_client_connections_usage',
       help: 'Connections of the pool, by server and state (used: lent to a statement; idle: open and free).',
       labelNames: ['server', 'state'] as const,
       registers: [this.registry],
       collect() {
-        const current = pool();
-        if (!current) return;
-        const idle = current._freeConnections.length;
-        this.set({ server: 'primary', state: 'idle' }, idle);
-        this.set({ server: 'primary', state: 'used' }, current._allConnections.length - idle);
+        for (const { server, pool } of pools()) {
+          const idle = pool._freeConnections.length;
+          this.set({ server: server.name, state: 'idle' }, idle);
+          this.set({ server: server.name, state: 'used' }, pool._allConnections.length - idle);
+        }
       },
     });
     new Gauge({
@@ -86,8 +86,31 @@ export class Metrics {
       labelNames: ['server'] as const,
       registers: [this.registry],
       collect() {
-        const current = pool();
-        if (current) this.set({ server: 'primary' }, admission.queuedRequests() + current._connectionQueue.length);
+        for (const { server, pool } of pools()) {
+          this.set({ server: server.name }, server.admission.queuedRequests() + pool._connectionQueue.length);
+        }
+      },
+    });
+    new Gauge({
+      name: 'db_replica_healthy',
+      help: 'Whether the listing reads from this replica: it answers, replicates, and is within DB_REPLICA_MAX_LAG_S.',
+      labelNames: ['server'] as const,
+      registers: [this.registry],
+      collect() {
+        for (const server of reads.replicas) this.set({ server: server.name }, reads.isHealthy(server) ? 1 : 0);
+      },
+    });
+    new Gauge({
+      name: 'db_replica_lag_seconds',
+      help: 'How far this replica is behind the primary, from the primary’s GTID positions over time; absent while unknown.',
+      labelNames: ['server'] as const,
+      registers: [this.registry],
+      collect() {
+        this.reset();
+        for (const server of reads.replicas) {
+          const lag = server.health.lagSeconds;
+          if (lag !== undefined) this.set({ server: server.name }, lag);
+        }
       },
     });
   }

@@ -2,8 +2,10 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { context, SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
 import { performance } from 'node:perf_hooks';
-import { DataSource } from 'typeorm';
-import { Metrics, type ServerName, type StatementKind } from './metrics';
+import { DataSource, type QueryRunner } from 'typeorm';
+import type { ServerName } from '../database/database-server';
+import { ReadRouter } from '../database/read-router';
+import { Metrics, type StatementKind } from './metrics';
 import { tracer } from './tracing';
 
 /**
@@ -18,12 +20,23 @@ export class ObservedStatements {
 
   constructor(
     private readonly metrics: Metrics,
+    private readonly reads: ReadRouter,
     @InjectDataSource() dataSource: DataSource,
   ) {
     this.system = dataSource.options.type === 'mysql' ? 'mysql' : 'sqlite';
   }
 
-  async run<T>(statement: StatementKind, execute: () => Promise<T>, server: ServerName = 'primary'): Promise<T> {
+  /** A statement of the listing, on the server its request's connection belongs to. */
+  run<T>(statement: Exclude<StatementKind, 'ping'>, runner: QueryRunner, execute: () => Promise<T>): Promise<T> {
+    return this.observe(statement, this.reads.serverOf(runner), execute);
+  }
+
+  /** The readiness probe's ping of the primary. */
+  ping<T>(execute: () => Promise<T>): Promise<T> {
+    return this.observe('ping', 'primary', execute);
+  }
+
+  private async observe<T>(statement: StatementKind, server: ServerName, execute: () => Promise<T>): Promise<T> {
     const span = tracer().startSpan(`${statement} ${this.system}`, {
       kind: SpanKind.CLIENT,
       attributes: { 'db.system.name': this.system, 'db.operation.name': statement, 'db.server': server },

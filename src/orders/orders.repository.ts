@@ -81,7 +81,7 @@ export class OrdersRepository {
       .addSelect('o.status', 'status')
       .addSelect('o.createdAt', 'createdAt')
       .addSelect('o.updatedAt', 'updatedAt');
-    return this.statements.run('page', () => this.sorted(query, 'o', sort).getRawMany<OrderRow>());
+    return this.statements.run('page', runner, () => this.sorted(query, 'o', sort).getRawMany<OrderRow>());
   }
 
   /**
@@ -119,12 +119,14 @@ export class OrdersRepository {
     };
     edge('firstDay', from, firstWholeDay);
     edge('lastDay', afterWholeDays, before);
-    const row = await this.statements.run('count', () => wholeDays.getRawOne<Record<string, number | string | null>>());
+    const row = await this.statements.run('count', runner, () =>
+      wholeDays.getRawOne<Record<string, number | string | null>>(),
+    );
     return Object.values(row ?? {}).reduce<number>((total, value) => total + Number(value ?? 0), 0);
   }
 
   private async countRows(filters: OrderFilters, runner: QueryRunner): Promise<number> {
-    const row = await this.statements.run('count', () =>
+    const row = await this.statements.run('count', runner, () =>
       this.matching(filters, 'o', runner).select('COUNT(*)', 'total').getRawOne<{ total: number | string }>(),
     );
     return Number(row?.total ?? 0);
@@ -140,7 +142,7 @@ export class OrdersRepository {
       .where('s.orderId IN (:...orderIds)', { orderIds })
       .orderBy('s.orderId', 'ASC')
       .addOrderBy('s.seatPriceId', 'ASC');
-    return this.statements.run('seats', () => query.getRawMany<SeatRow>());
+    return this.statements.run('seats', runner, () => query.getRawMany<SeatRow>());
   }
 
   private sorted(query: SelectQueryBuilder<Order>, alias: string, sort: SortKey[]): SelectQueryBuilder<Order> {

@@ -1,7 +1,7 @@
 import { beforeEach, describe, expect, it, jest } from '@jest/globals';
 import { Role } from '../auth/role';
 import { LocalTimeFormatter } from '../common/time/local-time';
-import type { DatabaseAdmission } from '../database/database-admission';
+import type { ReadRouter } from '../database/read-router';
 import type { OrderRow, OrdersRepository, SeatRow } from './orders.repository';
 import { OrdersService } from './orders.service';
 import type { ListOrdersQuery } from './query/list-orders-query';
@@ -39,15 +39,15 @@ describe('OrdersService', () => {
 
   beforeEach(() => {
     repository = { findPage: jest.fn(), count: jest.fn(), findSeats: jest.fn() };
-    // Admission lends a connection at once and a deadline that never passes: queueing is tested on its own.
-    const admission = {
+    // Routing lends a connection at once and a deadline that never passes: routing and queueing are tested on their own.
+    const reads = {
       withConnection: <T>(work: (runner: QueryRunner, withinDeadline: () => void) => Promise<T>) =>
         work(runner, () => undefined),
     };
     service = new OrdersService(
       repository as unknown as OrdersRepository,
       new LocalTimeFormatter('Asia/Seoul'),
-      admission as unknown as DatabaseAdmission,
+      reads as unknown as ReadRouter,
     );
   });
 

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import type { QueryRunner } from 'typeorm';
 import { Role, type Caller } from '../auth/role';
 import { LocalTimeFormatter } from '../common/time/local-time';
-import { DatabaseAdmission } from '../database/database-admission';
+import { ReadRouter } from '../database/read-router';
 import type { AdminOrderDto, SeatDto, UserOrderDto } from './dto/order.dto';
 import { toOrderElement } from './order-element';
 import { OrdersRepository, SeatRow } from './orders.repository';
@@ -26,21 +26,21 @@ export class OrdersService {
   constructor(
     private readonly orders: OrdersRepository,
     private readonly time: LocalTimeFormatter,
-    private readonly admission: DatabaseAdmission,
+    private readonly reads: ReadRouter,
   ) {}
 
   /**
    * A member sees only their own orders, whatever the query says; an
    * administrator sees all that match. The page, the count and the seats are
-   * read on one connection, one after the other; none is started once the
-   * request's deadline has passed.
+   * read on one connection of one server (CONTRACT §11), one after the other;
+   * none is started once the request's deadline has passed.
    */
   async list(caller: Caller, query: ListOrdersQuery): Promise<OrdersPage> {
     const isAdmin = caller.role === Role.Admin;
     const filters: OrderFilters = isAdmin ? query.filters : { userId: caller.id };
     const offset = (query.page - 1) * query.size;
 
-    const { rows, total, seats } = await this.admission.withConnection(async (runner, withinDeadline) => {
+    const { rows, total, seats } = await this.reads.withConnection(async (runner, withinDeadline) => {
       const rows = await this.orders.findPage(filters, query.sort, query.size, offset, runner);
       withinDeadline();
       const total = await this.countMatching(filters, rows.length, offset, query.size, runner);

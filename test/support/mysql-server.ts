@@ -69,11 +69,23 @@ async function waitUntilReady(port: number, child: ChildProcess, errorLog: strin
   }
 }
 
+/** How a server takes part in replication; without one it keeps no binary log. */
+export type ReplicationRole = { role: 'primary'; serverId: number } | { role: 'replica'; serverId: number };
+
+function replicationArguments(replication?: ReplicationRole): string[] {
+  if (!replication) return ['--skip-log-bin'];
+  const common = [`--server-id=${replication.serverId}`, '--gtid-strict-mode=ON', '--log-bin', '--binlog-format=ROW'];
+  return replication.role === 'primary'
+    ? [...common, '--log-slave-updates']
+    : // After a restart a replica resumes replicating by itself, as in production.
+      [...common, '--read-only=ON'];
+}
+
 /**
  * CONTRACT §9: starts a private MariaDB (or MySQL) in a temporary directory on
  * a free port, for the duration of the test run.
  */
-export async function startThrowawayMysql(): Promise<ThrowawayMysql> {
+export async function startThrowawayMysql(replication?: ReplicationRole): Promise<ThrowawayMysql> {
   const server = findExecutable(['mariadbd', 'mysqld']);
   if (!server) throw new Error(INSTALL_HINT);
   const isMariaDb = /mariadb/i.test(spawnSync(server, ['--version'], { encoding: 'utf8' }).stdout ?? '');
@@ -115,7 +127,7 @@ export async function startThrowawayMysql(): Promise<ThrowawayMysql> {
         '--bind-address=127.0.0.1',
         `--pid-file=${join(base, 'mysqld.pid')}`,
         `--log-error=${errorLog}`,
-        '--skip-log-bin',
+        ...replicationArguments(replication),
         '--innodb-buffer-pool-size=256M',
         '--innodb-flush-log-at-trx-commit=2',
         '--character-set-server=utf8mb4',

@@ -1,0 +1,235 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import type { RowDataPacket } from 'mysql2/promise';
+import request from 'supertest';
+import { Metrics } from '../../src/observability/metrics';
+import { buildDataset, plantOrders, type TestOrder } from '../support/dataset';
+import { globalStatus, startReplicatedMysql, type ReplicatedMysql } from '../support/replication';
+import { startTestApp, type TestApp } from '../support/test-app';
+import { userToken } from '../support/tokens';
+import { waitFor } from '../support/wait-for';
+
+const MAX_LAG_S = 2;
+/** A member with more orders than one page of 2, so that every listing runs the page, the count and the seats. */
+const MEMBER = 1;
+
+interface Measured {
+  what: string;
+  ms: number;
+}
+
+/**
+ * CONTRACT §11 on a real MariaDB primary and replica in GTID replication:
+ * where reads go, when a replica is skipped and used again, and that a
+ * replica or the primary going away costs no request.
+ */
+describe('read replicas', () => {
+  let pair: ReplicatedMysql;
+  let app: TestApp;
+  let dataset: TestOrder[];
+  const measured: Measured[] = [];
+
+  beforeAll(async () => {
+    pair = await startReplicatedMysql();
+    dataset = buildDataset(11, 120);
+    await plantOrders(pair.primaryDataSource, dataset);
+    await pair.waitInSync();
+    app = await startTestApp({
+      ...pair.environment,
+      DB_REPLICA_MAX_LAG_S: String(MAX_LAG_S),
+      RATE_LIMIT_PER_MINUTE: '0',
+    });
+    await waitFor('the replica to be read from', async () => (await servedBy(app)) === 'replica-1');
+  }, 120_000);
+
+  afterAll(async () => {
+    await app?.close();
+    await pair?.stop();
+    // The figures the closing note and docs/SCALING.md quote.
+    if (measured.length > 0) {
+      process.stdout.write(`read replicas, measured:\n${measured.map((m) => `  ${m.what}: ${m.ms} ms\n`).join('')}`);
+    }
+  });
+
+  const list = (instance: TestApp, size = 2) =>
+    request(instance.server)
+      .get(`/orders?size=${size}`)
+      .set('Authorization', `Bearer ${userToken(MEMBER)}`);
+
+  /** How many page statements each server has run for this application. */
+  async function pageStatements(instance: TestApp): Promise<Map<string, number>> {
+    const metric = instance.app.get(Metrics).registry.getSingleMetric('db_client_operation_duration_seconds');
+    const counts = new Map<string, number>();
+    for (const value of (await metric!.get()).values) {
+      // A histogram's values carry the name of their series (`_bucket`, `_sum`, `_count`).
+      if ((value as { metricName?: string }).metricName?.endsWith('_count') && value.labels.statement === 'page') {
+        counts.set(String(value.labels.server), value.value);
+      }
+    }
+    return counts;
+  }
+
+  /** Lists once and tells which server answered, from the statement metrics. */
+  async function servedBy(instance: TestApp): Promise<string> {
+    const before = await pageStatements(instance);
+    const response = await list(instance);
+    expect(response.status).toBe(200);
+    const after = await pageStatements(instance);
+    const servers = [...after].filter(([server, count]) => count > (before.get(server) ?? 0)).map(([server]) => server);
+    expect(servers).toHaveLength(1);
+    return servers[0];
+  }
+
+  /** Milliseconds until requests are served by `server`, polling with real requests. */
+  async function untilServedBy(server: string, since: number, timeoutMs = 15_000): Promise<number> {
+    await waitFor(`requests to be served by ${server}`, async () => (await servedBy(app)) === server, {
+      timeoutMs,
+      intervalMs: 50,
+    });
+    return Date.now() - since;
+  }
+
+  /** Steady load: `workers` clients listing one request after another until stopped; every status is kept. */
+  function steadyLoad(workers = 4) {
+    const statuses: number[] = [];
+    let running = true;
+    const loops = Array.from({ length: workers }, async () => {
+      while (running) statuses.push((await list(app)).status);
+    });
+    return {
+      statuses,
+      stop: async () => {
+        running = false;
+        await Promise.all(loops);
+        return statuses;
+      },
+    };
+  }
+
+  let nextId = 1_000_000;
+  /** Commits one new order of MEMBER on the primary. */
+  async function writeOnPrimary(): Promise<void> {
+    nextId += 1;
+    await pair.root('primary').query(
+      `INSERT INTO orders_test.orders (id, user_id, concert_id, total_price, status, created_at, updated_at)
+         VALUES (?, ?, 1, 10.00, 'PAYMENT_COMPLETED', UTC_TIMESTAMP(3), UTC_TIMESTAMP(3))`,
+      [nextId, MEMBER],
+    );
+  }
+
+  const memberOrders = async (which: 'primary' | 'replica') => {
+    const [[row]] = await pair
+      .root(which)
+      .query<RowDataPacket[]>('SELECT COUNT(*) AS total FROM orders_test.orders WHERE user_id = ?', [MEMBER]);
+    return Number(row.total);
+  };
+
+  it('reads every statement of the listing from the replica, none from the primary', async () => {
+    const primaryBefore = await globalStatus(pair.root('primary'), 'Com_select');
+    const replicaBefore = await globalStatus(pair.root('replica'), 'Com_select');
+    const started = Date.now();
+    for (let index = 0; index < 40; index += 1) expect((await list(app)).status).toBe(200);
+    const seconds = (Date.now() - started) / 1000;
+    const primaryDelta = (await globalStatus(pair.root('primary'), 'Com_select')) - primaryBefore;
+    const replicaDelta = (await globalStatus(pair.root('replica'), 'Com_select')) - replicaBefore;
+    // Page, count and seats of 40 requests; the background checks add about one statement a second to each server.
+    expect(replicaDelta).toBeGreaterThanOrEqual(120);
+    expect(primaryDelta).toBeLessThanOrEqual(Math.ceil(seconds) + 3);
+  });
+
+  it('serves page and count of one request from the same replica while it is behind but within the bound', async () => {
+    const tolerant = await startTestApp({
+      ...pair.environment,
+      DB_REPLICA_MAX_LAG_S: '120',
+      RATE_LIMIT_PER_MINUTE: '0',
+    });
+    try {
+      await pair.setDelay(60);
+      await waitFor('the delayed replica to be read from', async () => (await servedBy(tolerant)) === 'replica-1');
+      for (let index = 0; index < 3; index += 1) await writeOnPrimary();
+      const onReplica = await memberOrders('replica');
+      expect(await memberOrders('primary')).toBe(onReplica + 3);
+      const response = await list(tolerant);
+      expect(response.status).toBe(200);
+      const body = response.body as { totalElementCount: number; elements: Array<{ orderId: number }> };
+      // The replica's count, not the primary's: both statements ran where the page was read.
+      expect(body.totalElementCount).toBe(onReplica);
+      expect(body.elements.every((element) => element.orderId < 1_000_000)).toBe(true);
+    } finally {
+      await tolerant.close();
+      await pair.setDelay(0);
+      await pair.waitInSync();
+    }
+  }, 60_000);
+
+  it('skips a replica within 2 s of its lag passing DB_REPLICA_MAX_LAG_S, and reads from it again once it catches up', async () => {
+    await pair.setDelay(30);
+    await untilServedBy('replica-1', Date.now());
+    // The replica now holds back every commit by 30 s; from this one on it is behind.
+    await writeOnPrimary();
+    const committed = Date.now();
+    const sinceBound = (await untilServedBy('primary', committed)) - MAX_LAG_S * 1000;
+    measured.push({ what: 'replica skipped after its lag passed the bound (MASTER_DELAY)', ms: sinceBound });
+    expect(sinceBound).toBeLessThanOrEqual(2000);
+    // Never more than one check interval before the bound: a replica within it is not skipped.
+    expect(sinceBound).toBeGreaterThanOrEqual(-1100);
+
+    await pair.setDelay(0);
+    await pair.waitInSync();
+    const caughtUp = Date.now();
+    const back = await untilServedBy('replica-1', caughtUp);
+    measured.push({ what: 'replica read from again after catching up', ms: back });
+    expect(back).toBeLessThanOrEqual(10_000);
+  }, 60_000);
+
+  it('skips a replica whose replication is stopped, and reads from it again when it runs', async () => {
+    await pair.root('replica').query('STOP SLAVE SQL_THREAD');
+    const stopped = Date.now();
+    const skipped = await untilServedBy('primary', stopped);
+    measured.push({ what: 'replica skipped after STOP SLAVE SQL_THREAD', ms: skipped });
+    expect(skipped).toBeLessThanOrEqual(2000);
+
+    await pair.root('replica').query('START SLAVE SQL_THREAD');
+    const resumed = Date.now();
+    const back = await untilServedBy('replica-1', resumed);
+    measured.push({ what: 'replica read from again after START SLAVE SQL_THREAD', ms: back });
+    expect(back).toBeLessThanOrEqual(10_000);
+  }, 30_000);
+
+  it('fails no request when the replica is killed under steady load, and reads from it again once it is back', async () => {
+    const load = steadyLoad();
+    await waitFor('some load', () => load.statuses.length >= 40);
+    await pair.replica.kill();
+    const killed = Date.now();
+    const markedDown = await untilServedBy('primary', killed);
+    measured.push({ what: 'replica marked down after being killed (SIGKILL)', ms: markedDown });
+    const countAtKill = load.statuses.length;
+    await waitFor('load to go on without the replica', () => load.statuses.length >= countAtKill + 100);
+    const statuses = await load.stop();
+    expect(statuses.filter((status) => status !== 200)).toEqual([]);
+    expect(markedDown).toBeLessThanOrEqual(2000);
+
+    await pair.replica.restart();
+    const restarted = Date.now();
+    await pair.reconnect('replica');
+    const back = await untilServedBy('replica-1', restarted);
+    measured.push({ what: 'replica read from again after it restarted', ms: back });
+    expect(back).toBeLessThanOrEqual(10_000);
+  }, 60_000);
+
+  it('keeps answering the listing and readiness 200 from the replica when the primary is killed', async () => {
+    await pair.waitInSync();
+    const load = steadyLoad();
+    await waitFor('some load', () => load.statuses.length >= 40);
+    await pair.primary.kill();
+    const killed = Date.now();
+    const readiness: number[] = [];
+    // Long enough for the replica's replication to notice and for every check to have run several times.
+    while (Date.now() - killed < 4000) {
+      readiness.push((await request(app.server).get('/health/ready')).status);
+    }
+    const statuses = await load.stop();
+    expect(statuses.filter((status) => status !== 200)).toEqual([]);
+    expect(readiness.filter((status) => status !== 200)).toEqual([]);
+    expect(await servedBy(app)).toBe('replica-1');
+  }, 30_000);
+});

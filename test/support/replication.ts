@@ -1,0 +1,152 @@
+import { createConnection, type Connection, type RowDataPacket } from 'mysql2/promise';
+import { DataSource } from 'typeorm';
+import { toDatabaseConfig } from '../../src/config/database.config';
+import { validateEnvironment } from '../../src/config/environment';
+import { buildDataSourceOptions } from '../../src/database/data-source-options';
+import { startThrowawayMysql, type ThrowawayMysql } from './mysql-server';
+import { waitFor } from './wait-for';
+
+export const REPLICATED_DATABASE = 'orders_test';
+/** The service's own user: it reads, and may read replication status (README, "Running several instances"). */
+export const SERVICE_USER = { user: 'orders_service', password: 'service-secret' };
+const REPLICATION_USER = { user: 'replicator', password: 'replicator-secret' };
+
+export interface ReplicatedMysql {
+  primary: ThrowawayMysql;
+  replica: ThrowawayMysql;
+  /** A root connection to either server, for the test's own writes and checks. */
+  root(which: 'primary' | 'replica'): Connection;
+  /** What the service is started with to read from this pair. */
+  environment: Record<string, string>;
+  /** A DataSource on the primary, as root, for planting data. */
+  primaryDataSource: DataSource;
+  /** Resolves once the replica has applied everything the primary has committed. */
+  waitInSync(timeoutMs?: number): Promise<void>;
+  /** Points the replica at the primary again (after either restarted) with the given delay. */
+  setDelay(seconds: number): Promise<void>;
+  /** Reconnects the root connection to a server that was restarted. */
+  reconnect(which: 'primary' | 'replica'): Promise<void>;
+  stop(): Promise<void>;
+}
+
+const rootConnection = (port: number) =>
+  createConnection({ host: '127.0.0.1', port, user: 'root', database: undefined, multipleStatements: true });
+
+export async function globalStatus(connection: Connection, name: string): Promise<number> {
+  const [rows] = await connection.query<RowDataPacket[]>('SHOW GLOBAL STATUS LIKE ?', [name]);
+  return Number(rows[0]?.Value ?? 0);
+}
+
+/**
+ * A throw-away MariaDB primary and one replica in real GTID replication
+ * (CONTRACT §11), with the schema migrated on the primary and replicated,
+ * and the service's user created with the grants the README asks for.
+ */
+export async function startReplicatedMysql(): Promise<ReplicatedMysql> {
+  const started = await Promise.allSettled([
+    startThrowawayMysql({ role: 'primary', serverId: 1 }),
+    startThrowawayMysql({ role: 'replica', serverId: 2 }),
+  ]);
+  const failure = started.find((result) => result.status === 'rejected');
+  if (failure) {
+    for (const result of started) if (result.status === 'fulfilled') await result.value.stop();
+    throw failure.reason;
+  }
+  const [primary, replica] = started.map((result) => (result as PromiseFulfilledResult<ThrowawayMysql>).value);
+  try {
+    return await replicate(primary, replica);
+  } catch (error) {
+    await Promise.all([primary.stop(), replica.stop()]);
+    throw error;
+  }
+}
+
+async function replicate(primary: ThrowawayMysql, replica: ThrowawayMysql): Promise<ReplicatedMysql> {
+  let primaryRoot = await rootConnection(primary.port);
+  let replicaRoot = await rootConnection(replica.port);
+  await primaryRoot.query(`
+    CREATE DATABASE ${REPLICATED_DATABASE} CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci;
+    CREATE USER '${REPLICATION_USER.user}'@'%' IDENTIFIED BY '${REPLICATION_USER.password}';
+    GRANT REPLICATION SLAVE ON *.* TO '${REPLICATION_USER.user}'@'%';
+    CREATE USER '${SERVICE_USER.user}'@'%' IDENTIFIED BY '${SERVICE_USER.password}';
+    GRANT SELECT ON ${REPLICATED_DATABASE}.* TO '${SERVICE_USER.user}'@'%';
+    GRANT SLAVE MONITOR ON *.* TO '${SERVICE_USER.user}'@'%';
+  `);
+
+  const setDelay = async (seconds: number) => {
+    await replicaRoot.query(`
+      STOP SLAVE;
+      CHANGE MASTER TO MASTER_HOST='127.0.0.1', MASTER_PORT=${primary.port},
+        MASTER_USER='${REPLICATION_USER.user}', MASTER_PASSWORD='${REPLICATION_USER.password}',
+        MASTER_USE_GTID=slave_pos, MASTER_CONNECT_RETRY=1, MASTER_HEARTBEAT_PERIOD=1, MASTER_DELAY=${seconds};
+      START SLAVE;
+    `);
+  };
+  await setDelay(0);
+
+  const primaryDataSource = new DataSource(
+    buildDataSourceOptions(
+      toDatabaseConfig(
+        validateEnvironment({
+          DB_TYPE: 'mysql',
+          DB_HOST: '127.0.0.1',
+          DB_PORT: String(primary.port),
+          DB_USERNAME: 'root',
+          DB_DATABASE: REPLICATED_DATABASE,
+        }),
+      ),
+      'maintenance',
+    ),
+  );
+  await primaryDataSource.initialize();
+  await primaryDataSource.runMigrations();
+
+  const waitInSync = async (timeoutMs = 15_000) => {
+    const [[{ position }]] = await primaryRoot.query<RowDataPacket[]>('SELECT @@global.gtid_binlog_pos AS position');
+    await waitFor(
+      `the replica to apply ${position}`,
+      async () => {
+        const [[{ reached }]] = await replicaRoot.query<RowDataPacket[]>(
+          'SELECT MASTER_GTID_WAIT(?, 0) = 0 AS reached',
+          [position],
+        );
+        return Number(reached) === 1;
+      },
+      { timeoutMs, intervalMs: 50 },
+    );
+  };
+  await waitInSync();
+
+  return {
+    primary,
+    replica,
+    root: (which) => (which === 'primary' ? primaryRoot : replicaRoot),
+    primaryDataSource,
+    environment: {
+      DB_TYPE: 'mysql',
+      DB_HOST: '127.0.0.1',
+      DB_PORT: String(primary.port),
+      DB_USERNAME: SERVICE_USER.user,
+      DB_PASSWORD: SERVICE_USER.password,
+      DB_DATABASE: REPLICATED_DATABASE,
+      DB_REPLICAS: `127.0.0.1:${replica.port}`,
+    },
+    waitInSync,
+    setDelay,
+    reconnect: async (which) => {
+      if (which === 'primary') {
+        primaryRoot.destroy();
+        primaryRoot = await rootConnection(primary.port);
+      } else {
+        replicaRoot.destroy();
+        replicaRoot = await rootConnection(replica.port);
+      }
+    },
+    stop: async () => {
+      primaryRoot.destroy();
+      replicaRoot.destroy();
+      if (primaryDataSource.isInitialized) await primaryDataSource.destroy().catch(() => undefined);
+      await Promise.all([primary.stop(), replica.stop()]);
+    },
+  };
+}
