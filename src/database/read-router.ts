@@ -7,7 +7,7 @@ import { DATABASE_CONFIG } from '../config/config.module';
 import type { DatabaseConfig } from '../config/database.config';
 import { buildDataSourceOptions } from './data-source-options';
 import { DatabaseSaturatedException, DatabaseUnavailableException, isDatabaseUnavailable } from './database-errors';
-import { DatabaseServer, type ServerName } from './database-server';
+import { DatabaseServer, type ServerHealth, type ServerName } from './database-server';
 import { parseGtidPosition, PrimaryTimeline, progressOf } from './replication-lag';
 
 /** CONTRACT §11: health is checked about once a second. */
@@ -16,6 +16,9 @@ export const CHECK_INTERVAL_MS = 1000;
 const TIMELINE_KEEP_MS = 10 * 60_000;
 /** MySQL has no `@@gtid_binlog_pos` / `@@gtid_slave_pos`; there the replica's own estimate is used. */
 const ER_UNKNOWN_SYSTEM_VARIABLE = 1193;
+/** SHOW REPLICA STATUS without the SLAVE MONITOR privilege. */
+const ER_SPECIFIC_ACCESS_DENIED = 1227;
+const MISSING_GRANT = 'SHOW REPLICA STATUS is refused: the service user needs GRANT SLAVE MONITOR ON *.*';
 
 type Work<T> = (runner: QueryRunner, withinDeadline: () => void) => Promise<T>;
 
@@ -192,7 +195,7 @@ export class ReadRouter implements OnApplicationBootstrap, OnApplicationShutdown
     );
   }
 
-  private async checkPrimary(config: Extract<DatabaseConfig, { type: 'mysql' }>) {
+  private async checkPrimary(config: Extract<DatabaseConfig, { type: 'mysql' }>): Promise<ServerHealth> {
     try {
       if (this.gtid) {
         const [row] = await this.primary.check<RowDataPacket>(config, 'SELECT @@global.gtid_binlog_pos AS position');
@@ -210,28 +213,20 @@ export class ReadRouter implements OnApplicationBootstrap, OnApplicationShutdown
     }
   }
 
-  private async checkReplica(replica: DatabaseServer, config: Extract<DatabaseConfig, { type: 'mysql' }>) {
+  private async checkReplica(
+    replica: DatabaseServer,
+    config: Extract<DatabaseConfig, { type: 'mysql' }>,
+  ): Promise<ServerHealth> {
     try {
-      const [status] = await replica.check<ReplicaStatus>(config, 'SHOW REPLICA STATUS');
+      const replication = await this.replicationOf(replica, config);
       await replica.open();
-      if (!status)
-        return { answering: true, replicating: false, problem: 'not a replica: SHOW REPLICA STATUS is empty' };
-      const io = status.Slave_IO_Running ?? status.Replica_IO_Running;
-      const sql = status.Slave_SQL_Running ?? status.Replica_SQL_Running;
-      const replicating = io === 'Yes' && sql === 'Yes';
-      const problem = replicating
-        ? undefined
-        : `replication threads IO=${io} SQL=${sql}${status.Last_SQL_Error || status.Last_IO_Error ? `: ${status.Last_SQL_Error || status.Last_IO_Error}` : ''}`;
-      if (!this.gtid) {
-        const behind = status.Seconds_Behind_Master ?? status.Seconds_Behind_Source;
-        return { answering: true, replicating, problem, lagSeconds: behind ?? undefined };
-      }
+      if (!this.gtid) return { answering: true, ...replication };
       const [row] = await replica.check<RowDataPacket>(config, 'SELECT @@global.gtid_slave_pos AS position');
       const position = parseGtidPosition(String(row.position ?? ''));
       return {
         answering: true,
-        replicating,
-        problem,
+        replicating: replication.replicating,
+        problem: replication.problem,
         position,
         lagSeconds: this.timeline.lagSeconds(position, Date.now()),
       };
@@ -240,8 +235,35 @@ export class ReadRouter implements OnApplicationBootstrap, OnApplicationShutdown
     }
   }
 
+  /** Whether both replication threads run, from SHOW REPLICA STATUS (and, on MySQL, the replica's own lag). */
+  private async replicationOf(
+    replica: DatabaseServer,
+    config: Extract<DatabaseConfig, { type: 'mysql' }>,
+  ): Promise<Pick<ServerHealth, 'replicating' | 'problem' | 'lagSeconds'>> {
+    let status: ReplicaStatus | undefined;
+    try {
+      [status] = await replica.check<ReplicaStatus>(config, 'SHOW REPLICA STATUS');
+    } catch (error) {
+      if ((error as { errno?: number }).errno === ER_SPECIFIC_ACCESS_DENIED) {
+        return { replicating: false, problem: MISSING_GRANT };
+      }
+      throw error;
+    }
+    if (!status) return { replicating: false, problem: 'not a replica: SHOW REPLICA STATUS is empty' };
+    const io = status.Slave_IO_Running ?? status.Replica_IO_Running;
+    const sql = status.Slave_SQL_Running ?? status.Replica_SQL_Running;
+    const lastError = status.Last_SQL_Error || status.Last_IO_Error;
+    const replicating = io === 'Yes' && sql === 'Yes';
+    return {
+      replicating,
+      problem: replicating ? undefined : `replication threads IO=${io} SQL=${sql}${lastError ? `: ${lastError}` : ''}`,
+      // NULL while a thread is stopped or reconnecting: unknown, never 0.
+      lagSeconds: status.Seconds_Behind_Master ?? status.Seconds_Behind_Source ?? undefined,
+    };
+  }
+
   /** A check that started before a request found the server failing cannot declare it answering. */
-  private update(server: DatabaseServer, health: DatabaseServer['health'], checkStarted: number): void {
+  private update(server: DatabaseServer, health: ServerHealth, checkStarted: number): void {
     if (health.answering && checkStarted < server.failedAt) return;
     server.health = health;
     this.logChange(server);

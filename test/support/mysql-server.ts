@@ -8,6 +8,8 @@ import { createConnection } from 'mysql2/promise';
 export interface ThrowawayMysql {
   url: string;
   port: number;
+  /** The server process's id while it runs. */
+  pid(): number | undefined;
   /** Sends a signal to the server process: SIGSTOP pauses it, SIGCONT resumes it. */
   signal(signal: NodeJS.Signals): void;
   /** Kills the server at once, as a crash would. */
@@ -150,6 +152,7 @@ export async function startThrowawayMysql(replication?: ReplicationRole): Promis
   return {
     url: `mysql://root@127.0.0.1:${port}/orders_test`,
     port,
+    pid: () => child.pid,
     signal: (signal) => child.kill(signal),
     kill,
     restart: async () => {

@@ -1,0 +1,128 @@
+import { afterEach, beforeEach, describe, expect, it, jest } from '@jest/globals';
+import { Logger } from '@nestjs/common';
+import { DataSource } from 'typeorm';
+import { toDatabaseConfig } from '../config/database.config';
+import { validateEnvironment } from '../config/environment';
+import { buildDataSourceOptions } from './data-source-options';
+import { DatabaseUnavailableException } from './database-errors';
+import type { DatabaseServer, ServerHealth } from './database-server';
+import { ReadRouter } from './read-router';
+import { parseGtidPosition } from './replication-lag';
+
+/** A primary and two replicas that are never connected to: routing decides from the health the checks recorded. */
+function router(): { reads: ReadRouter; primary: DatabaseServer; one: DatabaseServer; two: DatabaseServer } {
+  const config = toDatabaseConfig(
+    validateEnvironment({ DB_TYPE: 'mysql', DB_REPLICAS: '127.0.0.1:1,127.0.0.1:2', DB_REPLICA_MAX_LAG_S: '5' }),
+  );
+  const reads = new ReadRouter(new DataSource(buildDataSourceOptions(config)), config);
+  const [primary, one, two] = reads.servers;
+  // The pools are opened by the background check, which does not run here; routing reads only this flag.
+  for (const replica of [one, two]) Object.defineProperty(replica.dataSource, 'isInitialized', { value: true });
+  return { reads, primary, one, two };
+}
+
+const healthy: ServerHealth = { answering: true, replicating: true, lagSeconds: 0.4 };
+
+/** Runs one request and tells which server its statements ran on. */
+const servedBy = (reads: ReadRouter) => reads.withConnection((runner) => Promise.resolve(reads.serverOf(runner)));
+
+const connectionReset = () => Object.assign(new Error('read ECONNRESET'), { code: 'ECONNRESET' });
+
+describe('ReadRouter', () => {
+  let warnings: jest.SpiedFunction<Logger['warn']>;
+
+  beforeEach(() => {
+    // Captured rather than printed: what is logged, and how often, is part of the behaviour.
+    warnings = jest.spyOn(Logger.prototype, 'warn').mockImplementation(() => undefined);
+    jest.spyOn(Logger.prototype, 'log').mockImplementation(() => undefined);
+  });
+
+  afterEach(() => jest.restoreAllMocks());
+
+  it('spreads requests over the healthy replicas in turn, never the primary', async () => {
+    const { reads, one, two } = router();
+    one.health = healthy;
+    two.health = healthy;
+    const served = [];
+    for (let index = 0; index < 4; index += 1) served.push(await servedBy(reads));
+    expect(served.sort()).toEqual(['replica-1', 'replica-1', 'replica-2', 'replica-2']);
+  });
+
+  it('skips a replica past DB_REPLICA_MAX_LAG_S, one not replicating and one whose lag is unknown', async () => {
+    const { reads, one, two } = router();
+    one.health = { ...healthy, lagSeconds: 5.5 };
+    two.health = { ...healthy, replicating: false, problem: 'replication threads IO=Yes SQL=No' };
+    await expect(servedBy(reads)).resolves.toBe('primary');
+    two.health = { ...healthy, lagSeconds: undefined };
+    await expect(servedBy(reads)).resolves.toBe('primary');
+    one.health = { ...healthy, lagSeconds: 5 };
+    await expect(servedBy(reads)).resolves.toBe('replica-1');
+  });
+
+  it('reads from the freshest replica that answers when the primary does not', async () => {
+    const { reads, primary, one, two } = router();
+    primary.health = { answering: false, replicating: false, problem: 'ECONNREFUSED' };
+    // The primary is gone, so replication has stopped on both; replica-2 had applied more.
+    one.health = { answering: true, replicating: false, position: parseGtidPosition('0-1-90') };
+    two.health = { answering: true, replicating: false, position: parseGtidPosition('0-1-120') };
+    await expect(servedBy(reads)).resolves.toBe('replica-2');
+    expect(reads.answeringReplica()).toBeDefined();
+  });
+
+  it('marks a replica that fails mid-request down at once and runs the request once more elsewhere', async () => {
+    const { reads, one, two } = router();
+    one.health = healthy;
+    const attempts: string[] = [];
+    const served = await reads.withConnection((runner) => {
+      attempts.push(reads.serverOf(runner));
+      if (attempts.length === 1) return Promise.reject(connectionReset());
+      return Promise.resolve(reads.serverOf(runner));
+    });
+    expect(attempts).toEqual(['replica-1', 'primary']);
+    expect(served).toBe('primary');
+    expect(one.health.answering).toBe(false);
+    // Until a check finds it answering again, it is not read from.
+    two.health = healthy;
+    await expect(servedBy(reads)).resolves.toBe('replica-2');
+  });
+
+  it('does not retry a request whose own deadline passed, nor a failure that is not the server’s', async () => {
+    const { reads, one } = router();
+    one.health = healthy;
+    let attempts = 0;
+    const timedOut = new DatabaseUnavailableException(new Error('deadline'), 'timeout');
+    await expect(
+      reads.withConnection(() => {
+        attempts += 1;
+        return Promise.reject(timedOut);
+      }),
+    ).rejects.toBe(timedOut);
+    const wrongQuery = Object.assign(new Error('You have an error in your SQL syntax'), { code: 'ER_PARSE_ERROR' });
+    await expect(
+      reads.withConnection(() => {
+        attempts += 1;
+        return Promise.reject(wrongQuery);
+      }),
+    ).rejects.toBe(wrongQuery);
+    expect(attempts).toBe(2);
+    expect(one.health.answering).toBe(true);
+  });
+
+  it('gives the failure to the client when the one other server fails too', async () => {
+    const { reads, one } = router();
+    one.health = healthy;
+    let attempts = 0;
+    await expect(
+      reads.withConnection(() => {
+        attempts += 1;
+        return Promise.reject(connectionReset());
+      }),
+    ).rejects.toThrow('ECONNRESET');
+    // Tried once more, never a third time.
+    expect(attempts).toBe(2);
+    // A further request finds nothing answering, tries the primary as the last resort and fails the same way.
+    await expect(reads.withConnection(() => Promise.reject(connectionReset()))).rejects.toThrow('ECONNRESET');
+    // Each server's change was logged once, not once per failing request.
+    expect(warnings.mock.calls.map(([message]) => String(message).split(':')[0])).toEqual(['replica-1', 'primary']);
+  });
+});
