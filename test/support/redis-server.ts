@@ -34,6 +34,8 @@ export async function startThrowawayRedis(): Promise<ThrowawayRedis> {
       stdio: 'ignore',
     });
     const probe = new Redis({ port, host: '127.0.0.1', lazyConnect: true, retryStrategy: () => null });
+    // Refusals until the server listens are expected; ioredis would print each as an unhandled error event.
+    probe.on('error', () => undefined);
     try {
       await waitFor(`redis-server on port ${port}`, () =>
         probe.connect().then(
