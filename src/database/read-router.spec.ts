@@ -37,7 +37,9 @@ describe('ReadRouter', () => {
     jest.spyOn(Logger.prototype, 'log').mockImplementation(() => undefined);
   });
 
-  afterEach(() => jest.restoreAllMocks());
+  afterEach(() => {
+    jest.restoreAllMocks();
+  });
 
   it('spreads requests over the healthy replicas in turn, never the primary', async () => {
     const { reads, one, two } = router();
