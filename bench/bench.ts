@@ -30,7 +30,9 @@ import { writeOrders } from '../src/database/seeding/order-writer';
  * `--observability-cost`, the same build with metrics on, off, and with traces
  * exported; each interleaved. With `--burst`, the burst curve: one instance
  * under 10 to 1,000 clients at once. With `--cpu`, CPU time per request of the
- * service, the floor and MariaDB, and MariaDB's per statement kind.
+ * service, the floor and MariaDB, and MariaDB's per statement kind. With
+ * `--compare-flags="FLAGS"`, the production command against the same with
+ * extra Node.js flags added.
  */
 const { values } = parseArgs({
   options: {
@@ -41,6 +43,7 @@ const { values } = parseArgs({
     'observability-cost': { type: 'boolean', default: false },
     burst: { type: 'boolean', default: false },
     cpu: { type: 'boolean', default: false },
+    'compare-flags': { type: 'string' },
   },
 });
 const seconds = Number(values.seconds);
@@ -291,10 +294,12 @@ interface Variant {
   port: number;
   node: string;
   env?: Record<string, string>;
+  /** Node.js flags added before the production command's own. */
+  flags?: string[];
 }
 
 async function startVariant(variant: Variant): Promise<ChildProcess> {
-  const child = spawn(variant.node, PRODUCTION_NODE_ARGUMENTS, {
+  const child = spawn(variant.node, [...(variant.flags ?? []), ...PRODUCTION_NODE_ARGUMENTS], {
     env: {
       ...process.env,
       PORT: String(variant.port),
@@ -325,7 +330,10 @@ async function compareVariants(title: string, variants: Variant[], scenarioNames
   const children: ChildProcess[] = [];
   for (const variant of variants) children.push(await startVariant(variant));
   const picked = SCENARIOS.filter((scenario) => scenarioNames.includes(scenario.name));
-  const samples = new Map<string, Array<{ rps: number; p50: number; p99: number; errors: number }>>();
+  const samples = new Map<
+    string,
+    Array<{ rps: number; p50: number; p99: number; errors: number; cpuMs: number; answered: number }>
+  >();
   for (let round = 0; round < rounds; round += 1) {
     for (const scenario of picked) {
       const order = variants.map((_, index) => variants[(index + round) % variants.length]);
@@ -333,16 +341,19 @@ async function compareVariants(title: string, variants: Variant[], scenarioNames
         process.stderr.write(`round ${round + 1}: ${scenario.name} on ${variant.label}\n`);
         const key = `${scenario.name}|${variant.label}`;
         const target = `http://127.0.0.1:${variant.port}/orders${scenario.query ? `?${scenario.query}` : ''}`;
-        samples.set(key, [...(samples.get(key) ?? []), await load(target, scenario.token, seconds)]);
+        const pid = children[variants.indexOf(variant)].pid ?? 0;
+        const cpuBefore = cpuMs(pid);
+        const result = await load(target, scenario.token, seconds);
+        samples.set(key, [...(samples.get(key) ?? []), { ...result, cpuMs: cpuMs(pid) - cpuBefore }]);
         await drain();
       }
     }
   }
   console.log(`\n## ${title} (${connections} connections, ${rounds} × ${seconds} s, interleaved)\n`);
   console.log(
-    `| scenario | ${variants.map((variant) => `${variant.label} req/s (p50 / p99 ms)`).join(' | ')} | ${variants
+    `| scenario | ${variants.map((variant) => `${variant.label} req/s (p50 / p99 ms; CPU ms/req)`).join(' | ')} | ${variants
       .slice(1)
-      .map((variant) => `${variant.label} / ${variants[0].label}`)
+      .map((variant) => `${variant.label} / ${variants[0].label} req/s; CPU`)
       .join(' | ')} | failed |`,
   );
   console.log(`|${'---|'.repeat(variants.length * 2 + 1)}`);
@@ -354,12 +365,21 @@ async function compareVariants(title: string, variants: Variant[], scenarioNames
         p50: median(runs.map((run) => run.p50)),
         p99: Math.max(...runs.map((run) => run.p99)),
         errors: runs.reduce((sum, run) => sum + run.errors, 0),
+        cpuPerRequest:
+          runs.reduce((sum, run) => sum + run.cpuMs, 0) /
+          Math.max(
+            1,
+            runs.reduce((sum, run) => sum + run.answered, 0),
+          ),
       };
     });
     console.log(
-      `| ${scenario.name} | ${stats.map((stat) => `${stat.rps.toFixed(0)} (${stat.p50} / ${stat.p99})`).join(' | ')} | ${stats
+      `| ${scenario.name} | ${stats.map((stat) => `${stat.rps.toFixed(0)} (${stat.p50} / ${stat.p99}; ${stat.cpuPerRequest.toFixed(3)})`).join(' | ')} | ${stats
         .slice(1)
-        .map((stat) => `${(stat.rps / stats[0].rps).toFixed(3)}×`)
+        .map(
+          (stat) =>
+            `${(stat.rps / stats[0].rps).toFixed(3)}×; ${(stat.cpuPerRequest / stats[0].cpuPerRequest).toFixed(2)}×`,
+        )
         .join(' | ')} | ${stats.map((stat) => stat.errors).join(' / ')} |`,
     );
   }
@@ -592,6 +612,16 @@ async function main(): Promise<void> {
     await burstCurve();
   } else if (values.cpu) {
     await cpuPerRequest();
+  } else if (values['compare-flags']) {
+    const flags = values['compare-flags'].split(' ').filter(Boolean);
+    await compareVariants(
+      `The production command with and without ${flags.join(' ')}`,
+      [
+        { label: 'production', port: 3915, node: process.execPath },
+        { label: `with ${flags.join(' ')}`, port: 3916, node: process.execPath, flags },
+      ],
+      ['user page 1', 'admin page 1', 'admin all filters', 'admin size 100'],
+    );
   } else {
     await compare();
     await tableSizes();
