@@ -101,7 +101,9 @@ describe('bursts of clients against the production start command', () => {
   }
 
   it('serves 200 concurrent clients with 200s on a healthy database, later rather than refused', async () => {
-    await withService({ DB_POOL_SIZE: '10', DB_QUERY_TIMEOUT_MS: '2000' }, async (service) => {
+    // 200 requests through 10 connections take 1–2 s on two cores shared with the other suites: close to the default
+    // 2 s deadline. What is under test is that they wait their turn rather than being refused, so the deadline leaves room.
+    await withService({ DB_POOL_SIZE: '10', DB_QUERY_TIMEOUT_MS: '5000' }, async (service) => {
       // An instance that has served before the spike, as one behind a balancer has: compiled and connected.
       for (let round = 0; round < 10; round += 1) await burst(service, 10);
       const result = await burst(service, 200);
@@ -116,7 +118,7 @@ describe('bursts of clients against the production start command', () => {
       });
       expect(result.liveness.every((status) => status === 200)).toBe(true);
       // Served within the deadline, waiting their turn.
-      expect(percentile(result.latencies, 0.99)).toBeLessThan(2000 + 1000);
+      expect(percentile(result.latencies, 0.99)).toBeLessThan(5000 + 1000);
     });
   }, 120_000);
 

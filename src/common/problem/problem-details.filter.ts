@@ -99,7 +99,9 @@ function logFailure(exception: unknown, request: FastifyRequest, problem: Proble
     }
     const cause = exception instanceof HttpException ? exception.cause : exception;
     const more = entry.heldBack > 0 ? ` (and ${entry.heldBack} more 503s of this kind since the last line)` : '';
-    logger.warn(`${summary}: ${cause instanceof Error ? cause.message : String(cause)}${more}`);
+    // A refusal as busy has no cause beyond itself: its reason says what happened.
+    const why = cause instanceof Error ? cause.message : (problem.reason ?? problem.detail);
+    logger.warn(`${summary}: ${why}${more}`);
     entry.lastAt = now;
     entry.heldBack = 0;
   } else {
