@@ -16,13 +16,16 @@ describe('request logs', () => {
     await service?.exited;
   });
 
-  it('writes Nest’s start-up messages as JSON lines', () => {
-    const lines = service
-      .output()
-      .split('\n')
-      .filter((line) => line.startsWith('{'))
-      .map((line) => JSON.parse(line) as { msg?: string; context?: string });
-    expect(lines).toContainEqual(
+  it('writes Nest’s start-up messages as JSON lines', async () => {
+    const jsonLines = () =>
+      service
+        .output()
+        .split('\n')
+        .filter((line) => line.startsWith('{'))
+        .map((line) => JSON.parse(line) as { msg?: string; context?: string });
+    // Lines are buffered for up to a second before they are written.
+    await waitFor('the start-up line', () => jsonLines().some((line) => line.context === 'NestApplication'));
+    expect(jsonLines()).toContainEqual(
       expect.objectContaining({ msg: 'Nest application successfully started', context: 'NestApplication' }),
     );
   });
