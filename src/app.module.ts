@@ -1,11 +1,10 @@
 import { DynamicModule, Module } from '@nestjs/common';
-import { APP_GUARD, APP_INTERCEPTOR } from '@nestjs/core';
+import { APP_GUARD } from '@nestjs/core';
 import { AuthModule } from './auth/auth.module';
 import { JwtAuthGuard } from './auth/jwt-auth.guard';
 import { LifecycleModule } from './bootstrap/graceful-shutdown';
 import { RateLimitGuard } from './common/rate-limit.guard';
 import { configModule } from './config/config.module';
-import { DatabaseDeadlineInterceptor } from './database/database-deadline.interceptor';
 import { DatabaseModule } from './database/database.module';
 import { HealthModule } from './health/health.module';
 import { LoggingModule } from './logging/logging.module';
@@ -32,7 +31,6 @@ export class AppModule {
         // In this order: the caller is known before the rate limit counts it.
         { provide: APP_GUARD, useClass: JwtAuthGuard },
         { provide: APP_GUARD, useClass: RateLimitGuard },
-        { provide: APP_INTERCEPTOR, useClass: DatabaseDeadlineInterceptor },
       ],
     };
   }

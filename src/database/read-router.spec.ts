@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it, jest } from '@jest/globals';
 import { Logger } from '@nestjs/common';
-import { DataSource } from 'typeorm';
+import { DataSource, QueryFailedError } from 'typeorm';
 import { toDatabaseConfig } from '../config/database.config';
 import { validateEnvironment } from '../config/environment';
 import { buildDataSourceOptions } from './data-source-options';
@@ -10,9 +10,19 @@ import { ReadRouter } from './read-router';
 import { parseGtidPosition } from './replication-lag';
 
 /** A primary and two replicas that are never connected to: routing decides from the health the checks recorded. */
-function router(): { reads: ReadRouter; primary: DatabaseServer; one: DatabaseServer; two: DatabaseServer } {
+function router(deadlineMs = 2000): {
+  reads: ReadRouter;
+  primary: DatabaseServer;
+  one: DatabaseServer;
+  two: DatabaseServer;
+} {
   const config = toDatabaseConfig(
-    validateEnvironment({ DB_TYPE: 'mysql', DB_REPLICAS: '127.0.0.1:1,127.0.0.1:2', DB_REPLICA_MAX_LAG_S: '5' }),
+    validateEnvironment({
+      DB_TYPE: 'mysql',
+      DB_REPLICAS: '127.0.0.1:1,127.0.0.1:2',
+      DB_REPLICA_MAX_LAG_S: '5',
+      DB_QUERY_TIMEOUT_MS: String(deadlineMs),
+    }),
   );
   const reads = new ReadRouter(new DataSource(buildDataSourceOptions(config)), config);
   const [primary, one, two] = reads.servers;
@@ -110,7 +120,7 @@ describe('ReadRouter', () => {
     expect(one.health.answering).toBe(true);
   });
 
-  it('gives the failure to the client when the one other server fails too', async () => {
+  it('answers the 503 when the one other server fails too', async () => {
     const { reads, one } = router();
     one.health = healthy;
     let attempts = 0;
@@ -119,12 +129,50 @@ describe('ReadRouter', () => {
         attempts += 1;
         return Promise.reject(connectionReset());
       }),
-    ).rejects.toThrow('ECONNRESET');
+    ).rejects.toBeInstanceOf(DatabaseUnavailableException);
     // Tried once more, never a third time.
     expect(attempts).toBe(2);
     // A further request finds nothing answering, tries the primary as the last resort and fails the same way.
-    await expect(reads.withConnection(() => Promise.reject(connectionReset()))).rejects.toThrow('ECONNRESET');
+    await expect(reads.withConnection(() => Promise.reject(connectionReset()))).rejects.toBeInstanceOf(
+      DatabaseUnavailableException,
+    );
     // Each server's change was logged once, not once per failing request.
     expect(warnings.mock.calls.map(([message]) => String(message).split(':')[0])).toEqual(['replica-1', 'primary']);
+  });
+
+  describe('the request deadline and the failures clients see (CONTRACT §10)', () => {
+    it('turns a driver failure that means "not now" into a 503 with Retry-After, keeping the cause for the log', async () => {
+      // No replica answers: nothing to retry on, so the primary's failure is the answer.
+      const { reads } = router();
+      const refused = new QueryFailedError(
+        'SELECT 1',
+        [],
+        Object.assign(new Error('refused'), { code: 'ECONNREFUSED' }),
+      );
+      const error = await reads.withConnection(() => Promise.reject(refused)).catch((caught: unknown) => caught);
+      expect(error).toBeInstanceOf(DatabaseUnavailableException);
+      expect((error as DatabaseUnavailableException).problem).toMatchObject({
+        status: 503,
+        type: '/problems/database-unavailable',
+        headers: { 'Retry-After': '5' },
+        reason: 'database',
+      });
+      expect((error as DatabaseUnavailableException).cause).toBe(refused);
+    });
+
+    it('leaves any other failure alone (a 500)', async () => {
+      const bug = new TypeError('x is undefined');
+      await expect(router().reads.withConnection(() => Promise.reject(bug))).rejects.toBe(bug);
+    });
+
+    it('answers 503 once DB_QUERY_TIMEOUT_MS has passed, with timeout as the reason, whatever the work still does', async () => {
+      const { reads } = router(100);
+      const started = Date.now();
+      // Statements that never answer: the driver's own timeout would end them later.
+      const error = await reads.withConnection(() => new Promise(() => undefined)).catch((caught: unknown) => caught);
+      expect(error).toBeInstanceOf(DatabaseUnavailableException);
+      expect((error as DatabaseUnavailableException).problem.reason).toBe('timeout');
+      expect(Date.now() - started).toBeLessThan(1000);
+    });
   });
 });

@@ -3,6 +3,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import type { RowDataPacket } from 'mysql2/promise';
 import { performance } from 'node:perf_hooks';
 import { DataSource, type QueryRunner } from 'typeorm';
+import { ProblemException } from '../common/problem/problem-details';
 import { DATABASE_CONFIG } from '../config/config.module';
 import type { DatabaseConfig } from '../config/database.config';
 import { buildDataSourceOptions } from './data-source-options';
@@ -56,6 +57,7 @@ export class ReadRouter implements OnApplicationBootstrap, OnApplicationShutdown
   private readonly byDataSource = new Map<DataSource, DatabaseServer>();
   private readonly timeline = new PrimaryTimeline(TIMELINE_KEEP_MS);
   private readonly maxLagSeconds: number;
+  private readonly deadlineMs?: number;
   private readonly config: DatabaseConfig;
   private nextReplica = 0;
   private timer?: NodeJS.Timeout;
@@ -83,6 +85,8 @@ export class ReadRouter implements OnApplicationBootstrap, OnApplicationShutdown
     this.servers = [this.primary, ...this.replicas];
     for (const server of this.servers) this.byDataSource.set(server.dataSource, server);
     this.maxLagSeconds = config.type === 'mysql' ? config.replicaMaxLagSeconds : 0;
+    // The embedded database runs in-process and cannot hang on a network.
+    this.deadlineMs = config.type === 'mysql' ? config.queryTimeoutMs : undefined;
   }
 
   /** The first check runs before the service takes requests, so that routing starts from what is true. */
@@ -124,8 +128,42 @@ export class ReadRouter implements OnApplicationBootstrap, OnApplicationShutdown
    * Runs a request's statements on one connection of the server routing
    * picks; if that server fails (refused, reset, timed out), marks it down and
    * runs them once more on another, within what is left of the deadline.
+   * CONTRACT §10: the request is answered 503 once DB_QUERY_TIMEOUT_MS has
+   * passed, however long it queued or its statements run (the driver's own
+   * timeout then ends them), and a driver failure that means "not now"
+   * becomes the same 503; anything else stays what it is (a 500).
    */
   async withConnection<T>(work: Work<T>): Promise<T> {
+    try {
+      return await this.withinDeadline(this.route(work));
+    } catch (error) {
+      throw !(error instanceof ProblemException) && isDatabaseUnavailable(error)
+        ? new DatabaseUnavailableException(error)
+        : error;
+    }
+  }
+
+  /** One timer per request, cleared as soon as it is answered. */
+  private withinDeadline<T>(work: Promise<T>): Promise<T> {
+    const deadlineMs = this.deadlineMs;
+    if (deadlineMs === undefined) return work;
+    let timer: NodeJS.Timeout | undefined;
+    const expired = new Promise<never>((_, reject) => {
+      timer = setTimeout(
+        () =>
+          reject(
+            new DatabaseUnavailableException(
+              new Error(`The database did not answer within ${deadlineMs} ms`),
+              'timeout',
+            ),
+          ),
+        deadlineMs,
+      );
+    });
+    return Promise.race([work, expired]).finally(() => clearTimeout(timer));
+  }
+
+  private async route<T>(work: Work<T>): Promise<T> {
     const arrived = performance.now();
     const first = this.pick();
     try {
