@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, SelectQueryBuilder, type QueryRunner } from 'typeorm';
 import { toStoredDateTime } from '../common/time/local-time';
+import { QueryShapes, type QueryValues } from '../database/query-shapes';
 import { ObservedStatements } from '../observability/observed-statements';
 import { OrderSeat } from './order-seat.entity';
 import { Order } from './order.entity';
@@ -41,17 +42,34 @@ export const SORT_COLUMNS: Record<SortField, keyof Order> = {
   updatedAt: 'updatedAt',
 };
 
+/** A condition of the filters, with its parameter named after the alias so that several can share one statement. */
+interface Condition {
+  sql: string;
+  name: string;
+  value: unknown;
+}
+
+const valuesOf = (conditions: Condition[]): QueryValues =>
+  Object.fromEntries(conditions.map(({ name, value }) => [name, value]));
+/** Which filters are present, in a fixed order: part of a statement's shape. */
+const presentIn = (conditions: Condition[]): string => conditions.map(({ name }) => name).join(',');
+
 /**
  * Reads for the listing, each a single statement: a page of `orders` alone
  * (LIMIT/OFFSET over an index in a deferred join, never TypeORM's skip/take
  * over a one-to-many join), a plain COUNT(*), and the page's seats in one `IN (...)`.
+ * The query builder writes each statement's SQL once per shape (QueryShapes).
  */
 @Injectable()
 export class OrdersRepository {
+  private readonly shapes: QueryShapes;
+
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
     private readonly statements: ObservedStatements,
-  ) {}
+  ) {
+    this.shapes = new QueryShapes(dataSource);
+  }
 
   /**
    * A deferred join: the page's ids are found first, from the index alone
@@ -66,22 +84,26 @@ export class OrdersRepository {
     offset: number,
     runner: QueryRunner,
   ): Promise<OrderRow[]> {
-    const pageIds = this.sorted(this.matching(filters, 'i', runner), 'i', sort)
-      .select('i.id', 'id')
-      .limit(limit)
-      .offset(offset);
-    const query = this.dataSource
-      .createQueryBuilder(Order, 'o', runner)
-      .innerJoin(`(${pageIds.getQuery()})`, 'p', 'p.id = o.id')
-      .setParameters(pageIds.getParameters())
-      .select('o.id', 'id')
-      .addSelect('o.userId', 'userId')
-      .addSelect('o.concertId', 'concertId')
-      .addSelect('o.totalPrice', 'totalPrice')
-      .addSelect('o.status', 'status')
-      .addSelect('o.createdAt', 'createdAt')
-      .addSelect('o.updatedAt', 'updatedAt');
-    return this.statements.run('page', runner, () => this.sorted(query, 'o', sort).getRawMany<OrderRow>());
+    const conditions = this.conditions(filters, 'i');
+    const values = { ...valuesOf(conditions), pageLimit: limit, pageOffset: offset };
+    const key = `page|${presentIn(conditions)}|${sort.map(({ field, direction }) => `${field} ${direction}`).join(',')}`;
+    const [sql, parameters] = this.shapes.statement(key, values, () => {
+      const pageIds = this.sorted(this.matching(conditions, 'i'), 'i', sort).select('i.id', 'id');
+      const query = this.dataSource
+        .createQueryBuilder(Order, 'o')
+        // Limit and offset as parameters, so that every page of a shape shares its SQL.
+        .innerJoin(`(${pageIds.getQuery()} LIMIT :pageLimit OFFSET :pageOffset)`, 'p', 'p.id = o.id')
+        .setParameters({ ...pageIds.getParameters(), pageLimit: limit, pageOffset: offset })
+        .select('o.id', 'id')
+        .addSelect('o.userId', 'userId')
+        .addSelect('o.concertId', 'concertId')
+        .addSelect('o.totalPrice', 'totalPrice')
+        .addSelect('o.status', 'status')
+        .addSelect('o.createdAt', 'createdAt')
+        .addSelect('o.updatedAt', 'updatedAt');
+      return this.sorted(query, 'o', sort);
+    });
+    return this.statements.run('page', runner, async () => (await runner.query(sql, parameters)) as OrderRow[]);
   }
 
   /**
@@ -99,50 +121,74 @@ export class OrdersRepository {
       return this.countRows(filters, runner);
     }
 
-    const wholeDays = this.dataSource
-      .createQueryBuilder(runner)
-      .from(DAILY_COUNTS_TABLE, 'd')
-      .select('COALESCE(SUM(d.orders), 0)', 'whole');
-    if (filters.status !== undefined) wholeDays.andWhere('d.status = :status', { status: filters.status });
+    const whole: Condition[] = [];
+    if (filters.status !== undefined) whole.push({ sql: 'd.status = :status', name: 'status', value: filters.status });
     if (firstWholeDay !== undefined)
-      wholeDays.andWhere('d.day >= :firstWholeDay', { firstWholeDay: toDay(firstWholeDay) });
+      whole.push({ sql: 'd.day >= :firstWholeDay', name: 'firstWholeDay', value: toDay(firstWholeDay) });
     if (afterWholeDays !== undefined)
-      wholeDays.andWhere('d.day < :afterWholeDays', { afterWholeDays: toDay(afterWholeDays) });
-    const edge = (name: string, edgeFrom: number | undefined, edgeBefore: number | undefined) => {
-      if (edgeFrom === undefined || edgeBefore === undefined || edgeFrom >= edgeBefore) return;
-      const rows = this.matching(
-        { status: filters.status, createdFrom: edgeFrom, createdBefore: edgeBefore },
-        name,
-        runner,
-      ).select('COUNT(*)');
-      wholeDays.addSelect(`(${rows.getQuery()})`, name).setParameters(rows.getParameters());
-    };
-    edge('firstDay', from, firstWholeDay);
-    edge('lastDay', afterWholeDays, before);
-    const row = await this.statements.run('count', runner, () =>
-      wholeDays.getRawOne<Record<string, number | string | null>>(),
+      whole.push({ sql: 'd.day < :afterWholeDays', name: 'afterWholeDays', value: toDay(afterWholeDays) });
+    const edge = (name: string, edgeFrom: number | undefined, edgeBefore: number | undefined) =>
+      edgeFrom === undefined || edgeBefore === undefined || edgeFrom >= edgeBefore
+        ? undefined
+        : {
+            name,
+            conditions: this.conditions(
+              { status: filters.status, createdFrom: edgeFrom, createdBefore: edgeBefore },
+              name,
+            ),
+          };
+    const edges = [edge('firstDay', from, firstWholeDay), edge('lastDay', afterWholeDays, before)].filter(
+      (part) => part !== undefined,
+    );
+    const values = Object.assign(valuesOf(whole), ...edges.map((part) => valuesOf(part.conditions))) as QueryValues;
+    const key = `daily|${presentIn(whole)}|${edges.map((part) => `${part.name}:${presentIn(part.conditions)}`).join('|')}`;
+    const [sql, parameters] = this.shapes.statement(key, values, () => {
+      const wholeDays = this.dataSource
+        .createQueryBuilder()
+        .from(DAILY_COUNTS_TABLE, 'd')
+        .select('COALESCE(SUM(d.orders), 0)', 'whole');
+      for (const { sql, name, value } of whole) wholeDays.andWhere(sql, { [name]: value });
+      for (const part of edges) {
+        const rows = this.matching(part.conditions, part.name).select('COUNT(*)');
+        wholeDays.addSelect(`(${rows.getQuery()})`, part.name).setParameters(rows.getParameters());
+      }
+      return wholeDays;
+    });
+    const [row] = await this.statements.run(
+      'count',
+      runner,
+      async () => (await runner.query(sql, parameters)) as Array<Record<string, number | string | null>>,
     );
     return Object.values(row ?? {}).reduce<number>((total, value) => total + Number(value ?? 0), 0);
   }
 
   private async countRows(filters: OrderFilters, runner: QueryRunner): Promise<number> {
-    const row = await this.statements.run('count', runner, () =>
-      this.matching(filters, 'o', runner).select('COUNT(*)', 'total').getRawOne<{ total: number | string }>(),
+    const conditions = this.conditions(filters, 'o');
+    const [sql, parameters] = this.shapes.statement(`count|${presentIn(conditions)}`, valuesOf(conditions), () =>
+      this.matching(conditions, 'o').select('COUNT(*)', 'total'),
+    );
+    const [row] = await this.statements.run(
+      'count',
+      runner,
+      async () => (await runner.query(sql, parameters)) as Array<{ total: number | string }>,
     );
     return Number(row?.total ?? 0);
   }
 
   async findSeats(orderIds: number[], runner: QueryRunner): Promise<SeatRow[]> {
     if (orderIds.length === 0) return [];
-    const query = this.dataSource
-      .createQueryBuilder(OrderSeat, 's', runner)
-      .select('s.orderId', 'orderId')
-      .addSelect('s.seatPriceId', 'seatPriceId')
-      .addSelect('s.price', 'price')
-      .where('s.orderId IN (:...orderIds)', { orderIds })
-      .orderBy('s.orderId', 'ASC')
-      .addOrderBy('s.seatPriceId', 'ASC');
-    return this.statements.run('seats', runner, () => query.getRawMany<SeatRow>());
+    // The number of ids is part of the shape: a page holds at most 100.
+    const [sql, parameters] = this.shapes.statement(`seats|${orderIds.length}`, { orderIds }, () =>
+      this.dataSource
+        .createQueryBuilder(OrderSeat, 's')
+        .select('s.orderId', 'orderId')
+        .addSelect('s.seatPriceId', 'seatPriceId')
+        .addSelect('s.price', 'price')
+        .where('s.orderId IN (:...orderIds)', { orderIds })
+        .orderBy('s.orderId', 'ASC')
+        .addOrderBy('s.seatPriceId', 'ASC'),
+    );
+    return this.statements.run('seats', runner, async () => (await runner.query(sql, parameters)) as SeatRow[]);
   }
 
   private sorted(query: SelectQueryBuilder<Order>, alias: string, sort: SortKey[]): SelectQueryBuilder<Order> {
@@ -152,18 +198,23 @@ export class OrdersRepository {
     return query;
   }
 
-  /** Parameters are named after the alias, so that several of these can share one statement. */
-  private matching(filters: OrderFilters, alias: string, runner: QueryRunner): SelectQueryBuilder<Order> {
-    const query = this.dataSource.createQueryBuilder(Order, alias, runner);
-    const condition = (property: keyof Order, operator: string, name: string, value: unknown) =>
-      query.andWhere(`${alias}.${property} ${operator} :${name}_${alias}`, { [`${name}_${alias}`]: value });
-    if (filters.userId !== undefined) condition('userId', '=', 'userId', filters.userId);
-    if (filters.concertId !== undefined) condition('concertId', '=', 'concertId', filters.concertId);
-    if (filters.status !== undefined) condition('status', '=', 'status', filters.status);
-    if (filters.createdFrom !== undefined)
-      condition('createdAt', '>=', 'createdFrom', toStoredDateTime(filters.createdFrom));
+  /** The filters present, in a fixed order; parameters are named after the alias. */
+  private conditions(filters: OrderFilters, alias: string): Condition[] {
+    const conditions: Condition[] = [];
+    const add = (property: keyof Order, operator: string, name: string, value: unknown) =>
+      conditions.push({ sql: `${alias}.${property} ${operator} :${name}_${alias}`, name: `${name}_${alias}`, value });
+    if (filters.userId !== undefined) add('userId', '=', 'userId', filters.userId);
+    if (filters.concertId !== undefined) add('concertId', '=', 'concertId', filters.concertId);
+    if (filters.status !== undefined) add('status', '=', 'status', filters.status);
+    if (filters.createdFrom !== undefined) add('createdAt', '>=', 'createdFrom', toStoredDateTime(filters.createdFrom));
     if (filters.createdBefore !== undefined)
-      condition('createdAt', '<', 'createdBefore', toStoredDateTime(filters.createdBefore));
+      add('createdAt', '<', 'createdBefore', toStoredDateTime(filters.createdBefore));
+    return conditions;
+  }
+
+  private matching(conditions: Condition[], alias: string): SelectQueryBuilder<Order> {
+    const query = this.dataSource.createQueryBuilder(Order, alias);
+    for (const { sql, name, value } of conditions) query.andWhere(sql, { [name]: value });
     return query;
   }
 }

@@ -1,0 +1,68 @@
+import type { DataSource, ObjectLiteral, SelectQueryBuilder } from 'typeorm';
+
+/** A request's values, by the parameter names its query builder uses. */
+export type QueryValues = Record<string, unknown>;
+
+/** A statement's SQL with its placeholders, and which value (or element of a spread list) each placeholder takes. */
+interface Shape {
+  sql: string;
+  slots: Array<{ name: string; index?: number }>;
+}
+
+/** A placeholder's value while a shape is being laid out: it says where it came from. */
+interface Marker {
+  name: string;
+  index?: number;
+}
+
+/** More shapes than any real traffic uses; the bound keeps a flood of odd sort orders from growing memory. */
+const MAX_SHAPES = 1000;
+
+/**
+ * The query builder's SQL, built once per query shape and reused. A shape is
+ * what changes the SQL text — which filters are present, the sort keys, how
+ * many ids a list holds — never the values, which are laid into the shape's
+ * placeholders on every request. Rendering a query builder (aliases, escaping,
+ * parameter rewriting) cost more CPU per request than the rest of the
+ * repository together (docs/BENCHMARKS.md); the statements sent are the same.
+ */
+export class QueryShapes {
+  private readonly shapes = new Map<string, Shape>();
+
+  constructor(private readonly dataSource: DataSource) {}
+
+  /**
+   * The SQL and the parameter list for `values`. `build` runs only the first
+   * time `key` is seen; it must use exactly the parameter names of `values`.
+   */
+  statement(key: string, values: QueryValues, build: () => SelectQueryBuilder<ObjectLiteral>): [string, unknown[]] {
+    let shape = this.shapes.get(key);
+    if (!shape) {
+      shape = this.layOut(build(), values);
+      if (this.shapes.size >= MAX_SHAPES) this.shapes.delete(this.shapes.keys().next().value as string);
+      this.shapes.set(key, shape);
+    }
+    return [
+      shape.sql,
+      shape.slots.map(({ name, index }) => (index === undefined ? values[name] : (values[name] as unknown[])[index])),
+    ];
+  }
+
+  /** Lets the driver rewrite the named parameters as it always does, with markers in place of values to see where each goes. */
+  private layOut(query: SelectQueryBuilder<ObjectLiteral>, values: QueryValues): Shape {
+    const parameters = query.getParameters();
+    const names = Object.keys(parameters).sort();
+    if (names.join() !== Object.keys(values).sort().join()) {
+      throw new Error(
+        `Query shape parameters [${names.join()}] differ from the values [${Object.keys(values).join()}]`,
+      );
+    }
+    const markers: Record<string, Marker | Marker[]> = {};
+    for (const name of names) {
+      const value = parameters[name] as unknown;
+      markers[name] = Array.isArray(value) ? value.map((_, index) => ({ name, index })) : { name };
+    }
+    const [sql, slots] = this.dataSource.driver.escapeQueryWithParameters(query.getQuery(), markers);
+    return { sql, slots: slots as Marker[] };
+  }
+}
