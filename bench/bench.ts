@@ -4,6 +4,7 @@ import autocannon from 'autocannon';
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { readFileSync } from 'node:fs';
+import { basename } from 'node:path';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { parseArgs } from 'node:util';
@@ -32,7 +33,8 @@ import { writeOrders } from '../src/database/seeding/order-writer';
  * under 10 to 1,000 clients at once. With `--cpu`, CPU time per request of the
  * service, the floor and MariaDB, and MariaDB's per statement kind. With
  * `--compare-flags="FLAGS"`, the production command against the same with
- * extra Node.js flags added.
+ * extra Node.js flags added. With `--compare-builds=DIR,DIR,…`, the builds
+ * (`dist/`) in those checkouts, each started as production starts it.
  */
 const { values } = parseArgs({
   options: {
@@ -44,6 +46,7 @@ const { values } = parseArgs({
     burst: { type: 'boolean', default: false },
     cpu: { type: 'boolean', default: false },
     'compare-flags': { type: 'string' },
+    'compare-builds': { type: 'string' },
   },
 });
 const seconds = Number(values.seconds);
@@ -296,10 +299,13 @@ interface Variant {
   env?: Record<string, string>;
   /** Node.js flags added before the production command's own. */
   flags?: string[];
+  /** The checkout whose `dist/` runs; this one by default. */
+  cwd?: string;
 }
 
 async function startVariant(variant: Variant): Promise<ChildProcess> {
   const child = spawn(variant.node, [...(variant.flags ?? []), ...PRODUCTION_NODE_ARGUMENTS], {
+    cwd: variant.cwd,
     env: {
       ...process.env,
       PORT: String(variant.port),
@@ -612,6 +618,13 @@ async function main(): Promise<void> {
     await burstCurve();
   } else if (values.cpu) {
     await cpuPerRequest();
+  } else if (values['compare-builds']) {
+    const directories = values['compare-builds'].split(',');
+    await compareVariants(
+      'Builds side by side',
+      directories.map((cwd, index) => ({ label: basename(cwd), port: 3950 + index, node: process.execPath, cwd })),
+      ['user page 1', 'admin page 1', 'admin all filters'],
+    );
   } else if (values['compare-flags']) {
     const flags = values['compare-flags'].split(' ').filter(Boolean);
     await compareVariants(
