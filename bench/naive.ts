@@ -69,7 +69,7 @@ async function main(): Promise<void> {
     .useClass(NaiveOrdersService)
     .compile();
   const app = moduleRef.createNestApplication<NestFastifyApplication>(createHttpAdapter(), APP_OPTIONS);
-  await configureApp(app);
+  configureApp(app);
   await app.listen(Number(process.env.PORT ?? 3902), '127.0.0.1');
 }
 

@@ -19,7 +19,7 @@ async function bootstrap(): Promise<void> {
     abortOnError: false,
     autoFlushLogs: false,
   });
-  await configureApp(app);
+  configureApp(app);
   // Exit 0 once closed (CONTRACT §10), which also lets the asynchronous log destination flush.
   app.enableShutdownHooks(['SIGTERM', 'SIGINT'], { useProcessExit: true });
   const config = app.get<AppConfig>(APP_CONFIG);

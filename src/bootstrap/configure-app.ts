@@ -1,4 +1,3 @@
-import helmet from '@fastify/helmet';
 import type { INestApplication } from '@nestjs/common';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { DocumentBuilder, SwaggerModule, type OpenAPIObject } from '@nestjs/swagger';
@@ -6,6 +5,7 @@ import { Logger } from 'nestjs-pino';
 import { BEARER_SCHEME } from '../auth/auth.decorator';
 import { deferredJsonBody } from '../common/deferred-json-body';
 import { limitQueryString } from '../common/http-limits';
+import { sendSecurityHeaders } from '../common/security-headers';
 import { ProblemDetailsFilter } from '../common/problem/problem-details.filter';
 import { REQUEST_ID_HEADER } from '../common/request-id';
 import type { AppConfig } from '../config/app.config';
@@ -94,7 +94,7 @@ function setUpSwagger(app: INestApplication): void {
  * Everything about the HTTP surface that is not a module: shared by `main.ts`
  * and the end-to-end tests. Hooks run in the order added, before Nest's guards.
  */
-export async function configureApp(app: NestFastifyApplication): Promise<void> {
+export function configureApp(app: NestFastifyApplication): void {
   const config = app.get<AppConfig>(APP_CONFIG);
   app.useLogger(app.get(Logger));
   // Nest's own start-up messages, held back until pino writes them.
@@ -104,8 +104,7 @@ export async function configureApp(app: NestFastifyApplication): Promise<void> {
     void reply.header(REQUEST_ID_HEADER, request.id);
     done();
   });
-  // Swagger UI is served over plain HTTP in development; upgrading its requests to HTTPS would break it.
-  await app.register(helmet, { contentSecurityPolicy: { directives: { upgradeInsecureRequests: null } } });
+  sendSecurityHeaders(fastify);
   fastify.addHook('onRequest', limitQueryString);
   observeRequests(fastify, app.get(Metrics));
   fastify.addHook('preHandler', deferredJsonBody());

@@ -64,14 +64,23 @@ describe('rate limit of 5 per minute', () => {
     expect(foreign.headers['access-control-allow-origin']).toBeUndefined();
   });
 
-  it('sends the usual security headers', async () => {
-    const response = await request(context.server).get('/health/live');
-    expect(response.headers).toMatchObject({
-      'x-content-type-options': 'nosniff',
-      'x-frame-options': 'SAMEORIGIN',
-      'referrer-policy': 'no-referrer',
-    });
-    expect(response.headers['x-powered-by']).toBeUndefined();
+  it('sends the usual security headers, on answers and on errors alike', async () => {
+    for (const response of [
+      await request(context.server).get('/health/live'),
+      await request(context.server).get('/orders'),
+      await request(context.server).get('/no-such-route'),
+    ]) {
+      expect(response.headers).toMatchObject({
+        'x-content-type-options': 'nosniff',
+        'x-frame-options': 'SAMEORIGIN',
+        'referrer-policy': 'no-referrer',
+        'strict-transport-security': 'max-age=31536000; includeSubDomains',
+        'cross-origin-opener-policy': 'same-origin',
+      });
+      expect(response.headers['content-security-policy']).toContain("default-src 'self'");
+      expect(response.headers['content-security-policy']).not.toContain('upgrade-insecure-requests');
+      expect(response.headers['x-powered-by']).toBeUndefined();
+    }
   });
 });
 

@@ -78,7 +78,7 @@ export async function startTestApp(environment: Record<string, string | undefine
     ...APP_OPTIONS,
     logger: false,
   });
-  await configureApp(app);
+  configureApp(app);
   await app.init();
   // Fastify registers its routes and plugins when ready; supertest talks to the bare Node server.
   await app.getHttpAdapter().getInstance().ready();
