@@ -10,7 +10,7 @@ import { tracer } from './tracing';
 
 /**
  * Runs a database statement where it is issued, timing it into
- * `db_client_operation_duration_seconds` and tracing it as a child span of
+ * `db_client_operation_duration_seconds` and, when the request's trace is recorded, tracing it as a child span of
  * the request (CONTRACT §12): the statement's kind and the server it ran on,
  * never its parameters' values.
  */
@@ -37,11 +37,21 @@ export class ObservedStatements {
   }
 
   private async observe<T>(statement: StatementKind, server: ServerName, execute: () => Promise<T>): Promise<T> {
+    const started = performance.now();
+    try {
+      // A request whose trace is not recorded (not exported, or not sampled) would not record its statements' spans
+      // either: they are not made at all, which spares a span and a context switch per statement.
+      return await (trace.getActiveSpan()?.isRecording() ? this.traced(statement, server, execute) : execute());
+    } finally {
+      this.metrics.statementDuration.observe({ statement, server }, (performance.now() - started) / 1000);
+    }
+  }
+
+  private async traced<T>(statement: StatementKind, server: ServerName, execute: () => Promise<T>): Promise<T> {
     const span = tracer().startSpan(`${statement} ${this.system}`, {
       kind: SpanKind.CLIENT,
       attributes: { 'db.system.name': this.system, 'db.operation.name': statement, 'db.server': server },
     });
-    const started = performance.now();
     try {
       return await context.with(trace.setSpan(context.active(), span), execute);
     } catch (error) {
@@ -49,7 +59,6 @@ export class ObservedStatements {
       span.setStatus({ code: SpanStatusCode.ERROR, message: error instanceof Error ? error.name : 'error' });
       throw error;
     } finally {
-      this.metrics.statementDuration.observe({ statement, server }, (performance.now() - started) / 1000);
       span.end();
     }
   }
