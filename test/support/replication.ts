@@ -145,8 +145,9 @@ async function replicate(primary: ThrowawayMysql, replica: ThrowawayMysql): Prom
     stop: async () => {
       primaryRoot.destroy();
       replicaRoot.destroy();
-      if (primaryDataSource.isInitialized) await primaryDataSource.destroy().catch(() => undefined);
+      // The servers first: nothing may outlive the caller, whatever closing the pool below does.
       await Promise.all([primary.stop(), replica.stop()]);
+      if (primaryDataSource.isInitialized) await primaryDataSource.destroy().catch(() => undefined);
     },
   };
 }
