@@ -7,7 +7,14 @@ import type { GtidPosition } from './replication-lag';
 /** How servers are named in metrics, traces and logs (CONTRACT §12): `replica-N` in DB_REPLICAS order. */
 export type ServerName = 'primary' | `replica-${number}`;
 
-type MysqlConfig = Extract<DatabaseConfig, { type: 'mysql' }>;
+/** Where a MySQL DataSource connects; its options say it, so the health check connects to the same server. */
+interface ConnectionOptions {
+  host?: string;
+  port?: number;
+  username?: string;
+  password?: string;
+  database?: string;
+}
 
 /** A health check that takes longer than this counts as the server not answering. */
 export const PROBE_TIMEOUT_MS = 1000;
@@ -42,7 +49,6 @@ export class DatabaseServer {
     readonly name: ServerName,
     readonly dataSource: DataSource,
     config: DatabaseConfig,
-    private readonly address?: { host: string; port: number },
   ) {
     this.admission = new DatabaseAdmission(dataSource, config);
     // Until a check says otherwise the primary is assumed to answer and a replica is not read from.
@@ -50,14 +56,15 @@ export class DatabaseServer {
   }
 
   /** Runs one statement of a health check; any failure closes the check's connection so the next one starts afresh. */
-  async check<T extends RowDataPacket>(config: MysqlConfig, sql: string): Promise<T[]> {
+  async check<T extends RowDataPacket>(sql: string): Promise<T[]> {
     try {
+      const { host, port, username, password, database } = this.dataSource.options as ConnectionOptions;
       this.probe ??= await createConnection({
-        host: this.address?.host ?? config.host,
-        port: this.address?.port ?? config.port,
-        user: config.username,
-        password: config.password,
-        database: config.database,
+        host,
+        port,
+        user: username,
+        password,
+        database,
         connectTimeout: PROBE_TIMEOUT_MS,
       });
       const [rows] = await this.probe.query<T[]>({ sql, timeout: PROBE_TIMEOUT_MS });

@@ -34,6 +34,9 @@ interface ReplicaStatus extends RowDataPacket {
   Last_SQL_Error?: string;
 }
 
+/** The server answers and its pool is open: a request could read from it. */
+const canRead = (server: DatabaseServer): boolean => server.health.answering && server.dataSource.isInitialized;
+
 const reasonOf = (error: unknown): string =>
   (error as { code?: string }).code ?? (error instanceof Error ? error.message : String(error));
 
@@ -58,7 +61,6 @@ export class ReadRouter implements OnApplicationBootstrap, OnApplicationShutdown
   private readonly timeline = new PrimaryTimeline(TIMELINE_KEEP_MS);
   private readonly maxLagSeconds: number;
   private readonly deadlineMs?: number;
-  private readonly config: DatabaseConfig;
   private nextReplica = 0;
   private timer?: NodeJS.Timeout;
   private stopped = false;
@@ -68,7 +70,6 @@ export class ReadRouter implements OnApplicationBootstrap, OnApplicationShutdown
   private readonly logged = new Map<ServerName, string>();
 
   constructor(@InjectDataSource() primary: DataSource, @Inject(DATABASE_CONFIG) config: DatabaseConfig) {
-    this.config = config;
     this.primary = new DatabaseServer('primary', primary, config);
     this.replicas =
       config.type === 'mysql'
@@ -78,7 +79,6 @@ export class ReadRouter implements OnApplicationBootstrap, OnApplicationShutdown
                 `replica-${index + 1}`,
                 new DataSource(buildDataSourceOptions({ ...config, ...address })),
                 config,
-                address,
               ),
           )
         : [];
@@ -109,7 +109,7 @@ export class ReadRouter implements OnApplicationBootstrap, OnApplicationShutdown
 
   /** Readiness (CONTRACT §11): a replica that answers can serve the listing while the primary does not. */
   answeringReplica(): ServerName | undefined {
-    return this.replicas.find((replica) => replica.health.answering && replica.dataSource.isInitialized)?.name;
+    return this.replicas.find(canRead)?.name;
   }
 
   isHealthy(server: DatabaseServer): boolean {
@@ -120,7 +120,7 @@ export class ReadRouter implements OnApplicationBootstrap, OnApplicationShutdown
       replicating &&
       lagSeconds !== undefined &&
       lagSeconds <= this.maxLagSeconds &&
-      server.dataSource.isInitialized
+      canRead(server)
     );
   }
 
@@ -179,6 +179,7 @@ export class ReadRouter implements OnApplicationBootstrap, OnApplicationShutdown
 
   /** A healthy replica in turn; else the primary; else the freshest replica that answers; else the primary anyway. */
   private pick(excluded?: DatabaseServer): DatabaseServer {
+    if (this.replicas.length === 0) return this.primary;
     const candidates = this.replicas.filter((replica) => replica !== excluded);
     const healthy = candidates.filter((replica) => this.isHealthy(replica));
     if (healthy.length > 0) {
@@ -186,7 +187,7 @@ export class ReadRouter implements OnApplicationBootstrap, OnApplicationShutdown
       return healthy[this.nextReplica];
     }
     if (this.primary !== excluded && this.primary.health.answering) return this.primary;
-    const answering = candidates.filter((replica) => replica.health.answering && replica.dataSource.isInitialized);
+    const answering = candidates.filter(canRead);
     if (answering.length > 0) {
       return answering.reduce((best, replica) =>
         progressOf(replica.health.position ?? new Map()) > progressOf(best.health.position ?? new Map())
@@ -223,23 +224,20 @@ export class ReadRouter implements OnApplicationBootstrap, OnApplicationShutdown
 
   /** One round of checks: the primary first (its position is what replicas are measured against), then every replica. */
   private async checkAll(): Promise<void> {
-    if (this.config.type !== 'mysql') return;
-    const config = this.config;
     const started = performance.now();
-    const primaryHealth = await this.checkPrimary(config);
-    this.update(this.primary, primaryHealth, started);
+    this.update(this.primary, await this.checkPrimary(), started);
     await Promise.all(
-      this.replicas.map(async (replica) => this.update(replica, await this.checkReplica(replica, config), started)),
+      this.replicas.map(async (replica) => this.update(replica, await this.checkReplica(replica), started)),
     );
   }
 
-  private async checkPrimary(config: Extract<DatabaseConfig, { type: 'mysql' }>): Promise<ServerHealth> {
+  private async checkPrimary(): Promise<ServerHealth> {
     try {
       if (this.gtid) {
-        const [row] = await this.primary.check<RowDataPacket>(config, 'SELECT @@global.gtid_binlog_pos AS position');
+        const [row] = await this.primary.check<RowDataPacket>('SELECT @@global.gtid_binlog_pos AS position');
         this.timeline.record(parseGtidPosition(String(row.position ?? '')), Date.now());
       } else {
-        await this.primary.check(config, 'SELECT 1');
+        await this.primary.check('SELECT 1');
       }
       return { answering: true, replicating: false };
     } catch (error) {
@@ -251,15 +249,12 @@ export class ReadRouter implements OnApplicationBootstrap, OnApplicationShutdown
     }
   }
 
-  private async checkReplica(
-    replica: DatabaseServer,
-    config: Extract<DatabaseConfig, { type: 'mysql' }>,
-  ): Promise<ServerHealth> {
+  private async checkReplica(replica: DatabaseServer): Promise<ServerHealth> {
     try {
-      const replication = await this.replicationOf(replica, config);
+      const replication = await this.replicationOf(replica);
       await replica.open();
       if (!this.gtid) return { answering: true, ...replication };
-      const [row] = await replica.check<RowDataPacket>(config, 'SELECT @@global.gtid_slave_pos AS position');
+      const [row] = await replica.check<RowDataPacket>('SELECT @@global.gtid_slave_pos AS position');
       const position = parseGtidPosition(String(row.position ?? ''));
       return {
         answering: true,
@@ -276,11 +271,10 @@ export class ReadRouter implements OnApplicationBootstrap, OnApplicationShutdown
   /** Whether both replication threads run, from SHOW REPLICA STATUS (and, on MySQL, the replica's own lag). */
   private async replicationOf(
     replica: DatabaseServer,
-    config: Extract<DatabaseConfig, { type: 'mysql' }>,
   ): Promise<Pick<ServerHealth, 'replicating' | 'problem' | 'lagSeconds'>> {
     let status: ReplicaStatus | undefined;
     try {
-      [status] = await replica.check<ReplicaStatus>(config, 'SHOW REPLICA STATUS');
+      [status] = await replica.check<ReplicaStatus>('SHOW REPLICA STATUS');
     } catch (error) {
       if ((error as { errno?: number }).errno === ER_SPECIFIC_ACCESS_DENIED) {
         return { replicating: false, problem: MISSING_GRANT };
