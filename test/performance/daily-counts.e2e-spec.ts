@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { createConnection, type Connection } from 'mysql2/promise';
 import request from 'supertest';
-import { seededRandom, seedDataset } from '../support/dataset';
+import { randomSource } from '../../src/database/seeding/order-generator';
+import { seedDataset } from '../support/dataset';
 import { freshMysqlDatabase, mysqlEnvironment, type MysqlTarget } from '../support/test-database';
 import { startTestApp, type TestApp } from '../support/test-app';
 import { adminToken } from '../support/tokens';
@@ -79,7 +80,7 @@ describe('per-day order totals under concurrent writes on MariaDB', () => {
 
   async function worker(seed: number): Promise<void> {
     const connection = await connect();
-    const random = seededRandom(seed);
+    const random = randomSource(seed);
     try {
       for (let done = 0; done < OPERATIONS_PER_WORKER;) {
         try {

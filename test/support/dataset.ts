@@ -1,4 +1,5 @@
 import type { DataSource } from 'typeorm';
+import { randomSource } from '../../src/database/seeding/order-generator';
 
 export type StatusCode = 'PAYMENT_PENDING' | 'PAYMENT_COMPLETED' | 'CANCELLED' | 'REFUNDED';
 
@@ -37,23 +38,12 @@ export const BOUNDARY_DAY = { year: 2026, month: 3, day: 10 };
 
 const PRICES = [55000, 77000, 99000, 120.5, 0.01, 33333.33, 150000];
 
-/** mulberry32: a small seeded generator, so that every run plants the same orders. */
-export function seededRandom(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
-  };
-}
-
 type NewOrder = Omit<TestOrder, 'id'>;
 
 /** A random but reproducible set of orders, with the edge cases the contract cares about planted in it. */
 export function buildDataset(seed: number, count = 480): TestOrder[] {
-  const random = seededRandom(seed);
+  // The seeder's generator: seeded, so every run plants the same orders. It only chooses inputs.
+  const random = randomSource(seed);
   const pick = <T>(items: readonly T[]): T => items[Math.floor(random() * items.length)];
   const yearStart = seoul(2026, 1, 1);
   const yearMs = seoul(2027, 1, 1) - yearStart;
