@@ -103,7 +103,7 @@ Tokens (12 h), for the shell:
 
 Try:
   curl -s -H "Authorization: Bearer $USER_TOKEN" '${haproxy.baseUrl}/orders?size=3'
-  curl -s -H "Authorization: Bearer $ADMIN_TOKEN" '${haproxy.baseUrl}/orders?status=REFUNDED'
+  curl -s -H "Authorization: Bearer $ADMIN_TOKEN" '${haproxy.baseUrl}/orders?orderStatus=REFUNDED'
   then kill -9 one of the PIDs above (an instance, the replica or the primary) and list again.
 `);
   } catch (error) {
