@@ -1,7 +1,7 @@
 import type { INestApplication } from '@nestjs/common';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { DocumentBuilder, SwaggerModule, type OpenAPIObject } from '@nestjs/swagger';
-import { Logger } from 'nestjs-pino';
+import { Logger, PinoLogger } from 'nestjs-pino';
 import { BEARER_SCHEME } from '../auth/auth.decorator';
 import { deferredJsonBody } from '../common/deferred-json-body';
 import { limitQueryString } from '../common/http-limits';
@@ -10,6 +10,7 @@ import { ProblemDetailsFilter } from '../common/problem/problem-details.filter';
 import { REQUEST_ID_HEADER } from '../common/request-id';
 import type { AppConfig } from '../config/app.config';
 import { APP_CONFIG } from '../config/config.module';
+import { logRequests } from '../logging/request-log';
 import { observeRequests } from '../observability/http-metrics';
 import { Metrics } from '../observability/metrics';
 import { CLOSED_SCHEMAS } from '../orders/dto/orders-page.dto';
@@ -107,6 +108,7 @@ export function configureApp(app: NestFastifyApplication): void {
   sendSecurityHeaders(fastify);
   fastify.addHook('onRequest', limitQueryString);
   observeRequests(fastify, app.get(Metrics));
+  logRequests(fastify, PinoLogger.root);
   fastify.addHook('preHandler', deferredJsonBody());
   app.useGlobalFilters(new ProblemDetailsFilter());
   if (config.corsOrigins.length > 0) {

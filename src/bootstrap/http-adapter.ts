@@ -12,7 +12,7 @@ import { traceRequests } from '../observability/tracing';
  */
 export function createHttpAdapter(): FastifyAdapter {
   const adapter = new FastifyAdapter({
-    // Requests are logged by nestjs-pino (one line each); Fastify's logger would add a second line.
+    // Requests are logged by one hook through nestjs-pino's logger (logging/request-log.ts); Fastify's would add more.
     logger: false,
     genReqId: chooseRequestId,
     requestIdHeader: false,
@@ -30,7 +30,7 @@ export function createHttpAdapter(): FastifyAdapter {
       querystringParser: (query) => parseQueryString(query),
     },
   });
-  // First of all hooks, before Nest's middleware (the request logger) is attached: what follows runs in the trace.
+  // First of all hooks: what follows, the request's log line included, runs in the trace.
   traceRequests(adapter.getInstance());
   return adapter;
 }
