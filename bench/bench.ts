@@ -3,8 +3,9 @@ import 'reflect-metadata';
 import autocannon from 'autocannon';
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
-import { readFileSync } from 'node:fs';
-import { basename } from 'node:path';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { basename, join } from 'node:path';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { parseArgs } from 'node:util';
@@ -18,6 +19,7 @@ import { validateEnvironment } from '../src/config/environment';
 import { buildDataSourceOptions } from '../src/database/data-source-options';
 import { generateOrders } from '../src/database/seeding/order-generator';
 import { PRODUCTION_NODE_ARGUMENTS } from './production-command';
+import { timePerLayer, type CpuProfile } from './profile-layers';
 import { writeOrders } from '../src/database/seeding/order-writer';
 
 /**
@@ -31,7 +33,8 @@ import { writeOrders } from '../src/database/seeding/order-writer';
  * `--observability-cost`, the same build with metrics on, off, and with traces
  * exported; each interleaved. With `--burst`, the burst curve: one instance
  * under 10 to 1,000 clients at once. With `--cpu`, CPU time per request of the
- * service, the floor and MariaDB, and MariaDB's per statement kind. With
+ * service, the floor and MariaDB, and MariaDB's per statement kind; with
+ * `--profile`, where a user-page-1 request's time goes in each, by layer. With
  * `--compare-flags="FLAGS"`, the production command against the same with
  * extra Node.js flags added. With `--compare-builds=DIR,DIR,…`, the builds
  * (`dist/`) in those checkouts, each started as production starts it.
@@ -45,6 +48,7 @@ const { values } = parseArgs({
     'observability-cost': { type: 'boolean', default: false },
     burst: { type: 'boolean', default: false },
     cpu: { type: 'boolean', default: false },
+    profile: { type: 'boolean', default: false },
     'compare-flags': { type: 'string' },
     'compare-builds': { type: 'string' },
   },
@@ -85,8 +89,12 @@ const SCENARIOS: Array<{ name: string; token: string; query: string }> = [
   { name: 'admin size 100', token: adminToken, query: 'size=100' },
 ];
 
-async function start(name: ServerName, extra: Record<string, string> = {}): Promise<ChildProcess> {
-  const child = spawn(process.execPath, COMMANDS[name], {
+async function start(
+  name: ServerName,
+  extra: Record<string, string> = {},
+  nodeArguments: string[] = [],
+): Promise<ChildProcess> {
+  const child = spawn(process.execPath, [...nodeArguments, ...COMMANDS[name]], {
     // `test` logs JSON lines as production does (development would pretty-print them); production itself would
     // refuse the development secret the bench signs its tokens with.
     env: { ...process.env, PORT: String(PORTS[name]), RATE_LIMIT_PER_MINUTE: '0', NODE_ENV: 'test', ...extra },
@@ -114,13 +122,18 @@ async function stop(child: ChildProcess): Promise<void> {
 
 const url = (name: ServerName, query: string) => `http://127.0.0.1:${PORTS[name]}/orders${query ? `?${query}` : ''}`;
 
-/** CPU time a process has used so far (user + system, all threads), in ms, from /proc/PID/stat. */
+/** CPU time a process has used so far in user and in system mode (all threads), in ms, from /proc/PID/stat. */
 const CLOCK_TICKS_PER_SECOND = Number(spawnSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).stdout.trim() || 100);
-function cpuMs(pid: number): number {
+function cpuTimes(pid: number): { userMs: number; systemMs: number } {
   // The command name (field 2) may hold spaces; the fields after its closing parenthesis are fixed.
   const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-  return ((Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS_PER_SECOND) * 1000;
+  const toMs = (ticks: string) => (Number(ticks) / CLOCK_TICKS_PER_SECOND) * 1000;
+  return { userMs: toMs(fields[11]), systemMs: toMs(fields[12]) };
 }
+const cpuMs = (pid: number): number => {
+  const { userMs, systemMs } = cpuTimes(pid);
+  return userMs + systemMs;
+};
 
 async function load(target: string, token: string, duration: number, concurrency = connections) {
   const result = await autocannon({
@@ -600,6 +613,71 @@ async function statementCosts(mariadb: number): Promise<void> {
   await pool.end();
 }
 
+const PROFILE_WARM_UP_REQUESTS = 1_000;
+const PROFILED_REQUESTS = 8_000;
+/** Microseconds on the monotonic clock, the one V8's profiles are stamped with. */
+const monotonicUs = () => Number(process.hrtime.bigint() / 1000n);
+
+/**
+ * Where a user-page-1 request's time goes in the service and in the floor:
+ * each runs under `--cpu-prof`, answers warm-up requests, then
+ * PROFILED_REQUESTS at 10 connections; the self time of the samples taken
+ * while those are served, by layer (bench/profile-layers.ts), next to each
+ * process's user and system CPU time over the same requests from /proc.
+ */
+async function profileLayers(): Promise<void> {
+  const directory = mkdtempSync(join(tmpdir(), 'orders-bench-profile-'));
+  const measured = new Map<ServerName, { layers: Map<string, number>; userMs: number; systemMs: number }>();
+  const serve = (name: ServerName, amount: number) =>
+    autocannon({ url: url(name, ''), connections, amount, headers: { authorization: `Bearer ${userToken}` } });
+  try {
+    for (const name of ['service', 'floor'] as const) {
+      process.stderr.write(`profiling ${name}\n`);
+      const child = await start(name, {}, ['--cpu-prof', `--cpu-prof-dir=${join(directory, name)}`]);
+      const pid = child.pid ?? 0;
+      await serve(name, PROFILE_WARM_UP_REQUESTS);
+      const [from, before] = [monotonicUs(), cpuTimes(pid)];
+      await serve(name, PROFILED_REQUESTS);
+      const [to, after] = [monotonicUs(), cpuTimes(pid)];
+      // The profile is written as the process exits.
+      await stop(child);
+      const [file] = readdirSync(join(directory, name));
+      const profile = JSON.parse(readFileSync(join(directory, name, file), 'utf8')) as CpuProfile;
+      measured.set(name, {
+        layers: timePerLayer(profile, from, to, PROFILED_REQUESTS),
+        userMs: (after.userMs - before.userMs) / PROFILED_REQUESTS,
+        systemMs: (after.systemMs - before.systemMs) / PROFILED_REQUESTS,
+      });
+      await drain();
+    }
+  } finally {
+    rmSync(directory, { recursive: true, force: true });
+  }
+  const [service, floor] = [measured.get('service'), measured.get('floor')];
+  if (!service || !floor) return;
+  const of = (layers: Map<string, number>, layer: string) => layers.get(layer) ?? 0;
+  const layers = [...new Set([...service.layers.keys(), ...floor.layers.keys()])].sort(
+    (a, b) => of(service.layers, b) - of(floor.layers, b) - (of(service.layers, a) - of(floor.layers, a)),
+  );
+  const total = (layers: Map<string, number>) => [...layers.values()].reduce((sum, ms) => sum + ms, 0);
+  console.log(
+    `\n## Where a user-page-1 request's time goes (${PROFILED_REQUESTS} requests after ${PROFILE_WARM_UP_REQUESTS} to warm up, ${connections} connections; self time in ms per request)\n`,
+  );
+  console.log('| part | service ms/request | floor ms/request | difference |');
+  console.log('|---|---|---|---|');
+  for (const layer of layers) {
+    const [mine, floors] = [of(service.layers, layer), of(floor.layers, layer)];
+    console.log(`| ${layer} | ${mine.toFixed(3)} | ${floors.toFixed(3)} | ${(mine - floors).toFixed(3)} |`);
+  }
+  const [busy, floorBusy] = [total(service.layers), total(floor.layers)];
+  console.log(
+    `| **busy in all** | **${busy.toFixed(3)}** | **${floorBusy.toFixed(3)}** | **${(busy - floorBusy).toFixed(3)}** |`,
+  );
+  console.log(
+    `\nCPU time from /proc over the same requests, ms per request: service ${service.userMs.toFixed(3)} user + ${service.systemMs.toFixed(3)} system; floor ${floor.userMs.toFixed(3)} user + ${floor.systemMs.toFixed(3)} system. The sampler counts a thread descheduled inside a system call as busy in it, so rows can exceed /proc's time.`,
+  );
+}
+
 async function main(): Promise<void> {
   console.log(`Benchmark on ${env.DB_HOST}:${env.DB_PORT}/${env.DB_DATABASE}, node ${process.version}`);
   if (otherNode) {
@@ -618,6 +696,8 @@ async function main(): Promise<void> {
     await burstCurve();
   } else if (values.cpu) {
     await cpuPerRequest();
+  } else if (values.profile) {
+    await profileLayers();
   } else if (values['compare-builds']) {
     const directories = values['compare-builds'].split(',');
     await compareVariants(
