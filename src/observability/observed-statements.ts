@@ -8,6 +8,9 @@ import { ReadRouter } from '../database/read-router';
 import { Metrics, type StatementKind } from './metrics';
 import { tracer } from './tracing';
 
+/** The statements a listing runs; the readiness probe's ping is the other kind. */
+export type ListingStatement = Exclude<StatementKind, 'ping'>;
+
 /**
  * Runs a database statement where it is issued, timing it into
  * `db_client_operation_duration_seconds` and, when the request's trace is recorded, tracing it as a child span of
@@ -27,7 +30,7 @@ export class ObservedStatements {
   }
 
   /** A statement of the listing, on the server its request's connection belongs to. */
-  run<T>(statement: Exclude<StatementKind, 'ping'>, runner: QueryRunner, execute: () => Promise<T>): Promise<T> {
+  run<T>(statement: ListingStatement, runner: QueryRunner, execute: () => Promise<T>): Promise<T> {
     return this.observe(statement, this.reads.serverOf(runner), execute);
   }
 

@@ -3,7 +3,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, SelectQueryBuilder, type QueryRunner } from 'typeorm';
 import { toStoredDateTime } from '../common/time/local-time';
 import { QueryShapes, type QueryValues } from '../database/query-shapes';
-import { ObservedStatements } from '../observability/observed-statements';
+import { ObservedStatements, type ListingStatement } from '../observability/observed-statements';
 import { OrderSeat } from './order-seat.entity';
 import { Order } from './order.entity';
 import type { OrderFilters } from './query/list-orders-query';
@@ -87,7 +87,7 @@ export class OrdersRepository {
     const conditions = this.conditions(filters, 'i');
     const values = { ...valuesOf(conditions), pageLimit: limit, pageOffset: offset };
     const key = `page|${presentIn(conditions)}|${sort.map(({ field, direction }) => `${field} ${direction}`).join(',')}`;
-    const [sql, parameters] = this.shapes.statement(key, values, () => {
+    const statement = this.shapes.statement(key, values, () => {
       const pageIds = this.sorted(this.matching(conditions, 'i'), 'i', sort).select('i.id', 'id');
       const query = this.dataSource
         .createQueryBuilder(Order, 'o')
@@ -103,7 +103,7 @@ export class OrdersRepository {
         .addSelect('o.updatedAt', 'updatedAt');
       return this.sorted(query, 'o', sort);
     });
-    return this.statements.run('page', runner, async () => (await runner.query(sql, parameters)) as OrderRow[]);
+    return this.run<OrderRow[]>('page', statement, runner);
   }
 
   /**
@@ -142,7 +142,7 @@ export class OrdersRepository {
     );
     const values = Object.assign(valuesOf(whole), ...edges.map((part) => valuesOf(part.conditions))) as QueryValues;
     const key = `daily|${presentIn(whole)}|${edges.map((part) => `${part.name}:${presentIn(part.conditions)}`).join('|')}`;
-    const [sql, parameters] = this.shapes.statement(key, values, () => {
+    const statement = this.shapes.statement(key, values, () => {
       const wholeDays = this.dataSource
         .createQueryBuilder()
         .from(DAILY_COUNTS_TABLE, 'd')
@@ -154,31 +154,23 @@ export class OrdersRepository {
       }
       return wholeDays;
     });
-    const [row] = await this.statements.run(
-      'count',
-      runner,
-      async () => (await runner.query(sql, parameters)) as Array<Record<string, number | string | null>>,
-    );
+    const [row] = await this.run<Array<Record<string, number | string | null>>>('count', statement, runner);
     return Object.values(row ?? {}).reduce<number>((total, value) => total + Number(value ?? 0), 0);
   }
 
   private async countRows(filters: OrderFilters, runner: QueryRunner): Promise<number> {
     const conditions = this.conditions(filters, 'o');
-    const [sql, parameters] = this.shapes.statement(`count|${presentIn(conditions)}`, valuesOf(conditions), () =>
+    const statement = this.shapes.statement(`count|${presentIn(conditions)}`, valuesOf(conditions), () =>
       this.matching(conditions, 'o').select('COUNT(*)', 'total'),
     );
-    const [row] = await this.statements.run(
-      'count',
-      runner,
-      async () => (await runner.query(sql, parameters)) as Array<{ total: number | string }>,
-    );
+    const [row] = await this.run<Array<{ total: number | string }>>('count', statement, runner);
     return Number(row?.total ?? 0);
   }
 
   async findSeats(orderIds: number[], runner: QueryRunner): Promise<SeatRow[]> {
     if (orderIds.length === 0) return [];
     // The number of ids is part of the shape: a page holds at most 100.
-    const [sql, parameters] = this.shapes.statement(`seats|${orderIds.length}`, { orderIds }, () =>
+    const statement = this.shapes.statement(`seats|${orderIds.length}`, { orderIds }, () =>
       this.dataSource
         .createQueryBuilder(OrderSeat, 's')
         .select('s.orderId', 'orderId')
@@ -188,7 +180,12 @@ export class OrdersRepository {
         .orderBy('s.orderId', 'ASC')
         .addOrderBy('s.seatPriceId', 'ASC'),
     );
-    return this.statements.run('seats', runner, async () => (await runner.query(sql, parameters)) as SeatRow[]);
+    return this.run<SeatRow[]>('seats', statement, runner);
+  }
+
+  /** Runs a shaped statement on the request's connection, timed and traced as its kind. */
+  private run<T>(kind: ListingStatement, [sql, parameters]: [string, unknown[]], runner: QueryRunner): Promise<T> {
+    return this.statements.run(kind, runner, () => runner.query(sql, parameters) as Promise<T>);
   }
 
   private sorted(query: SelectQueryBuilder<Order>, alias: string, sort: SortKey[]): SelectQueryBuilder<Order> {

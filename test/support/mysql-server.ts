@@ -72,7 +72,10 @@ async function waitUntilReady(port: number, child: ChildProcess, errorLog: strin
 }
 
 /** How a server takes part in replication; without one it keeps no binary log. */
-export type ReplicationRole = { role: 'primary'; serverId: number } | { role: 'replica'; serverId: number };
+export interface ReplicationRole {
+  role: 'primary' | 'replica';
+  serverId: number;
+}
 
 function replicationArguments(replication?: ReplicationRole): string[] {
   if (!replication) return ['--skip-log-bin'];
