@@ -21,6 +21,7 @@ import { generateOrders } from '../src/database/seeding/order-generator';
 import { PRODUCTION_NODE_ARGUMENTS } from './production-command';
 import { timePerLayer, type CpuProfile } from './profile-layers';
 import { writeOrders } from '../src/database/seeding/order-writer';
+import { BARE_TABLES, compareWrites, PROJECT_SCHEMA } from './writes';
 
 /**
  * Compares, interleaved in one run so that machine drift cancels out, the
@@ -51,14 +52,18 @@ const { values } = parseArgs({
     profile: { type: 'boolean', default: false },
     'compare-flags': { type: 'string' },
     'compare-builds': { type: 'string' },
+    // --writes: bench/writes.ts
+    writes: { type: 'boolean', default: false },
+    writers: { type: 'string', default: '16,64,256' },
+    work: { type: 'string', default: '0,2' },
+    preload: { type: 'string', default: '200000' },
+    listings: { type: 'boolean', default: false },
   },
 });
 const seconds = Number(values.seconds);
 const rounds = Number(values.rounds);
 const connections = Number(values.connections);
 const env = validateEnvironment(process.env);
-if (env.DB_TYPE !== 'mysql')
-  throw new Error('The benchmark runs against MySQL: set DB_TYPE=mysql and the DB_* variables.');
 const auth = toAuthConfig(env);
 const adminToken = signDevelopmentToken(auth, { sub: 1, role: Role.Admin }, '2h');
 const userToken = signDevelopmentToken(auth, { sub: 1, role: Role.User }, '2h');
@@ -154,7 +159,7 @@ async function load(target: string, token: string, duration: number, concurrency
 
 /** Waits until the database runs no query on `orders` any more (abandoned slow ones included). */
 async function drain(): Promise<void> {
-  const dataSource = await monitor;
+  const dataSource = await monitor();
   for (let attempt = 0; attempt < 600; attempt += 1) {
     const [{ running }] = await dataSource.query<Array<{ running: number }>>(
       "SELECT COUNT(*) AS running FROM information_schema.PROCESSLIST WHERE COMMAND = 'Query' AND INFO LIKE '%orders%' AND INFO NOT LIKE '%PROCESSLIST%'",
@@ -163,7 +168,10 @@ async function drain(): Promise<void> {
     await new Promise((resolve) => setTimeout(resolve, 200));
   }
 }
-const monitor = new DataSource(buildDataSourceOptions(toDatabaseConfig(env), 'maintenance')).initialize();
+let monitorConnection: Promise<DataSource> | undefined;
+/** A connection of the bench's own to the configured database, opened on first use. */
+const monitor = () =>
+  (monitorConnection ??= new DataSource(buildDataSourceOptions(toDatabaseConfig(env), 'maintenance')).initialize());
 
 const median = (numbers: number[]) => [...numbers].sort((a, b) => a - b)[Math.floor(numbers.length / 2)];
 const mean = (numbers: number[]) => numbers.reduce((sum, value) => sum + value, 0) / numbers.length;
@@ -499,7 +507,7 @@ async function burstCurve(): Promise<void> {
 
 /** The database server's own process, to read its CPU time; the bench runs next to it. */
 async function databasePid(): Promise<number> {
-  const [{ file }] = await (await monitor).query<Array<{ file: string }>>('SELECT @@pid_file AS file');
+  const [{ file }] = await (await monitor()).query<Array<{ file: string }>>('SELECT @@pid_file AS file');
   return Number(readFileSync(file, 'utf8').trim());
 }
 
@@ -558,7 +566,7 @@ async function cpuPerRequest(): Promise<void> {
 
 /** MariaDB's CPU per statement, by kind, for the statements of user page 1 and admin page 1. */
 async function statementCosts(mariadb: number): Promise<void> {
-  const dataSource = await monitor;
+  const dataSource = await monitor();
   const columns =
     'o.id, o.user_id AS userId, o.concert_id AS concertId, o.total_price AS totalPrice, o.status, o.created_at AS createdAt, o.updated_at AS updatedAt';
   const pageOf = (filter: string) =>
@@ -578,8 +586,8 @@ async function statementCosts(mariadb: number): Promise<void> {
     },
     { kind: 'page (admin, unfiltered)', sql: pageOf(''), values: [] },
     {
-      kind: 'count (admin, unfiltered: per-day totals)',
-      sql: 'SELECT COALESCE(SUM(orders), 0) AS total FROM order_daily_counts',
+      kind: 'count (admin, unfiltered: per-day totals and unfolded changes)',
+      sql: 'SELECT COALESCE(SUM(orders), 0) + (SELECT COALESCE(SUM(delta), 0) FROM order_count_changes) AS total FROM order_daily_counts',
       values: [],
     },
   ];
@@ -679,6 +687,20 @@ async function profileLayers(): Promise<void> {
 }
 
 async function main(): Promise<void> {
+  if (values.writes) {
+    const list = (text: string) => text.split(',').map(Number);
+    await compareWrites([BARE_TABLES, PROJECT_SCHEMA], {
+      connections: list(values.writers),
+      workMs: list(values.work),
+      rounds,
+      seconds,
+      preloadOrders: Number(values.preload),
+      listings: values.listings,
+    });
+    return;
+  }
+  if (env.DB_TYPE !== 'mysql')
+    throw new Error('The benchmark runs against MySQL: set DB_TYPE=mysql and the DB_* variables.');
   console.log(`Benchmark on ${env.DB_HOST}:${env.DB_PORT}/${env.DB_DATABASE}, node ${process.version}`);
   if (otherNode) {
     const version = spawnSync(otherNode, ['--version'], { encoding: 'utf8' }).stdout.trim();
@@ -719,7 +741,7 @@ async function main(): Promise<void> {
     await compare();
     await tableSizes();
   }
-  await (await monitor).destroy();
+  if (monitorConnection) await (await monitorConnection).destroy();
 }
 
 main().catch((error: unknown) => {

@@ -86,11 +86,34 @@ function replicationArguments(replication?: ReplicationRole): string[] {
       [...common, '--read-only=ON'];
 }
 
+/** How the server keeps what it commits. */
+export interface StorageOptions {
+  /**
+   * Every commit is on disk before it is acknowledged (binary log synced, redo log flushed): how a production
+   * primary runs, and what the write path has to be measured against (CONTRACT §7). Without it, the redo log is
+   * flushed once a second, which is quicker for tests that only need a server.
+   */
+  durable?: boolean;
+  bufferPoolMb?: number;
+  maxConnections?: number;
+}
+
+function storageArguments({ durable = false, bufferPoolMb = 256, maxConnections = 151 }: StorageOptions): string[] {
+  return [
+    `--innodb-buffer-pool-size=${bufferPoolMb}M`,
+    `--max-connections=${maxConnections}`,
+    ...(durable ? ['--innodb-flush-log-at-trx-commit=1', '--sync-binlog=1'] : ['--innodb-flush-log-at-trx-commit=2']),
+  ];
+}
+
 /**
  * CONTRACT §9: starts a private MariaDB (or MySQL) in a temporary directory on
  * a free port, for the duration of the test run.
  */
-export async function startThrowawayMysql(replication?: ReplicationRole): Promise<ThrowawayMysql> {
+export async function startThrowawayMysql(
+  replication?: ReplicationRole,
+  storage: StorageOptions = {},
+): Promise<ThrowawayMysql> {
   const server = findExecutable(['mariadbd', 'mysqld']);
   if (!server) throw new Error(INSTALL_HINT);
   const isMariaDb = /mariadb/i.test(spawnSync(server, ['--version'], { encoding: 'utf8' }).stdout ?? '');
@@ -133,8 +156,7 @@ export async function startThrowawayMysql(replication?: ReplicationRole): Promis
         `--pid-file=${join(base, 'mysqld.pid')}`,
         `--log-error=${errorLog}`,
         ...replicationArguments(replication),
-        '--innodb-buffer-pool-size=256M',
-        '--innodb-flush-log-at-trx-commit=2',
+        ...storageArguments(storage),
         '--character-set-server=utf8mb4',
         '--collation-server=utf8mb4_unicode_ci',
         '--default-time-zone=+00:00',
