@@ -94,9 +94,11 @@ async function count(
       toStoredDateTime(edgeBefore),
     );
   }
+  const dailyWhere = daily.length > 0 ? `WHERE ${daily.join(' AND ')}` : '';
+  const unfolded = `(SELECT COALESCE(SUM(delta), 0) FROM order_count_changes ${dailyWhere})`;
   const [[row]] = await pool.query<RowDataPacket[]>(
-    `SELECT COALESCE(SUM(orders), 0)${edges.map((edge) => ` + ${edge}`).join('')} AS total FROM order_daily_counts ${daily.length > 0 ? `WHERE ${daily.join(' AND ')}` : ''}`,
-    [...edgeValues, ...dailyValues],
+    `SELECT COALESCE(SUM(orders), 0)${[...edges, unfolded].map((part) => ` + ${part}`).join('')} AS total FROM order_daily_counts ${dailyWhere}`,
+    [...edgeValues, ...dailyValues, ...dailyValues],
   );
   return Number(row.total);
 }

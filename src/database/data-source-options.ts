@@ -8,6 +8,7 @@ import { CreateOrders1763683200000 } from './migrations/1763683200000-CreateOrde
 import { AddSortIndexes1763769600000 } from './migrations/1763769600000-AddSortIndexes';
 import { AddCombinedFilterIndexes1763856000000 } from './migrations/1763856000000-AddCombinedFilterIndexes';
 import { AddDailyOrderCounts1763942400000 } from './migrations/1763942400000-AddDailyOrderCounts';
+import { CountChangesOffTheWritePath1764028800000 } from './migrations/1764028800000-CountChangesOffTheWritePath';
 import { StatementLogger } from './statement-logger';
 
 /** Listed as classes, not path globs, so the same list works from sources, the build and the tests. */
@@ -17,6 +18,7 @@ export const MIGRATIONS = [
   AddSortIndexes1763769600000,
   AddCombinedFilterIndexes1763856000000,
   AddDailyOrderCounts1763942400000,
+  CountChangesOffTheWritePath1764028800000,
 ];
 
 export const IN_MEMORY_SQLITE = ':memory:';

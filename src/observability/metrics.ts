@@ -55,6 +55,18 @@ export class Metrics {
     registers: [this.registry],
   });
 
+  readonly countChangesFolded = new Counter({
+    name: 'orders_count_changes_folded_total',
+    help: 'Changes of order counts (appended by the triggers of orders) folded into the per-day totals by this instance.',
+    registers: [this.registry],
+  });
+
+  readonly countFoldLastSuccess = new Gauge({
+    name: 'orders_count_fold_last_success_timestamp_seconds',
+    help: 'When this instance last folded order count changes (or found its turn taken by another instance).',
+    registers: [this.registry],
+  });
+
   constructor(reads: ReadRouter) {
     collectDefaultMetrics({ register: this.registry });
     // Every reason is exported from the start, so that rates and alerts see a 0 rather than no series.

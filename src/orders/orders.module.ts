@@ -3,6 +3,7 @@ import { LocalTimeFormatter } from '../common/time/local-time';
 import type { AppConfig } from '../config/app.config';
 import { APP_CONFIG } from '../config/config.module';
 import { DatabaseModule } from '../database/database.module';
+import { OrderCountFolding } from './counting/order-count-folding';
 import { OrdersController } from './orders.controller';
 import { OrdersRepository } from './orders.repository';
 import { OrdersService } from './orders.service';
@@ -14,6 +15,7 @@ import { ListOrdersQueryPipe } from './query/list-orders-query.pipe';
   providers: [
     OrdersService,
     OrdersRepository,
+    OrderCountFolding,
     ListOrdersQueryPipe,
     {
       provide: LocalTimeFormatter,

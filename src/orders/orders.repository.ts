@@ -5,6 +5,7 @@ import { toStoredDateTime } from '../common/time/local-time';
 import { QueryShapes, type QueryValues } from '../database/query-shapes';
 import { ObservedStatements, type ListingStatement } from '../observability/observed-statements';
 import { OrderSeat } from './order-seat.entity';
+import { COUNT_CHANGES_TABLE, DAILY_COUNTS_TABLE } from './counting/daily-counts';
 import { Order } from './order.entity';
 import type { OrderFilters } from './query/list-orders-query';
 import type { SortField, SortKey } from './query/sort';
@@ -27,8 +28,6 @@ export interface SeatRow {
 }
 
 const DAY_MS = 86_400_000;
-/** Orders per UTC day and status, kept by triggers (migration AddDailyOrderCounts). */
-const DAILY_COUNTS_TABLE = 'order_daily_counts';
 const toDay = (epochMs: number): string => new Date(epochMs).toISOString().slice(0, 10);
 
 /** Sort fields of the API → entity properties; the only way a client's text reaches ORDER BY. */
@@ -108,9 +107,12 @@ export class OrdersRepository {
 
   /**
    * Exact. Filtered by member or concert, a COUNT(*) over that index range is
-   * small. Otherwise it sums the per-day totals the triggers keep (a few
-   * thousand rows instead of a million) and counts only the partial first
-   * and last days from `orders` — still one statement.
+   * small. Otherwise it sums the per-day totals (a few thousand rows instead
+   * of a million) and the changes the triggers appended that are not folded
+   * into them yet (OrderCountFolding), and counts only the partial first and
+   * last days from `orders`. One statement, so one snapshot: a fold moves
+   * changes into the totals in one transaction, and the sum is the same on
+   * either side of it.
    */
   async count(filters: OrderFilters, runner: QueryRunner): Promise<number> {
     if (filters.userId !== undefined || filters.concertId !== undefined) return this.countRows(filters, runner);
@@ -122,11 +124,11 @@ export class OrdersRepository {
     }
 
     const whole: Condition[] = [];
-    if (filters.status !== undefined) whole.push({ sql: 'd.status = :status', name: 'status', value: filters.status });
+    if (filters.status !== undefined) whole.push({ sql: 'status = :status', name: 'status', value: filters.status });
     if (firstWholeDay !== undefined)
-      whole.push({ sql: 'd.day >= :firstWholeDay', name: 'firstWholeDay', value: toDay(firstWholeDay) });
+      whole.push({ sql: 'day >= :firstWholeDay', name: 'firstWholeDay', value: toDay(firstWholeDay) });
     if (afterWholeDays !== undefined)
-      whole.push({ sql: 'd.day < :afterWholeDays', name: 'afterWholeDays', value: toDay(afterWholeDays) });
+      whole.push({ sql: 'day < :afterWholeDays', name: 'afterWholeDays', value: toDay(afterWholeDays) });
     const edge = (name: string, edgeFrom: number | undefined, edgeBefore: number | undefined) =>
       edgeFrom === undefined || edgeBefore === undefined || edgeFrom >= edgeBefore
         ? undefined
@@ -147,7 +149,15 @@ export class OrdersRepository {
         .createQueryBuilder()
         .from(DAILY_COUNTS_TABLE, 'd')
         .select('COALESCE(SUM(d.orders), 0)', 'whole');
-      for (const { sql, name, value } of whole) wholeDays.andWhere(sql, { [name]: value });
+      const unfolded = this.dataSource
+        .createQueryBuilder()
+        .from(COUNT_CHANGES_TABLE, 'c')
+        .select('COALESCE(SUM(c.delta), 0)');
+      for (const { sql, name, value } of whole) {
+        wholeDays.andWhere(`d.${sql}`, { [name]: value });
+        unfolded.andWhere(`c.${sql}`, { [name]: value });
+      }
+      wholeDays.addSelect(`(${unfolded.getQuery()})`, 'unfolded');
       for (const part of edges) {
         const rows = this.matching(part.conditions, part.name).select('COUNT(*)');
         wholeDays.addSelect(`(${rows.getQuery()})`, part.name).setParameters(rows.getParameters());

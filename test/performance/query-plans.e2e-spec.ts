@@ -46,7 +46,6 @@ const combinations = Array.from({ length: 2 ** FILTER_NAMES.length }, (_, mask) 
 );
 /** A total is counted either from `orders` or from the per-day totals plus the partial edge days. */
 const isCount = (sql: string) => /COUNT\(\*\)|order_daily_counts/.test(sql);
-const SORT_FIELDS = ['orderId', 'userId', 'concertId', 'totalPrice', 'status', 'createdAt', 'updatedAt'];
 
 /**
  * What the database does with the service's own statements (captured as sent,
@@ -128,8 +127,9 @@ describe('query plans and statements on MariaDB', () => {
       const count = statements.find((statement) => isCount(statement.sql));
       expect(count).toBeDefined();
       for (const row of await explain(count as Statement)) {
-        // The per-day totals hold a few rows per day: reading them whole is the point of keeping them.
-        if (row.table === 'd') continue;
+        // The per-day totals hold a few rows per day, and the changes not folded yet about a second's worth of
+        // writes: reading them whole is the point of keeping them.
+        if (row.table === 'd' || row.table === 'c') continue;
         expect({ table: row.table, type: row.type, extra: row.Extra ?? '' }).toEqual({
           table: row.table,
           type: expect.not.stringMatching(/^ALL$/),
@@ -139,7 +139,9 @@ describe('query plans and statements on MariaDB', () => {
     },
   );
 
-  it.each(SORT_FIELDS.flatMap((field) => [`${field},asc`, `${field},desc`]))(
+  // The other single-key sorts of an unfiltered listing have no index of their own: each would cost every order
+  // placed and paid more than its rare query gains (docs/BENCHMARKS.md, "What each index costs the sale").
+  it.each(['createdAt,desc', 'orderId,asc', 'orderId,desc'])(
     'pages an unfiltered listing sorted by %s from an index',
     async (sort) => {
       expectIdsReadInOrder(await explain(pageStatement(await statementsOf(adminToken(), `sort=${sort}`)) as Statement));

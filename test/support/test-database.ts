@@ -63,7 +63,10 @@ export function mysqlEnvironment(target: MysqlTarget): Record<string, string> {
  * A fresh, migrated database of its own for one test file, named after the
  * configured one (`orders_test` → `orders_test_orders_contract`), so files can run in parallel.
  */
-export async function freshMysqlDatabase(suffix: string): Promise<MysqlTarget> {
+export async function freshMysqlDatabase(
+  suffix: string,
+  { migrate = true }: { migrate?: boolean } = {},
+): Promise<MysqlTarget> {
   const base = mysqlTarget();
   const target = { ...base, database: `${base.database}_${suffix}` };
   assertTestDatabaseName(target.database);
@@ -79,6 +82,7 @@ export async function freshMysqlDatabase(suffix: string): Promise<MysqlTarget> {
   } finally {
     await connection.end();
   }
+  if (!migrate) return target;
   const dataSource = new DataSource(
     buildDataSourceOptions(toDatabaseConfig(validateEnvironment({ ...mysqlEnvironment(target) })), 'maintenance'),
   );

@@ -1,0 +1,188 @@
+import { Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import type { Database as SqljsDatabase } from 'sql.js';
+import { DataSource, type QueryRunner } from 'typeorm';
+import type { SqljsDriver } from 'typeorm/driver/sqljs/SqljsDriver';
+import { Metrics } from '../../observability/metrics';
+import { COUNT_CHANGES_TABLE, DAILY_COUNTS_TABLE } from './daily-counts';
+
+/** How often an instance tries to fold. Reads scan what is not folded yet, so this bounds their extra work. */
+export const FOLD_INTERVAL_MS = 1_000;
+/** Changes moved per transaction: small enough to keep each fold short, large enough to outrun a ticket sale. */
+export const FOLD_BATCH = 5_000;
+/** Every instance may fold; a MySQL named lock makes them take turns, so that one fold runs at a time. */
+const FOLD_LOCK = 'orders.fold_count_changes';
+
+interface ChangeRow {
+  id: number;
+  day: string;
+  status: string;
+  delta: number;
+}
+
+/**
+ * Folds the changes the triggers append (`order_count_changes`, migration
+ * CountChangesOffTheWritePath) into the per-day totals, in the background.
+ *
+ * Exactness does not depend on it: a count sums the totals and the changes
+ * not yet folded in one statement, and a fold moves rows from one table to
+ * the other in one transaction. What it bounds is the reads' extra work, the
+ * rows not folded yet. Nor does it slow the writers: it locks only change
+ * rows that writers have committed (it waits for one still being written,
+ * never the other way round), and totals rows that no writer touches. Under
+ * READ COMMITTED it takes no gap locks, so inserts past the rows it folds go
+ * on. Every instance runs one; they take turns under a named lock.
+ */
+@Injectable()
+export class OrderCountFolding implements OnApplicationBootstrap, OnApplicationShutdown {
+  private readonly logger = new Logger(OrderCountFolding.name);
+  private timer: NodeJS.Timeout | undefined;
+  private running: Promise<void> | undefined;
+  private stopped = false;
+  /** Whether the last fold failed, so that a failing spell is logged once, not once a second. */
+  private failing = false;
+
+  constructor(
+    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly metrics: Metrics,
+  ) {}
+
+  onApplicationBootstrap(): void {
+    this.schedule();
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    this.stop();
+    await this.running;
+  }
+
+  /** Stops folding (shutdown; tests that show what a stopped fold means for reads). */
+  stop(): void {
+    this.stopped = true;
+    clearTimeout(this.timer);
+  }
+
+  /**
+   * Folds until nothing is left or another instance holds the turn. Returns the number of changes folded.
+   */
+  async foldPending(): Promise<number> {
+    if (this.dataSource.options.type !== 'mysql') return this.foldEmbedded();
+    const runner = this.dataSource.createQueryRunner('master');
+    let folded = 0;
+    try {
+      await runner.connect();
+      if (!(await this.takeTurn(runner))) return 0;
+      try {
+        for (;;) {
+          const moved = await this.foldBatch(runner);
+          folded += moved;
+          if (moved < FOLD_BATCH || this.stopped) break;
+        }
+      } finally {
+        await runner.query('DO RELEASE_LOCK(?)', [FOLD_LOCK]);
+      }
+      return folded;
+    } finally {
+      await runner.release();
+    }
+  }
+
+  /**
+   * The embedded database is one connection shared by every request: a fold
+   * spread over several awaited statements would let a request read between
+   * them. So it runs as one synchronous script, which nothing can interleave.
+   */
+  private foldEmbedded(): number {
+    const driver = this.dataSource.driver as SqljsDriver;
+    const database = driver.databaseConnection as SqljsDatabase;
+    const [[pending]] = database.exec(`SELECT COUNT(*) FROM ${COUNT_CHANGES_TABLE}`)[0]?.values ?? [[0]];
+    if (Number(pending) === 0) return 0;
+    database.exec(`
+      BEGIN;
+      INSERT INTO ${DAILY_COUNTS_TABLE} (day, status, orders)
+        SELECT day, status, SUM(delta) FROM ${COUNT_CHANGES_TABLE} WHERE true GROUP BY day, status
+        ON CONFLICT (day, status) DO UPDATE SET orders = orders + excluded.orders;
+      DELETE FROM ${COUNT_CHANGES_TABLE};
+      COMMIT;`);
+    void driver.autoSave();
+    return Number(pending);
+  }
+
+  private async takeTurn(runner: QueryRunner): Promise<boolean> {
+    const [{ acquired }] = (await runner.query('SELECT GET_LOCK(?, 0) AS acquired', [FOLD_LOCK])) as Array<{
+      acquired: number | null;
+    }>;
+    return Number(acquired) === 1;
+  }
+
+  private async foldBatch(runner: QueryRunner): Promise<number> {
+    // No gap locks: writers appending changes past the ones folded here never wait for this transaction.
+    await runner.startTransaction('READ COMMITTED');
+    try {
+      // Locking the rows it moves makes the set exact: a change still being written is waited for, one rolled back
+      // is gone, and only the rows read here are deleted below.
+      const rows = (await runner.query(
+        `SELECT id, DATE_FORMAT(day, '%Y-%m-%d') AS day, status, delta FROM ${COUNT_CHANGES_TABLE}
+         ORDER BY id LIMIT ${FOLD_BATCH} FOR UPDATE`,
+      )) as ChangeRow[];
+      if (rows.length > 0) {
+        const sums = new Map<string, { day: string; status: string; delta: number }>();
+        for (const { day, status, delta } of rows) {
+          const key = `${day}|${status}`;
+          const sum = sums.get(key) ?? { day, status, delta: 0 };
+          sum.delta += Number(delta);
+          sums.set(key, sum);
+        }
+        const totals = [...sums.values()].filter(({ delta }) => delta !== 0);
+        if (totals.length > 0) {
+          await runner.query(
+            `INSERT INTO ${DAILY_COUNTS_TABLE} (day, status, orders) VALUES ${totals.map(() => '(?, ?, ?)').join(', ')}
+             ON DUPLICATE KEY UPDATE orders = orders + VALUES(orders)`,
+            totals.flatMap(({ day, status, delta }) => [day, status, delta]),
+          );
+        }
+        await runner.query(
+          `DELETE FROM ${COUNT_CHANGES_TABLE} WHERE id IN (${rows.map(() => '?').join(', ')})`,
+          rows.map(({ id }) => id),
+        );
+      }
+      await runner.commitTransaction();
+      return rows.length;
+    } catch (error) {
+      await runner.rollbackTransaction().catch(() => undefined);
+      throw error;
+    }
+  }
+
+  private schedule(): void {
+    if (this.stopped) return;
+    this.timer = setTimeout(() => {
+      this.running = this.tick().finally(() => {
+        this.running = undefined;
+        this.schedule();
+      });
+    }, FOLD_INTERVAL_MS);
+    // Folding alone must not keep the process alive.
+    this.timer.unref();
+  }
+
+  private async tick(): Promise<void> {
+    try {
+      const folded = await this.foldPending();
+      this.metrics.countChangesFolded.inc(folded);
+      this.metrics.countFoldLastSuccess.setToCurrentTime();
+      if (this.failing) this.logger.log('Folding order count changes again');
+      this.failing = false;
+    } catch (error) {
+      // The primary may be down (reads go on from replicas); counts stay exact, only reads scan more changes.
+      if (!this.failing) {
+        this.logger.warn(
+          `Cannot fold order count changes (counts stay exact; reads get slower as changes pile up): ${String(
+            (error as { code?: string; message?: string }).code ?? (error as Error).message,
+          )}`,
+        );
+      }
+      this.failing = true;
+    }
+  }
+}
