@@ -216,7 +216,7 @@ describe('exact totals under a sale’s concurrent writes on MariaDB', () => {
   });
 
   it('keeps totals exact while folding is stopped: the changes pile up and reads sum them', async () => {
-    context.app.get(OrderCountFolding).stop();
+    await context.app.get(OrderCountFolding).stop();
     const connection = await connectTo(target);
     try {
       await writeLikeASale(connection, 99, 200);
@@ -376,7 +376,7 @@ describe('counting on the embedded database', () => {
 
   it('appends changes on writes, counts them before they are folded, and folds them all', async () => {
     // Folding in the background could run between the writes and the first look; here it runs when told.
-    context.app.get(OrderCountFolding).stop();
+    await context.app.get(OrderCountFolding).stop();
     await context.dataSource.query(
       `UPDATE orders SET status = 'REFUNDED' WHERE id IN (SELECT id FROM orders WHERE status = 'CANCELLED' LIMIT 3)`,
     );

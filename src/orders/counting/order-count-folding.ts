@@ -52,14 +52,14 @@ export class OrderCountFolding implements OnApplicationBootstrap, OnApplicationS
   }
 
   async onApplicationShutdown(): Promise<void> {
-    this.stop();
-    await this.running;
+    await this.stop();
   }
 
-  /** Stops folding (shutdown; tests that show what a stopped fold means for reads). */
-  stop(): void {
+  /** Stops folding, once a fold under way has finished (shutdown; tests that show what a stopped fold means). */
+  async stop(): Promise<void> {
     this.stopped = true;
     clearTimeout(this.timer);
+    await this.running;
   }
 
   /**
