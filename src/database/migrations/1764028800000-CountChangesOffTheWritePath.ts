@@ -1,5 +1,6 @@
 import { MigrationInterface, QueryRunner } from 'typeorm';
 import { COMBINED_FILTER_INDEXES } from './1763856000000-AddCombinedFilterIndexes';
+import { HOT_ROW_TRIGGERS } from './1763942400000-AddDailyOrderCounts';
 import { SORT_INDEXES } from './1763769600000-AddSortIndexes';
 
 /**
@@ -61,23 +62,6 @@ const MYSQL_TRIGGERS: Record<string, string> = {
     END`,
 };
 
-/** The previous migration's triggers, for `down`. */
-const MYSQL_HOT_ROW_TRIGGERS: Record<string, string> = {
-  orders_count_insert: `AFTER INSERT ON orders FOR EACH ROW
-    INSERT INTO order_daily_counts (day, status, orders) VALUES (DATE(NEW.created_at), NEW.status, 1)
-    ON DUPLICATE KEY UPDATE orders = orders + 1`,
-  orders_count_delete: `AFTER DELETE ON orders FOR EACH ROW
-    UPDATE order_daily_counts SET orders = orders - 1 WHERE day = DATE(OLD.created_at) AND status = OLD.status`,
-  orders_count_update: `AFTER UPDATE ON orders FOR EACH ROW
-    BEGIN
-      IF DATE(NEW.created_at) <> DATE(OLD.created_at) OR NEW.status <> OLD.status THEN
-        UPDATE order_daily_counts SET orders = orders - 1 WHERE day = DATE(OLD.created_at) AND status = OLD.status;
-        INSERT INTO order_daily_counts (day, status, orders) VALUES (DATE(NEW.created_at), NEW.status, 1)
-          ON DUPLICATE KEY UPDATE orders = orders + 1;
-      END IF;
-    END`,
-};
-
 const SQLITE_TRIGGERS: Record<string, string> = {
   orders_count_insert: `AFTER INSERT ON orders BEGIN
     INSERT INTO order_count_changes (day, status, delta) VALUES (date(NEW.created_at), NEW.status, 1);
@@ -89,22 +73,6 @@ const SQLITE_TRIGGERS: Record<string, string> = {
     WHEN date(NEW.created_at) <> date(OLD.created_at) OR NEW.status <> OLD.status BEGIN
     INSERT INTO order_count_changes (day, status, delta)
       VALUES (date(OLD.created_at), OLD.status, -1), (date(NEW.created_at), NEW.status, 1);
-  END`,
-};
-
-const SQLITE_HOT_ROW_TRIGGERS: Record<string, string> = {
-  orders_count_insert: `AFTER INSERT ON orders BEGIN
-    INSERT INTO order_daily_counts (day, status, orders) VALUES (date(NEW.created_at), NEW.status, 1)
-    ON CONFLICT (day, status) DO UPDATE SET orders = orders + 1;
-  END`,
-  orders_count_delete: `AFTER DELETE ON orders BEGIN
-    UPDATE order_daily_counts SET orders = orders - 1 WHERE day = date(OLD.created_at) AND status = OLD.status;
-  END`,
-  orders_count_update: `AFTER UPDATE ON orders
-    WHEN date(NEW.created_at) <> date(OLD.created_at) OR NEW.status <> OLD.status BEGIN
-    UPDATE order_daily_counts SET orders = orders - 1 WHERE day = date(OLD.created_at) AND status = OLD.status;
-    INSERT INTO order_daily_counts (day, status, orders) VALUES (date(NEW.created_at), NEW.status, 1)
-    ON CONFLICT (day, status) DO UPDATE SET orders = orders + 1;
   END`,
 };
 
@@ -149,13 +117,13 @@ export class CountChangesOffTheWritePath1764028800000 implements MigrationInterf
       await queryRunner.query(
         `ALTER TABLE orders ${DROPPED_INDEXES.map(({ name, columns }) => `ADD INDEX ${name} (${columns})`).join(', ')}, ALGORITHM=INPLACE, LOCK=NONE`,
       );
-      await replaceMysqlTriggers(queryRunner, MYSQL_HOT_ROW_TRIGGERS);
+      await replaceMysqlTriggers(queryRunner, HOT_ROW_TRIGGERS.mysql);
       // With the old triggers in place no change is appended any more; what is left is folded in one statement.
       await queryRunner.query(foldAll('ON DUPLICATE KEY UPDATE orders = orders + VALUES(orders)'));
     } else {
       for (const { name, columns } of DROPPED_INDEXES)
         await queryRunner.query(`CREATE INDEX ${name} ON orders (${columns})`);
-      await replaceSqliteTriggers(queryRunner, SQLITE_HOT_ROW_TRIGGERS);
+      await replaceSqliteTriggers(queryRunner, HOT_ROW_TRIGGERS.sqlite);
       await queryRunner.query(foldAll('ON CONFLICT (day, status) DO UPDATE SET orders = orders + excluded.orders'));
     }
     await queryRunner.query('DROP TABLE order_count_changes');
