@@ -1,19 +1,12 @@
-import { describe, expect, it } from '@jest/globals';
+import { afterEach, beforeEach, describe, expect, it, jest } from '@jest/globals';
 import type { DataSource, QueryRunner } from 'typeorm';
-import { toDatabaseConfig, type DatabaseConfig } from '../config/database.config';
-import { validateEnvironment } from '../config/environment';
+import type { Clock } from '../common/time/clock';
 import { DatabaseAdmission } from './database-admission';
 import { DatabaseSaturatedException, DatabaseUnavailableException } from './database-errors';
+import { RequestDeadline } from './request-deadline';
 
-/** A MySQL configuration as the service reads it from the environment, with the pool and deadline under test. */
-const mysql = (poolSize: number, queryTimeoutMs: number): DatabaseConfig =>
-  toDatabaseConfig(
-    validateEnvironment({
-      DB_TYPE: 'mysql',
-      DB_POOL_SIZE: String(poolSize),
-      DB_QUERY_TIMEOUT_MS: String(queryTimeoutMs),
-    }),
-  );
+// Jest's fake timers move Date.now and every setTimeout together: the test decides when time passes.
+const clock: Clock = { now: () => Date.now() };
 
 /** Counts the connections lent and given back; admission never runs a statement itself. */
 function fakeDataSource() {
@@ -28,92 +21,118 @@ function fakeDataSource() {
   return { dataSource, lent };
 }
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+/** A request's statements that keep its connection for `ms` of the fake clock. */
+const holdFor = (ms: number) => () => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+const outcomeOf = (attempt: Promise<unknown>) =>
+  attempt.then(
+    () => 'served',
+    (error: unknown) =>
+      error instanceof DatabaseSaturatedException
+        ? 'busy'
+        : error instanceof DatabaseUnavailableException
+          ? 'database'
+          : 'other',
+  );
 
 describe('DatabaseAdmission', () => {
+  beforeEach(() => {
+    jest.useFakeTimers();
+  });
+
+  afterEach(() => {
+    jest.useRealTimers();
+  });
+
   it('lends at most as many connections as the pool has, and serves the others in turn', async () => {
     const { dataSource, lent } = fakeDataSource();
-    const admission = new DatabaseAdmission(dataSource, mysql(3, 5000));
+    const admission = new DatabaseAdmission(dataSource, 3, clock);
     const finished: number[] = [];
-    await Promise.all(
+    const all = Promise.all(
       Array.from({ length: 12 }, (_, index) =>
-        admission.withConnection(async () => {
-          await sleep(5);
-          finished.push(index);
-        }),
+        admission.withConnection(
+          async () => {
+            await holdFor(5)();
+            finished.push(index);
+          },
+          new RequestDeadline(5000, clock),
+        ),
       ),
     );
+    await jest.advanceTimersByTimeAsync(20);
+    await all;
     expect(lent.most).toBe(3);
     expect(lent.now).toBe(0);
     // First come, first served: the order of arrival, three at a time.
-    expect(finished.slice(0, 3).sort()).toEqual([0, 1, 2]);
-    expect(finished.slice(9).sort()).toEqual([10, 11, 9]);
+    const byNumber = (a: number, b: number) => a - b;
+    expect(finished.slice(0, 3).sort(byNumber)).toEqual([0, 1, 2]);
+    expect(finished.slice(9).sort(byNumber)).toEqual([9, 10, 11]);
   });
 
   it('refuses as busy a request that waited as long as it could still be answered', async () => {
     const { dataSource } = fakeDataSource();
-    const admission = new DatabaseAdmission(dataSource, mysql(1, 200));
-    // The estimate says requests hold their connection about 10 ms, so six fit in the deadline; they take 60 ms each.
-    await admission.withConnection(() => sleep(10));
-    const outcomes = await Promise.all(
+    const admission = new DatabaseAdmission(dataSource, 1, clock);
+    // The estimate starts at 10 ms a request, so all six fit in the 200 ms budget; each then holds 60 ms.
+    const warmUp = admission.withConnection(holdFor(10), new RequestDeadline(200, clock));
+    await jest.advanceTimersByTimeAsync(10);
+    await warmUp;
+    const outcomes = Promise.all(
       Array.from({ length: 6 }, () =>
-        admission
-          .withConnection(() => sleep(60))
-          .then(
-            () => 'served',
-            (error: unknown) => (error instanceof DatabaseSaturatedException ? 'busy' : 'other'),
-          ),
+        outcomeOf(admission.withConnection(holdFor(60), new RequestDeadline(200, clock))),
       ),
     );
-    expect(outcomes.slice(0, 3)).toEqual(['served', 'served', 'served']);
-    expect(outcomes.slice(4)).toEqual(['busy', 'busy']);
+    await jest.advanceTimersByTimeAsync(400);
+    // Turns come at 0, 60, 120 and 180 ms; at 190 ms (the budget less the estimate) the last two give up.
+    await expect(outcomes).resolves.toEqual(['served', 'served', 'served', 'served', 'busy', 'busy']);
   });
 
   it('refuses at once when the wait list is longer than the deadline can drain at the measured pace', async () => {
     const { dataSource } = fakeDataSource();
-    const admission = new DatabaseAdmission(dataSource, mysql(1, 200));
-    await admission.withConnection(() => sleep(30));
-    const started = Date.now();
-    const attempts = Array.from({ length: 12 }, () =>
-      admission
-        .withConnection(() => sleep(30))
-        .then(
-          () => 'served',
-          (error: unknown) => (error instanceof DatabaseSaturatedException ? 'busy' : 'other'),
-        ),
+    const admission = new DatabaseAdmission(dataSource, 1, clock);
+    const warmUp = admission.withConnection(holdFor(30), new RequestDeadline(200, clock));
+    await jest.advanceTimersByTimeAsync(30);
+    await warmUp;
+    const started = clock.now();
+    const settledAt: number[] = [];
+    const outcomes = Promise.all(
+      Array.from({ length: 12 }, () =>
+        outcomeOf(admission.withConnection(holdFor(30), new RequestDeadline(200, clock))).then((outcome) => {
+          settledAt.push(clock.now() - started);
+          return outcome;
+        }),
+      ),
     );
-    const outcomes = await Promise.all(attempts);
-    expect(outcomes.filter((outcome) => outcome === 'served').length).toBeGreaterThanOrEqual(4);
-    expect(outcomes.filter((outcome) => outcome === 'busy').length).toBeGreaterThanOrEqual(5);
-    expect(outcomes).not.toContain('other');
-    // Nobody was kept past the deadline and a statement's time.
-    expect(Date.now() - started).toBeLessThan(200 + 250);
+    // At 30 ms a request, one holding and six waiting fill the 200 ms budget; the other five are refused
+    // before any time passes.
+    await jest.advanceTimersByTimeAsync(0);
+    expect(settledAt).toEqual([0, 0, 0, 0, 0]);
+    await jest.advanceTimersByTimeAsync(400);
+    // Six are served (turns at 0 to 150 ms); the seventh's turn would come at 180 ms, too late for its 30 ms.
+    await expect(outcomes).resolves.toEqual([...Array(6).fill('served'), ...Array(6).fill('busy')]);
+    expect(Math.max(...settledAt)).toBeLessThanOrEqual(200);
   });
 
   it('names the database as the cause when the requests ahead are stuck on it', async () => {
     const { dataSource } = fakeDataSource();
-    const admission = new DatabaseAdmission(dataSource, mysql(1, 200));
-    const stuck = admission.withConnection(() => sleep(300));
-    await expect(admission.withConnection(() => sleep(1))).rejects.toBeInstanceOf(DatabaseUnavailableException);
+    const admission = new DatabaseAdmission(dataSource, 1, clock);
+    const stuck = admission.withConnection(holdFor(300), new RequestDeadline(200, clock));
+    const behind = outcomeOf(admission.withConnection(holdFor(1), new RequestDeadline(200, clock)));
+    await jest.advanceTimersByTimeAsync(300);
+    // It waited its whole budget behind one request holding its connection for longer than half of it.
+    await expect(behind).resolves.toBe('database');
     await stuck;
-  });
-
-  it('stops work whose request’s deadline has passed with the deadline’s 503', async () => {
-    const { dataSource } = fakeDataSource();
-    const admission = new DatabaseAdmission(dataSource, mysql(1, 100));
-    const outcome = admission.withConnection(async (_runner, withinDeadline) => {
-      withinDeadline();
-      await sleep(150);
-      withinDeadline();
-      return 'went on';
-    });
-    await expect(outcome).rejects.toMatchObject({ problem: { status: 503, reason: 'timeout' } });
   });
 
   it('does not queue on the embedded database', async () => {
     const { dataSource, lent } = fakeDataSource();
-    const admission = new DatabaseAdmission(dataSource, { type: 'sqlite', path: ':memory:' });
-    await Promise.all(Array.from({ length: 20 }, () => admission.withConnection(() => sleep(5))));
+    const admission = new DatabaseAdmission(dataSource, Number.POSITIVE_INFINITY, clock);
+    const all = Promise.all(
+      Array.from({ length: 20 }, () =>
+        admission.withConnection(holdFor(5), new RequestDeadline(Number.POSITIVE_INFINITY, clock)),
+      ),
+    );
+    await jest.advanceTimersByTimeAsync(5);
+    await all;
     expect(lent.most).toBe(20);
   });
 });

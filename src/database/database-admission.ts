@@ -1,7 +1,6 @@
-import { performance } from 'node:perf_hooks';
 import type { DataSource, QueryRunner } from 'typeorm';
-import type { DatabaseConfig } from '../config/database.config';
-import { DatabaseSaturatedException, DatabaseUnavailableException } from './database-errors';
+import type { Clock } from '../common/time/clock';
+import type { RequestDeadline } from './request-deadline';
 
 /** How much a new measurement moves the running estimate of how long a request holds its connection. */
 const SMOOTHING = 0.2;
@@ -21,16 +20,14 @@ interface Waiter {
  * CONTRACT §10, busy is not down: every request runs all its statements on one
  * connection of the pool, and at most as many requests as the pool has
  * connections hold one at a time. The others wait their turn, first come first
- * served, while they can still be answered within DB_QUERY_TIMEOUT_MS. A
- * request is refused (503, the service is busy) only when it could not be: it
- * has waited as long as it could, or the wait list ahead of it is longer than
- * the deadline can drain at the recently measured pace. What waiting requests
- * hold is a timer and a place in the list; no statement of theirs is started.
- * One per database server, each over that server's pool.
+ * served, while their deadline says they can still be answered. A request is
+ * refused only when it could not be: it has waited as long as it could, or
+ * the wait list ahead of it is longer than its remaining time can drain at
+ * the recently measured pace; the deadline decides what the refusal says.
+ * What waiting requests hold is a timer and a place in the list; no statement
+ * of theirs is started. One per database server, each over that server's pool.
  */
 export class DatabaseAdmission {
-  private readonly permits: number;
-  private readonly deadlineMs: number;
   private inUse = 0;
   private readonly waiting: Waiter[] = [];
   /** Running estimate of how long a request holds its connection, in ms. */
@@ -40,65 +37,48 @@ export class DatabaseAdmission {
 
   constructor(
     private readonly dataSource: DataSource,
-    config: DatabaseConfig,
-  ) {
-    // The embedded database runs in-process, one statement at a time: nothing to queue for.
-    this.permits = config.type === 'mysql' ? config.poolSize : Number.POSITIVE_INFINITY;
-    this.deadlineMs = config.type === 'mysql' ? config.queryTimeoutMs : Number.POSITIVE_INFINITY;
-  }
+    /** Connections of the pool; the embedded database runs one statement at a time in-process and never queues. */
+    private readonly permits: number,
+    private readonly clock: Clock,
+  ) {}
 
   /** Requests waiting for a connection now. */
   queuedRequests(): number {
     return this.waiting.length;
   }
 
-  /**
-   * Runs `work` on a connection of its own, once one is free, and releases it
-   * afterwards. `withinDeadline` throws the deadline's 503 once the request's
-   * time is up, so that work issues no further statement for a request that
-   * has been answered already. The deadline counts from `arrived`, so that a
-   * request retried on another server keeps the time it had.
-   */
-  async withConnection<T>(
-    work: (runner: QueryRunner, withinDeadline: () => void) => Promise<T>,
-    arrived = performance.now(),
-  ): Promise<T> {
-    await this.admit(arrived);
-    const started = performance.now();
+  /** Runs `work` on a connection of its own, once one is free in time, and releases it afterwards. */
+  async withConnection<T>(work: (runner: QueryRunner) => Promise<T>, deadline: RequestDeadline): Promise<T> {
+    await this.admit(deadline);
+    const started = this.clock.now();
     const holder = { since: started };
     this.holders.add(holder);
-    const withinDeadline = (): void => {
-      if (performance.now() - arrived > this.deadlineMs) {
-        throw new DatabaseUnavailableException(new Error(`The deadline of ${this.deadlineMs} ms passed`), 'timeout');
-      }
-    };
     const runner = this.dataSource.createQueryRunner();
     try {
-      return await work(runner, withinDeadline);
+      return await work(runner);
     } finally {
       try {
         await runner.release();
       } finally {
         // Even if giving the connection back failed, the turn passes on: a lost turn would never come back.
         this.holders.delete(holder);
-        const heldMs = performance.now() - started;
+        const heldMs = this.clock.now() - started;
         this.holdMs = this.holdMs === 0 ? heldMs : this.holdMs + SMOOTHING * (heldMs - this.holdMs);
         this.release();
       }
     }
   }
 
-  private admit(arrived: number): Promise<void> {
+  private admit(deadline: RequestDeadline): Promise<void> {
     if (this.inUse < this.permits) {
       this.inUse += 1;
       return Promise.resolve();
     }
     // When this request would be answered at the pace of the last ones: its wait for a turn, plus its own work.
     const rounds = Math.floor(this.waiting.length / this.permits) + 1;
-    const remainingMs = this.deadlineMs - (performance.now() - arrived);
-    const answerableWithinMs = remainingMs - this.holdMs;
+    const remainingMs = deadline.remainingMs();
     if (this.waiting.length >= MAX_WAITING || rounds * this.holdMs > remainingMs) {
-      return Promise.reject(this.refusal());
+      return Promise.reject(this.refusal(deadline));
     }
     return new Promise<void>((resolve, reject) => {
       const waiter: Waiter = {
@@ -106,33 +86,25 @@ export class DatabaseAdmission {
           clearTimeout(waiter.timer);
           resolve();
         },
-        refuse: () => reject(this.refusal()),
+        refuse: () => reject(this.refusal(deadline)),
         // Past this, its turn would come too late for its own work to finish within the deadline.
         timer: setTimeout(
           () => {
             this.waiting.splice(this.waiting.indexOf(waiter), 1);
             waiter.refuse();
           },
-          Math.max(0, answerableWithinMs),
+          Math.max(0, remainingMs - this.holdMs),
         ),
       };
       this.waiting.push(waiter);
     });
   }
 
-  /**
-   * Why a request cannot be answered in time: the service is busy, unless the
-   * database is what is slow (requests have lately held their connections for
-   * half the deadline, or one ahead has held it that long now), in which case
-   * the answer says the database is the cause.
-   */
-  private refusal(): Error {
-    const now = performance.now();
-    const slow = this.deadlineMs / 2;
-    const stalled = this.holdMs > slow || [...this.holders].some((holder) => now - holder.since > slow);
-    return stalled
-      ? new DatabaseUnavailableException(new Error('The requests ahead are stuck on the database'))
-      : new DatabaseSaturatedException();
+  private refusal(deadline: RequestDeadline): Error {
+    const now = this.clock.now();
+    let longestHoldMs = 0;
+    for (const holder of this.holders) longestHoldMs = Math.max(longestHoldMs, now - holder.since);
+    return deadline.refusal({ typicalHoldMs: this.holdMs, longestHoldMs });
   }
 
   private release(): void {

@@ -1,5 +1,7 @@
+import { Logger } from '@nestjs/common';
 import { createConnection, type Connection, type RowDataPacket } from 'mysql2/promise';
 import type { DataSource } from 'typeorm';
+import type { Clock } from '../common/time/clock';
 import type { DatabaseConfig } from '../config/database.config';
 import { DatabaseAdmission } from './database-admission';
 import type { GtidPosition } from './replication-lag';
@@ -32,27 +34,77 @@ export interface ServerHealth {
   problem?: string;
 }
 
+type ServerState = 'up' | 'down' | 'healthy' | 'stopped' | 'lagging';
+
 /**
  * One database server the listing can read from: its TypeORM DataSource (with
- * its own pool and admission), and a connection of its own for the background
- * health checks, so that a check never waits behind requests for a pooled
- * connection and never runs on the request path.
+ * its own pool and admission), what is known of its health, and a connection
+ * of its own for the background health checks, so that a check never waits
+ * behind requests for a pooled connection and never runs on the request path.
+ * Its health changes only through `recordCheck` and `markFailed`, and each
+ * change of the state that routing sees is logged once.
  */
 export class DatabaseServer {
   readonly admission: DatabaseAdmission;
-  health: ServerHealth;
+  private current: ServerHealth;
   /** When a request last found this server failing; a check started before that cannot clear it. */
-  failedAt = Number.NEGATIVE_INFINITY;
+  private failedAt = Number.NEGATIVE_INFINITY;
+  private loggedState?: ServerState;
   private probe?: Connection;
+  private readonly logger = new Logger('ReadRouter');
+  private readonly maxLagSeconds: number;
 
   constructor(
     readonly name: ServerName,
     readonly dataSource: DataSource,
     config: DatabaseConfig,
+    private readonly clock: Clock,
   ) {
-    this.admission = new DatabaseAdmission(dataSource, config);
+    this.admission = new DatabaseAdmission(
+      dataSource,
+      config.type === 'mysql' ? config.poolSize : Number.POSITIVE_INFINITY,
+      clock,
+    );
+    this.maxLagSeconds = config.type === 'mysql' ? config.replicaMaxLagSeconds : 0;
     // Until a check says otherwise the primary is assumed to answer and a replica is not read from.
-    this.health = { answering: name === 'primary', replicating: false };
+    this.current = { answering: name === 'primary', replicating: false };
+  }
+
+  get health(): Readonly<ServerHealth> {
+    return this.current;
+  }
+
+  get isPrimary(): boolean {
+    return this.name === 'primary';
+  }
+
+  /** The server answers and its pool is open: a request could read from it. */
+  canRead(): boolean {
+    return this.current.answering && this.dataSource.isInitialized;
+  }
+
+  /** A replica the listing reads from: it answers, replicates and is within DB_REPLICA_MAX_LAG_S of the primary. */
+  isHealthyReplica(): boolean {
+    const { replicating, lagSeconds } = this.current;
+    return (
+      !this.isPrimary && replicating && lagSeconds !== undefined && lagSeconds <= this.maxLagSeconds && this.canRead()
+    );
+  }
+
+  /** What a background check that started at `checkStartedAt` found. */
+  recordCheck(health: ServerHealth, checkStartedAt: number): void {
+    // A check that started before a request found the server failing cannot declare it answering.
+    if (health.answering && checkStartedAt < this.failedAt) return;
+    this.current = health;
+    this.logState();
+  }
+
+  /** A request found the server failing: it is not read from until a later check finds it answering. */
+  markFailed(reason: string): void {
+    this.failedAt = this.clock.now();
+    if (!this.current.answering) return;
+    this.current = { ...this.current, answering: false, problem: `failed during a request: ${reason}` };
+    this.logState();
   }
 
   /** Runs one statement of a health check; any failure closes the check's connection so the next one starts afresh. */
@@ -80,13 +132,42 @@ export class DatabaseServer {
     if (!this.dataSource.isInitialized) await this.dataSource.initialize();
   }
 
-  closeCheck(): void {
+  async close(): Promise<void> {
+    this.closeCheck();
+    if (!this.isPrimary && this.dataSource.isInitialized) await this.dataSource.destroy();
+  }
+
+  private closeCheck(): void {
     this.probe?.destroy();
     this.probe = undefined;
   }
 
-  async close(): Promise<void> {
-    this.closeCheck();
-    if (this.name !== 'primary' && this.dataSource.isInitialized) await this.dataSource.destroy();
+  private logState(): void {
+    const { answering, lagSeconds, problem } = this.current;
+    let state: ServerState;
+    let detail: string;
+    if (!answering) {
+      state = 'down';
+      detail = `not answering (${problem}); not read from until it answers again`;
+    } else if (this.isPrimary) {
+      state = 'up';
+      detail = 'answering';
+    } else if (this.isHealthyReplica()) {
+      state = 'healthy';
+      detail = `healthy (${lagSeconds?.toFixed(1)} s behind); reads go to it`;
+    } else if (problem) {
+      state = 'stopped';
+      detail = `answering but not replicating (${problem}); not read from`;
+    } else {
+      state = 'lagging';
+      detail =
+        lagSeconds === undefined
+          ? 'lag unknown (the primary has not been seen); not read from'
+          : `${lagSeconds.toFixed(1)} s behind, past DB_REPLICA_MAX_LAG_S=${this.maxLagSeconds}; not read from`;
+    }
+    if (this.loggedState === state) return;
+    this.loggedState = state;
+    if (state === 'healthy' || state === 'up') this.logger.log(`${this.name}: ${detail}`);
+    else this.logger.warn(`${this.name}: ${detail}`);
   }
 }

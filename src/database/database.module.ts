@@ -1,10 +1,14 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
+import { Clock, MonotonicClock } from '../common/time/clock';
 import { DATABASE_CONFIG } from '../config/config.module';
 import type { DatabaseConfig } from '../config/database.config';
 import { buildDataSourceOptions } from './data-source-options';
 import { DemoDataSeeder } from './demo-data';
+import { DatabaseServers } from './database-servers';
 import { ReadRouter } from './read-router';
+import { ReplicaHealthMonitor } from './replica-health-monitor';
+import { RequestDeadlines } from './request-deadline';
 
 @Module({
   imports: [
@@ -18,7 +22,14 @@ import { ReadRouter } from './read-router';
       }),
     }),
   ],
-  providers: [DemoDataSeeder, ReadRouter],
-  exports: [ReadRouter],
+  providers: [
+    { provide: Clock, useClass: MonotonicClock },
+    DemoDataSeeder,
+    DatabaseServers,
+    ReplicaHealthMonitor,
+    RequestDeadlines,
+    ReadRouter,
+  ],
+  exports: [Clock, DatabaseServers, ReadRouter],
 })
 export class DatabaseModule {}

@@ -1,17 +1,24 @@
 import { afterEach, beforeEach, describe, expect, it, jest } from '@jest/globals';
 import { Logger } from '@nestjs/common';
 import { DataSource, QueryFailedError } from 'typeorm';
+import type { Clock } from '../common/time/clock';
 import { toDatabaseConfig } from '../config/database.config';
 import { validateEnvironment } from '../config/environment';
 import { buildDataSourceOptions } from './data-source-options';
 import { DatabaseUnavailableException } from './database-errors';
 import type { DatabaseServer, ServerHealth } from './database-server';
+import { DatabaseServers } from './database-servers';
 import { ReadRouter } from './read-router';
 import { parseGtidPosition } from './replication-lag';
+import { RequestDeadlines } from './request-deadline';
+
+// Jest's fake timers move Date.now and every setTimeout together: the test decides when time passes.
+const clock: Clock = { now: () => Date.now() };
 
 /** A primary and two replicas that are never connected to: routing decides from the health the checks recorded. */
 function router(deadlineMs = 2000): {
   reads: ReadRouter;
+  servers: DatabaseServers;
   primary: DatabaseServer;
   one: DatabaseServer;
   two: DatabaseServer;
@@ -24,17 +31,22 @@ function router(deadlineMs = 2000): {
       DB_QUERY_TIMEOUT_MS: String(deadlineMs),
     }),
   );
-  const reads = new ReadRouter(new DataSource(buildDataSourceOptions(config)), config);
-  const [primary, one, two] = reads.servers;
+  const servers = new DatabaseServers(new DataSource(buildDataSourceOptions(config)), config, clock);
+  const reads = new ReadRouter(servers, new RequestDeadlines(config, clock));
+  const [primary, one, two] = servers.all;
   // The pools are opened by the background check, which does not run here; routing reads only this flag.
   for (const replica of [one, two]) Object.defineProperty(replica.dataSource, 'isInitialized', { value: true });
-  return { reads, primary, one, two };
+  return { reads, servers, primary, one, two };
 }
 
 const healthy: ServerHealth = { answering: true, replicating: true, lagSeconds: 0.4 };
 
+/** What a background check found, recorded as a check that started now. */
+const found = (server: DatabaseServer, health: ServerHealth) => server.recordCheck(health, clock.now());
+
 /** Runs one request and tells which server its statements ran on. */
-const servedBy = (reads: ReadRouter) => reads.withConnection((runner) => Promise.resolve(reads.serverOf(runner)));
+const servedBy = ({ reads, servers }: { reads: ReadRouter; servers: DatabaseServers }) =>
+  reads.withConnection(({ runner }) => Promise.resolve(servers.serverOf(runner)));
 
 const connectionReset = () => Object.assign(new Error('read ECONNRESET'), { code: 'ECONNRESET' });
 
@@ -52,55 +64,59 @@ describe('ReadRouter', () => {
   });
 
   it('spreads requests over the healthy replicas in turn, never the primary', async () => {
-    const { reads, one, two } = router();
-    one.health = healthy;
-    two.health = healthy;
+    const setup = router();
+    const { one, two } = setup;
+    found(one, healthy);
+    found(two, healthy);
     const served = [];
-    for (let index = 0; index < 4; index += 1) served.push(await servedBy(reads));
+    for (let index = 0; index < 4; index += 1) served.push(await servedBy(setup));
     expect(served.sort()).toEqual(['replica-1', 'replica-1', 'replica-2', 'replica-2']);
   });
 
   it('skips a replica past DB_REPLICA_MAX_LAG_S, one not replicating and one whose lag is unknown', async () => {
-    const { reads, one, two } = router();
-    one.health = { ...healthy, lagSeconds: 5.5 };
-    two.health = { ...healthy, replicating: false, problem: 'replication threads IO=Yes SQL=No' };
-    await expect(servedBy(reads)).resolves.toBe('primary');
-    two.health = { ...healthy, lagSeconds: undefined };
-    await expect(servedBy(reads)).resolves.toBe('primary');
-    one.health = { ...healthy, lagSeconds: 5 };
-    await expect(servedBy(reads)).resolves.toBe('replica-1');
+    const setup = router();
+    const { one, two } = setup;
+    found(one, { ...healthy, lagSeconds: 5.5 });
+    found(two, { ...healthy, replicating: false, problem: 'replication threads IO=Yes SQL=No' });
+    await expect(servedBy(setup)).resolves.toBe('primary');
+    found(two, { ...healthy, lagSeconds: undefined });
+    await expect(servedBy(setup)).resolves.toBe('primary');
+    found(one, { ...healthy, lagSeconds: 5 });
+    await expect(servedBy(setup)).resolves.toBe('replica-1');
   });
 
   it('reads from the freshest replica that answers when the primary does not', async () => {
-    const { reads, primary, one, two } = router();
-    primary.health = { answering: false, replicating: false, problem: 'ECONNREFUSED' };
+    const setup = router();
+    const { servers, primary, one, two } = setup;
+    found(primary, { answering: false, replicating: false, problem: 'ECONNREFUSED' });
     // The primary is gone, so replication has stopped on both; replica-2 had applied more.
-    one.health = { answering: true, replicating: false, position: parseGtidPosition('0-1-90') };
-    two.health = { answering: true, replicating: false, position: parseGtidPosition('0-1-120') };
-    await expect(servedBy(reads)).resolves.toBe('replica-2');
-    expect(reads.answeringReplica()).toBeDefined();
+    found(one, { answering: true, replicating: false, position: parseGtidPosition('0-1-90') });
+    found(two, { answering: true, replicating: false, position: parseGtidPosition('0-1-120') });
+    await expect(servedBy(setup)).resolves.toBe('replica-2');
+    expect(servers.answeringReplica()).toBeDefined();
   });
 
   it('marks a replica that fails mid-request down at once and runs the request once more elsewhere', async () => {
-    const { reads, one, two } = router();
-    one.health = healthy;
+    const setup = router();
+    const { reads, servers, one, two } = setup;
+    found(one, healthy);
     const attempts: string[] = [];
-    const served = await reads.withConnection((runner) => {
-      attempts.push(reads.serverOf(runner));
+    const served = await reads.withConnection(({ runner }) => {
+      attempts.push(servers.serverOf(runner));
       if (attempts.length === 1) return Promise.reject(connectionReset());
-      return Promise.resolve(reads.serverOf(runner));
+      return Promise.resolve(servers.serverOf(runner));
     });
     expect(attempts).toEqual(['replica-1', 'primary']);
     expect(served).toBe('primary');
     expect(one.health.answering).toBe(false);
     // Until a check finds it answering again, it is not read from.
-    two.health = healthy;
-    await expect(servedBy(reads)).resolves.toBe('replica-2');
+    found(two, healthy);
+    await expect(servedBy(setup)).resolves.toBe('replica-2');
   });
 
   it('does not retry a request whose own deadline passed, nor a failure that is not the server’s', async () => {
     const { reads, one } = router();
-    one.health = healthy;
+    found(one, healthy);
     let attempts = 0;
     const timedOut = new DatabaseUnavailableException(new Error('deadline'), 'timeout');
     await expect(
@@ -122,7 +138,7 @@ describe('ReadRouter', () => {
 
   it('answers the 503 when the one other server fails too', async () => {
     const { reads, one } = router();
-    one.health = healthy;
+    found(one, healthy);
     let attempts = 0;
     await expect(
       reads.withConnection(() => {
@@ -165,14 +181,27 @@ describe('ReadRouter', () => {
       await expect(router().reads.withConnection(() => Promise.reject(bug))).rejects.toBe(bug);
     });
 
-    it('answers 503 once DB_QUERY_TIMEOUT_MS has passed, with timeout as the reason, whatever the work still does', async () => {
-      const { reads } = router(100);
-      const started = Date.now();
-      // Statements that never answer: the driver's own timeout would end them later.
-      const error = await reads.withConnection(() => new Promise(() => undefined)).catch((caught: unknown) => caught);
-      expect(error).toBeInstanceOf(DatabaseUnavailableException);
-      expect((error as DatabaseUnavailableException).problem.reason).toBe('timeout');
-      expect(Date.now() - started).toBeLessThan(1000);
+    it('answers 503 once DB_QUERY_TIMEOUT_MS has passed, with timeout as the reason, and does not retry it', async () => {
+      jest.useFakeTimers();
+      try {
+        const { reads, one } = router(100);
+        found(one, healthy);
+        let attempts = 0;
+        // Statements that never answer: the driver's own timeout would end them later.
+        const error = reads
+          .withConnection(() => {
+            attempts += 1;
+            return new Promise(() => undefined);
+          })
+          .catch((caught: unknown) => caught);
+        await jest.advanceTimersByTimeAsync(100);
+        await expect(error).resolves.toBeInstanceOf(DatabaseUnavailableException);
+        expect(((await error) as DatabaseUnavailableException).problem.reason).toBe('timeout');
+        expect(attempts).toBe(1);
+        expect(one.health.answering).toBe(true);
+      } finally {
+        jest.useRealTimers();
+      }
     });
   });
 });

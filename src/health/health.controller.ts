@@ -5,7 +5,7 @@ import { ApiProblemResponses } from '../common/problem/api-problem-responses.dec
 import { HealthCheck, HealthCheckService, TypeOrmHealthIndicator, type HealthCheckResult } from '@nestjs/terminus';
 import { SkipRateLimit } from '../common/rate-limit.guard';
 import { DatabaseUnavailableException } from '../database/database-errors';
-import { ReadRouter } from '../database/read-router';
+import { DatabaseServers } from '../database/database-servers';
 import { ObservedStatements } from '../observability/observed-statements';
 
 export const READINESS_PING_TIMEOUT_MS = 1000;
@@ -46,7 +46,7 @@ export class HealthController {
     private readonly database: TypeOrmHealthIndicator,
     private readonly statements: ObservedStatements,
     private readonly shutdown: GracefulShutdown,
-    private readonly reads: ReadRouter,
+    private readonly servers: DatabaseServers,
   ) {}
 
   @Get('live')
@@ -87,7 +87,7 @@ export class HealthController {
       // Terminus fails every check once the application shuts down, whichever shutdown hook ran first.
       if (this.shutdown.isDraining() || isTerminusShuttingDown(error)) throw new ShuttingDownException();
       // CONTRACT §11: with the primary down, a replica that answers still serves the listing.
-      const replica = this.reads.answeringReplica();
+      const replica = this.servers.answeringReplica();
       if (replica) {
         const details = { database: { status: 'up' as const, server: replica } };
         return { status: 'ok' as const, info: details, error: {}, details };

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
-import { ReadRouter } from '../database/read-router';
+import { DatabaseServers } from '../database/database-servers';
 
 /** What a request's variant label can be (CONTRACT §12): decided by the token's role, `none` before one is known. */
 export type Variant = 'user' | 'admin' | 'none';
@@ -67,12 +67,12 @@ export class Metrics {
     registers: [this.registry],
   });
 
-  constructor(reads: ReadRouter) {
+  constructor(servers: DatabaseServers) {
     collectDefaultMetrics({ register: this.registry });
     // Every reason is exported from the start, so that rates and alerts see a 0 rather than no series.
     for (const reason of UNAVAILABLE_REASONS) this.unavailable.inc({ reason }, 0);
     const pools = function* () {
-      for (const server of reads.servers) {
+      for (const server of servers.all) {
         const { dataSource } = server;
         if (dataSource.options.type !== 'mysql' || !dataSource.isInitialized) continue;
         const pool = (dataSource.driver as unknown as { pool?: Mysql2PoolInternals }).pool;
@@ -109,7 +109,7 @@ export class Metrics {
       labelNames: ['server'] as const,
       registers: [this.registry],
       collect() {
-        for (const server of reads.replicas) this.set({ server: server.name }, reads.isHealthy(server) ? 1 : 0);
+        for (const server of servers.replicas) this.set({ server: server.name }, server.isHealthyReplica() ? 1 : 0);
       },
     });
     new Gauge({
@@ -119,7 +119,7 @@ export class Metrics {
       registers: [this.registry],
       collect() {
         this.reset();
-        for (const server of reads.replicas) {
+        for (const server of servers.replicas) {
           const lag = server.health.lagSeconds;
           if (lag !== undefined) this.set({ server: server.name }, lag);
         }

@@ -4,7 +4,7 @@ import { context, SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
 import { performance } from 'node:perf_hooks';
 import { DataSource, type QueryRunner } from 'typeorm';
 import type { ServerName } from '../database/database-server';
-import { ReadRouter } from '../database/read-router';
+import { DatabaseServers } from '../database/database-servers';
 import { Metrics, type StatementKind } from './metrics';
 import { tracer } from './tracing';
 
@@ -23,7 +23,7 @@ export class ObservedStatements {
 
   constructor(
     private readonly metrics: Metrics,
-    private readonly reads: ReadRouter,
+    private readonly servers: DatabaseServers,
     @InjectDataSource() dataSource: DataSource,
   ) {
     this.system = dataSource.options.type === 'mysql' ? 'mysql' : 'sqlite';
@@ -31,7 +31,7 @@ export class ObservedStatements {
 
   /** A statement of the listing, on the server its request's connection belongs to. */
   run<T>(statement: ListingStatement, runner: QueryRunner, execute: () => Promise<T>): Promise<T> {
-    return this.observe(statement, this.reads.serverOf(runner), execute);
+    return this.observe(statement, this.servers.serverOf(runner), execute);
   }
 
   /** The readiness probe's ping of the primary. */

@@ -1,8 +1,9 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource, SelectQueryBuilder, type QueryRunner } from 'typeorm';
+import { DataSource, SelectQueryBuilder } from 'typeorm';
 import { toStoredDateTime } from '../common/time/local-time';
 import { QueryShapes, type QueryValues } from '../database/query-shapes';
+import type { ReadSession } from '../database/read-router';
 import { ObservedStatements, type ListingStatement } from '../observability/observed-statements';
 import { OrderSeat } from './order-seat.entity';
 import { COUNT_CHANGES_TABLE, DAILY_COUNTS_TABLE } from './counting/daily-counts';
@@ -81,7 +82,7 @@ export class OrdersRepository {
     sort: SortKey[],
     limit: number,
     offset: number,
-    runner: QueryRunner,
+    session: ReadSession,
   ): Promise<OrderRow[]> {
     const conditions = this.conditions(filters, 'i');
     const values = { ...valuesOf(conditions), pageLimit: limit, pageOffset: offset };
@@ -102,7 +103,7 @@ export class OrdersRepository {
         .addSelect('o.updatedAt', 'updatedAt');
       return this.sorted(query, 'o', sort);
     });
-    return this.run<OrderRow[]>('page', statement, runner);
+    return this.run<OrderRow[]>('page', statement, session);
   }
 
   /**
@@ -114,13 +115,13 @@ export class OrdersRepository {
    * changes into the totals in one transaction, and the sum is the same on
    * either side of it.
    */
-  async count(filters: OrderFilters, runner: QueryRunner): Promise<number> {
-    if (filters.userId !== undefined || filters.concertId !== undefined) return this.countRows(filters, runner);
+  async count(filters: OrderFilters, session: ReadSession): Promise<number> {
+    if (filters.userId !== undefined || filters.concertId !== undefined) return this.countRows(filters, session);
     const { createdFrom: from, createdBefore: before } = filters;
     const firstWholeDay = from === undefined ? undefined : Math.ceil(from / DAY_MS) * DAY_MS;
     const afterWholeDays = before === undefined ? undefined : Math.floor(before / DAY_MS) * DAY_MS;
     if (firstWholeDay !== undefined && afterWholeDays !== undefined && firstWholeDay >= afterWholeDays) {
-      return this.countRows(filters, runner);
+      return this.countRows(filters, session);
     }
 
     const whole: Condition[] = [];
@@ -164,20 +165,20 @@ export class OrdersRepository {
       }
       return wholeDays;
     });
-    const [row] = await this.run<Array<Record<string, number | string | null>>>('count', statement, runner);
+    const [row] = await this.run<Array<Record<string, number | string | null>>>('count', statement, session);
     return Object.values(row ?? {}).reduce<number>((total, value) => total + Number(value ?? 0), 0);
   }
 
-  private async countRows(filters: OrderFilters, runner: QueryRunner): Promise<number> {
+  private async countRows(filters: OrderFilters, session: ReadSession): Promise<number> {
     const conditions = this.conditions(filters, 'o');
     const statement = this.shapes.statement(`count|${presentIn(conditions)}`, valuesOf(conditions), () =>
       this.matching(conditions, 'o').select('COUNT(*)', 'total'),
     );
-    const [row] = await this.run<Array<{ total: number | string }>>('count', statement, runner);
+    const [row] = await this.run<Array<{ total: number | string }>>('count', statement, session);
     return Number(row?.total ?? 0);
   }
 
-  async findSeats(orderIds: number[], runner: QueryRunner): Promise<SeatRow[]> {
+  async findSeats(orderIds: number[], session: ReadSession): Promise<SeatRow[]> {
     if (orderIds.length === 0) return [];
     // The number of ids is part of the shape: a page holds at most 100.
     const statement = this.shapes.statement(`seats|${orderIds.length}`, { orderIds }, () =>
@@ -190,11 +191,19 @@ export class OrdersRepository {
         .orderBy('s.orderId', 'ASC')
         .addOrderBy('s.seatPriceId', 'ASC'),
     );
-    return this.run<SeatRow[]>('seats', statement, runner);
+    return this.run<SeatRow[]>('seats', statement, session);
   }
 
-  /** Runs a shaped statement on the request's connection, timed and traced as its kind. */
-  private run<T>(kind: ListingStatement, [sql, parameters]: [string, unknown[]], runner: QueryRunner): Promise<T> {
+  /**
+   * Runs a shaped statement on the request's connection, timed and traced as
+   * its kind; none starts once the request's deadline has passed.
+   */
+  private run<T>(
+    kind: ListingStatement,
+    [sql, parameters]: [string, unknown[]],
+    { runner, deadline }: ReadSession,
+  ): Promise<T> {
+    deadline.check();
     return this.statements.run(kind, runner, () => runner.query(sql, parameters) as Promise<T>);
   }
 

@@ -1,11 +1,10 @@
 import { beforeEach, describe, expect, it, jest } from '@jest/globals';
 import { Role } from '../auth/role';
 import { LocalTimeFormatter } from '../common/time/local-time';
-import type { ReadRouter } from '../database/read-router';
+import type { ReadRouter, ReadSession } from '../database/read-router';
 import type { OrderRow, OrdersRepository, SeatRow } from './orders.repository';
 import { OrdersService } from './orders.service';
 import type { ListOrdersQuery } from './query/list-orders-query';
-import type { QueryRunner } from 'typeorm';
 
 const row = (id: number, userId = 7): OrderRow => ({
   id,
@@ -18,7 +17,7 @@ const row = (id: number, userId = 7): OrderRow => ({
 });
 
 /** Stands for the one connection a request's statements share; the repository mock only passes it along. */
-const runner = { name: 'the request’s connection' } as unknown as QueryRunner;
+const session = { name: 'the request’s connection and deadline' } as unknown as ReadSession;
 
 const query = (overrides: Partial<ListOrdersQuery> = {}): ListOrdersQuery => ({
   page: 1,
@@ -40,10 +39,7 @@ describe('OrdersService', () => {
   beforeEach(() => {
     repository = { findPage: jest.fn(), count: jest.fn(), findSeats: jest.fn() };
     // Routing lends a connection at once and a deadline that never passes: routing and queueing are tested on their own.
-    const reads = {
-      withConnection: <T>(work: (runner: QueryRunner, withinDeadline: () => void) => Promise<T>) =>
-        work(runner, () => undefined),
-    };
+    const reads = { withConnection: <T>(work: (session: ReadSession) => Promise<T>) => work(session) };
     service = new OrdersService(
       repository as unknown as OrdersRepository,
       new LocalTimeFormatter('Asia/Seoul'),
@@ -57,8 +53,8 @@ describe('OrdersService', () => {
     repository.count.mockResolvedValue(5);
     repository.findSeats.mockResolvedValue([]);
     await service.list({ id: 7, role: Role.User }, query());
-    expect(repository.findPage).toHaveBeenCalledWith({ userId: 7 }, query().sort, 2, 0, runner);
-    expect(repository.count).toHaveBeenCalledWith({ userId: 7 }, runner);
+    expect(repository.findPage).toHaveBeenCalledWith({ userId: 7 }, query().sort, 2, 0, session);
+    expect(repository.count).toHaveBeenCalledWith({ userId: 7 }, session);
   });
 
   it('passes an administrator’s filters on untouched, with the offset of the page', async () => {
@@ -67,7 +63,7 @@ describe('OrdersService', () => {
     repository.count.mockResolvedValue(3);
     repository.findSeats.mockResolvedValue([]);
     const page = await service.list({ id: 1, role: Role.Admin }, query({ page: 4 }));
-    expect(repository.findPage).toHaveBeenCalledWith({ userId: 99, status: 'REFUNDED' }, query().sort, 2, 6, runner);
+    expect(repository.findPage).toHaveBeenCalledWith({ userId: 99, status: 'REFUNDED' }, query().sort, 2, 6, session);
     expect(page).toMatchObject({ totalElementCount: 3, totalPages: 2, currentPage: 4, elements: [] });
   });
 
@@ -99,7 +95,7 @@ describe('OrdersService', () => {
     repository.findSeats.mockResolvedValue(seats);
     const page = await service.list({ id: 1, role: Role.Admin }, query());
     expect(repository.findSeats).toHaveBeenCalledTimes(1);
-    expect(repository.findSeats).toHaveBeenCalledWith([11, 10], runner);
+    expect(repository.findSeats).toHaveBeenCalledWith([11, 10], session);
     expect(JSON.stringify(page.elements[0])).toBe(
       JSON.stringify({
         orderId: 11,

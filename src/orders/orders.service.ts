@@ -1,8 +1,7 @@
 import { Injectable } from '@nestjs/common';
-import type { QueryRunner } from 'typeorm';
 import { Role, type Caller } from '../auth/role';
 import { LocalTimeFormatter } from '../common/time/local-time';
-import { ReadRouter } from '../database/read-router';
+import { ReadRouter, type ReadSession } from '../database/read-router';
 import type { AdminOrderDto, SeatDto, UserOrderDto } from './dto/order.dto';
 import { toOrderElement } from './order-element';
 import { OrdersRepository, SeatRow } from './orders.repository';
@@ -32,22 +31,19 @@ export class OrdersService {
   /**
    * A member sees only their own orders, whatever the query says; an
    * administrator sees all that match. The page, the count and the seats are
-   * read on one connection of one server (CONTRACT §11), one after the other;
-   * none is started once the request's deadline has passed.
+   * read on one connection of one server (CONTRACT §11), one after the other.
    */
   async list(caller: Caller, query: ListOrdersQuery): Promise<OrdersPage> {
     const isAdmin = caller.role === Role.Admin;
     const filters: OrderFilters = isAdmin ? query.filters : { userId: caller.id };
     const offset = (query.page - 1) * query.size;
 
-    const { rows, total, seats } = await this.reads.withConnection(async (runner, withinDeadline) => {
-      const rows = await this.orders.findPage(filters, query.sort, query.size, offset, runner);
-      withinDeadline();
-      const total = await this.countMatching(filters, rows.length, offset, query.size, runner);
-      withinDeadline();
+    const { rows, total, seats } = await this.reads.withConnection(async (session) => {
+      const rows = await this.orders.findPage(filters, query.sort, query.size, offset, session);
+      const total = await this.countMatching(filters, rows.length, offset, query.size, session);
       const seats = await this.orders.findSeats(
         rows.map((row) => row.id),
-        runner,
+        session,
       );
       return { rows, total, seats };
     });
@@ -66,10 +62,10 @@ export class OrdersService {
     rowCount: number,
     offset: number,
     size: number,
-    runner: QueryRunner,
+    session: ReadSession,
   ): Promise<number> {
     if (rowCount > 0 && rowCount < size) return Promise.resolve(offset + rowCount);
     if (rowCount === 0 && offset === 0) return Promise.resolve(0);
-    return this.orders.count(filters, runner);
+    return this.orders.count(filters, session);
   }
 }

@@ -7,6 +7,8 @@ import { randomSource } from '../../src/database/seeding/order-generator';
 import { OrderCountFolding } from '../../src/orders/counting/order-count-folding';
 import type { OrderFilters } from '../../src/orders/query/list-orders-query';
 import { OrdersRepository } from '../../src/orders/orders.repository';
+import { MonotonicClock } from '../../src/common/time/clock';
+import { RequestDeadline } from '../../src/database/request-deadline';
 import { seedDataset } from '../support/dataset';
 import { freshMysqlDatabase, mysqlEnvironment, type MysqlTarget } from '../support/test-database';
 import { startTestApp, type TestApp } from '../support/test-app';
@@ -139,7 +141,10 @@ describe('exact totals under a sale’s concurrent writes on MariaDB', () => {
       await runner.query('START TRANSACTION WITH CONSISTENT SNAPSHOT');
       const results = [];
       for (const { name, filters, where } of TOTALS) {
-        const listed = await repository.count(filters, runner);
+        const listed = await repository.count(filters, {
+          runner,
+          deadline: new RequestDeadline(Infinity, new MonotonicClock()),
+        });
         const [{ total }] = (await runner.query(`SELECT COUNT(*) AS total FROM orders ${where}`)) as Array<{
           total: number;
         }>;

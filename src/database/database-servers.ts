@@ -1,0 +1,57 @@
+import { Inject, Injectable, OnApplicationShutdown } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource, type QueryRunner } from 'typeorm';
+import { Clock } from '../common/time/clock';
+import { DATABASE_CONFIG } from '../config/config.module';
+import type { DatabaseConfig } from '../config/database.config';
+import { buildDataSourceOptions } from './data-source-options';
+import { DatabaseServer, type ServerName } from './database-server';
+
+/**
+ * CONTRACT §11: the servers the listing can read from. The primary is the
+ * application's DataSource; each replica of DB_REPLICAS is a DataSource of
+ * its own (its pool, its admission), not TypeORM's `replication` option,
+ * which could not say which server a connection is on nor skip a lagging one.
+ */
+@Injectable()
+export class DatabaseServers implements OnApplicationShutdown {
+  readonly primary: DatabaseServer;
+  readonly replicas: DatabaseServer[];
+  readonly all: DatabaseServer[];
+  private readonly byDataSource = new Map<DataSource, DatabaseServer>();
+
+  constructor(@InjectDataSource() primary: DataSource, @Inject(DATABASE_CONFIG) config: DatabaseConfig, clock: Clock) {
+    this.primary = new DatabaseServer('primary', primary, config, clock);
+    this.replicas =
+      config.type === 'mysql'
+        ? config.replicas.map(
+            (address, index) =>
+              new DatabaseServer(
+                `replica-${index + 1}`,
+                new DataSource({
+                  ...buildDataSourceOptions({ ...config, ...address }),
+                  entities: primary.options.entities,
+                }),
+                config,
+                clock,
+              ),
+          )
+        : [];
+    this.all = [this.primary, ...this.replicas];
+    for (const server of this.all) this.byDataSource.set(server.dataSource, server);
+  }
+
+  /** The server a runner belongs to, for the metrics and traces of its statements. */
+  serverOf(runner: QueryRunner): ServerName {
+    return this.byDataSource.get(runner.dataSource)?.name ?? 'primary';
+  }
+
+  /** Readiness (CONTRACT §11): a replica that answers can serve the listing while the primary does not. */
+  answeringReplica(): ServerName | undefined {
+    return this.replicas.find((replica) => replica.canRead())?.name;
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    await Promise.allSettled(this.all.map((server) => server.close()));
+  }
+}

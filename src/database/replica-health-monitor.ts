@@ -1,0 +1,148 @@
+import { BeforeApplicationShutdown, Injectable, OnApplicationBootstrap } from '@nestjs/common';
+import type { RowDataPacket } from 'mysql2/promise';
+import { Clock } from '../common/time/clock';
+import type { DatabaseServer, ServerHealth } from './database-server';
+import { DatabaseServers } from './database-servers';
+import { parseGtidPosition, PrimaryTimeline } from './replication-lag';
+
+/** CONTRACT §11: health is checked about once a second. */
+export const CHECK_INTERVAL_MS = 1000;
+/** The primary's positions are remembered this long; a replica further behind is reported at least this stale. */
+const TIMELINE_KEEP_MS = 10 * 60_000;
+/** MySQL has no `@@gtid_binlog_pos` / `@@gtid_slave_pos`; there the replica's own estimate is used. */
+const ER_UNKNOWN_SYSTEM_VARIABLE = 1193;
+/** SHOW REPLICA STATUS without the SLAVE MONITOR privilege. */
+const ER_SPECIFIC_ACCESS_DENIED = 1227;
+const MISSING_GRANT = 'SHOW REPLICA STATUS is refused: the service user needs GRANT SLAVE MONITOR ON *.*';
+
+interface ReplicaStatus extends RowDataPacket {
+  Slave_IO_Running?: string;
+  Slave_SQL_Running?: string;
+  Replica_IO_Running?: string;
+  Replica_SQL_Running?: string;
+  Seconds_Behind_Master?: number | null;
+  Seconds_Behind_Source?: number | null;
+  Last_IO_Error?: string;
+  Last_SQL_Error?: string;
+}
+
+export const reasonOf = (error: unknown): string =>
+  (error as { code?: string }).code ?? (error instanceof Error ? error.message : String(error));
+
+/**
+ * CONTRACT §11, outside the request path: about once a second, on each
+ * server's own check connection, whether the primary answers (and its GTID
+ * position), and whether each replica answers, replicates (both threads of
+ * SHOW REPLICA STATUS) and how far behind the primary it is, told from when
+ * the primary was last seen at a position the replica has applied
+ * (`PrimaryTimeline`), where `Seconds_Behind_Master` can be NULL, 0 or whole
+ * seconds. What it finds is recorded on each DatabaseServer.
+ */
+@Injectable()
+export class ReplicaHealthMonitor implements OnApplicationBootstrap, BeforeApplicationShutdown {
+  private readonly timeline = new PrimaryTimeline(TIMELINE_KEEP_MS);
+  private timer?: NodeJS.Timeout;
+  private round?: Promise<void>;
+  private stopped = false;
+  /** Whether the servers know GTID positions (MariaDB); learned from the first check. */
+  private gtid = true;
+
+  constructor(
+    private readonly servers: DatabaseServers,
+    private readonly clock: Clock,
+  ) {}
+
+  /** The first round runs before the service takes requests, so that routing starts from what is true. */
+  async onApplicationBootstrap(): Promise<void> {
+    if (this.servers.replicas.length === 0) return;
+    await this.checkAll();
+    this.schedule();
+  }
+
+  /** Before the servers close: a round still running would reopen a replica's pool after it closed. */
+  async beforeApplicationShutdown(): Promise<void> {
+    this.stopped = true;
+    clearTimeout(this.timer);
+    await this.round;
+  }
+
+  private schedule(): void {
+    if (this.stopped) return;
+    this.timer = setTimeout(() => {
+      this.round = this.checkAll().finally(() => this.schedule());
+    }, CHECK_INTERVAL_MS);
+    // The checks alone must not keep the process alive.
+    this.timer.unref();
+  }
+
+  /** One round: the primary first (its position is what replicas are measured against), then every replica. */
+  private async checkAll(): Promise<void> {
+    const started = this.clock.now();
+    const { primary, replicas } = this.servers;
+    primary.recordCheck(await this.checkPrimary(primary), started);
+    await Promise.all(replicas.map(async (replica) => replica.recordCheck(await this.checkReplica(replica), started)));
+  }
+
+  private async checkPrimary(primary: DatabaseServer): Promise<ServerHealth> {
+    try {
+      if (this.gtid) {
+        const [row] = await primary.check<RowDataPacket>('SELECT @@global.gtid_binlog_pos AS position');
+        this.timeline.record(parseGtidPosition(String(row.position ?? '')), Date.now());
+      } else {
+        await primary.check('SELECT 1');
+      }
+      return { answering: true, replicating: false };
+    } catch (error) {
+      if ((error as { errno?: number }).errno === ER_UNKNOWN_SYSTEM_VARIABLE) {
+        this.gtid = false;
+        return { answering: true, replicating: false };
+      }
+      return { answering: false, replicating: false, problem: reasonOf(error) };
+    }
+  }
+
+  private async checkReplica(replica: DatabaseServer): Promise<ServerHealth> {
+    try {
+      const replication = await this.replicationOf(replica);
+      await replica.open();
+      if (!this.gtid) return { answering: true, ...replication };
+      const [row] = await replica.check<RowDataPacket>('SELECT @@global.gtid_slave_pos AS position');
+      const position = parseGtidPosition(String(row.position ?? ''));
+      return {
+        answering: true,
+        replicating: replication.replicating,
+        problem: replication.problem,
+        position,
+        lagSeconds: this.timeline.lagSeconds(position, Date.now()),
+      };
+    } catch (error) {
+      return { answering: false, replicating: false, problem: reasonOf(error) };
+    }
+  }
+
+  /** Whether both replication threads run, from SHOW REPLICA STATUS (and, on MySQL, the replica's own lag). */
+  private async replicationOf(
+    replica: DatabaseServer,
+  ): Promise<Pick<ServerHealth, 'replicating' | 'problem' | 'lagSeconds'>> {
+    let status: ReplicaStatus | undefined;
+    try {
+      [status] = await replica.check<ReplicaStatus>('SHOW REPLICA STATUS');
+    } catch (error) {
+      if ((error as { errno?: number }).errno === ER_SPECIFIC_ACCESS_DENIED) {
+        return { replicating: false, problem: MISSING_GRANT };
+      }
+      throw error;
+    }
+    if (!status) return { replicating: false, problem: 'not a replica: SHOW REPLICA STATUS is empty' };
+    const io = status.Slave_IO_Running ?? status.Replica_IO_Running;
+    const sql = status.Slave_SQL_Running ?? status.Replica_SQL_Running;
+    const lastError = status.Last_SQL_Error || status.Last_IO_Error;
+    const replicating = io === 'Yes' && sql === 'Yes';
+    return {
+      replicating,
+      problem: replicating ? undefined : `replication threads IO=${io} SQL=${sql}${lastError ? `: ${lastError}` : ''}`,
+      // NULL while a thread is stopped or reconnecting: unknown, never 0.
+      lagSeconds: status.Seconds_Behind_Master ?? status.Seconds_Behind_Source ?? undefined,
+    };
+  }
+}
