@@ -108,7 +108,7 @@ describe('DatabaseAdmission', () => {
     expect(settledAt).toEqual([0, 0, 0, 0, 0]);
     await jest.advanceTimersByTimeAsync(400);
     // Six are served (turns at 0 to 150 ms); the seventh's turn would come at 180 ms, too late for its 30 ms.
-    await expect(outcomes).resolves.toEqual([...Array(6).fill('served'), ...Array(6).fill('busy')]);
+    await expect(outcomes).resolves.toEqual([...Array<string>(6).fill('served'), ...Array<string>(6).fill('busy')]);
     expect(Math.max(...settledAt)).toBeLessThanOrEqual(200);
   });
 
