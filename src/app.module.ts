@@ -3,6 +3,7 @@ import { APP_GUARD } from '@nestjs/core';
 import { AuthModule } from './auth/auth.module';
 import { JwtAuthGuard } from './auth/jwt-auth.guard';
 import { LifecycleModule } from './bootstrap/graceful-shutdown';
+import { ProblemsModule } from './common/problem/problems.module';
 import { RateLimitGuard } from './common/rate-limit.guard';
 import { configModule } from './config/config.module';
 import { DatabaseModule } from './database/database.module';
@@ -19,6 +20,7 @@ export class AppModule {
       module: AppModule,
       imports: [
         configModule(),
+        ProblemsModule,
         LifecycleModule,
         LoggingModule,
         DatabaseModule,

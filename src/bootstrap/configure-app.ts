@@ -6,7 +6,6 @@ import { BEARER_SCHEME } from '../auth/auth.decorator';
 import { deferredJsonBody } from '../common/deferred-json-body';
 import { limitQueryString } from '../common/http-limits';
 import { sendSecurityHeaders } from '../common/security-headers';
-import { ProblemDetailsFilter } from '../common/problem/problem-details.filter';
 import { REQUEST_ID_HEADER } from '../common/request-id';
 import type { AppConfig } from '../config/app.config';
 import { APP_CONFIG } from '../config/config.module';
@@ -110,7 +109,6 @@ export function configureApp(app: NestFastifyApplication): void {
   observeRequests(fastify, app.get(Metrics));
   logRequests(fastify, PinoLogger.root);
   fastify.addHook('preHandler', deferredJsonBody());
-  app.useGlobalFilters(new ProblemDetailsFilter());
   if (config.corsOrigins.length > 0) {
     app.enableCors({ origin: config.corsOrigins, exposedHeaders: ['Link', REQUEST_ID_HEADER, 'Retry-After'] });
   }

@@ -10,7 +10,7 @@ import {
 import { HttpAdapterHost } from '@nestjs/core';
 import type { Server } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { ProblemException } from '../common/problem/problem-details';
+import { problemOf, ProblemException } from '../common/problem/problem-details';
 import type { AppConfig } from '../config/app.config';
 import { APP_CONFIG } from '../config/config.module';
 
@@ -20,14 +20,7 @@ const POOL_CLOSE_ALLOWANCE_MS = 1000;
 /** Readiness while this instance shuts down: balancers should send its traffic elsewhere. */
 export class ShuttingDownException extends ProblemException {
   constructor() {
-    super({
-      type: '/problems/shutting-down',
-      title: 'Service Unavailable',
-      status: 503,
-      detail: 'This instance is shutting down; other instances serve the requests',
-      headers: { 'Retry-After': '1' },
-      reason: 'shutting-down',
-    });
+    super(problemOf('shuttingDown'));
   }
 }
 

@@ -1,7 +1,7 @@
 import { FastifyAdapter } from '@nestjs/platform-fastify';
 import { parse as parseQueryString } from 'node:querystring';
 import { answerUnparsableRequest } from '../common/http-limits';
-import { answerWithProblem } from '../common/problem/problem-details.filter';
+import { answerFrameworkError } from '../common/problem/problem-details.filter';
 import { chooseRequestId } from '../common/request-id';
 import { traceRequests } from '../observability/tracing';
 
@@ -18,7 +18,7 @@ export function createHttpAdapter(): FastifyAdapter {
     requestIdHeader: false,
     clientErrorHandler: answerUnparsableRequest,
     // A malformed URL is refused by the router before any hook or Nest filter could see it.
-    frameworkErrors: answerWithProblem,
+    frameworkErrors: answerFrameworkError,
     // During shutdown the requests still arriving on open connections are answered, not refused with
     // Fastify's plain-JSON 503: the grace period exists for them (CONTRACT §10).
     return503OnClosing: false,

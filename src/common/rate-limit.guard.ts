@@ -1,8 +1,6 @@
 import {
   CanActivate,
   ExecutionContext,
-  HttpException,
-  HttpStatus,
   Inject,
   Injectable,
   Logger,
@@ -10,12 +8,13 @@ import {
   SetMetadata,
 } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
-import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyRequest } from 'fastify';
 import { Redis } from 'ioredis';
 import { RateLimiterAbstract, RateLimiterMemory, RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
 import { callerOf } from '../auth/token-verdict';
 import type { AppConfig } from '../config/app.config';
 import { APP_CONFIG } from '../config/config.module';
+import { problemOf, ProblemException } from './problem/problem-details';
 
 const SKIP_RATE_LIMIT = 'skipRateLimit';
 const WINDOW_SECONDS = 60;
@@ -100,13 +99,10 @@ export class RateLimitGuard implements CanActivate, OnApplicationShutdown {
       return true;
     } catch (rejection) {
       if (!(rejection instanceof RateLimiterRes)) throw rejection;
-      http
-        .getResponse<FastifyReply>()
-        .header('Retry-After', String(Math.max(1, Math.ceil(rejection.msBeforeNext / 1000))));
-      throw new HttpException(
-        'Too many requests; try again after the time in Retry-After',
-        HttpStatus.TOO_MANY_REQUESTS,
-      );
+      throw new ProblemException({
+        ...problemOf('rateLimited'),
+        headers: { 'Retry-After': String(Math.max(1, Math.ceil(rejection.msBeforeNext / 1000))) },
+      });
     }
   }
 

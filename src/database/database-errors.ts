@@ -1,4 +1,4 @@
-import { ProblemException } from '../common/problem/problem-details';
+import { problemOf, ProblemException } from '../common/problem/problem-details';
 
 /**
  * Driver error codes that mean "the database cannot answer now" rather than
@@ -32,23 +32,10 @@ const UNAVAILABLE_CODES = new Set([
 /** mysql2's pool reports these without a code. */
 const UNAVAILABLE_POOL_MESSAGES = new Set(['Queue limit reached.', 'No connections available.', 'Pool is closed.']);
 
-export const DATABASE_RETRY_AFTER_SECONDS = 5;
-
-/** CONTRACT §6, §10: the database is unreachable or did not answer in time; the client should retry later. */
+/** CONTRACT §6, §10: the database is unreachable, failing, or did not answer within the request's deadline. */
 export class DatabaseUnavailableException extends ProblemException {
-  /** `timeout`: the request's deadline passed; `database`: the database failed or could not be reached. */
-  constructor(cause: unknown, reason: 'database' | 'timeout' = 'database') {
-    super(
-      {
-        reason,
-        type: '/problems/database-unavailable',
-        title: 'Service Unavailable',
-        status: 503,
-        detail: 'The order database is not answering; try again shortly',
-        headers: { 'Retry-After': String(DATABASE_RETRY_AFTER_SECONDS) },
-      },
-      { cause },
-    );
+  constructor(cause: unknown, kind: 'databaseUnavailable' | 'databaseTimeout' = 'databaseUnavailable') {
+    super(problemOf(kind), { cause });
   }
 }
 
@@ -58,14 +45,7 @@ export class DatabaseUnavailableException extends ProblemException {
  */
 export class DatabaseSaturatedException extends ProblemException {
   constructor() {
-    super({
-      type: '/problems/service-busy',
-      title: 'Service Unavailable',
-      status: 503,
-      detail: 'The service is busy and could not answer in time; try again in a second',
-      headers: { 'Retry-After': '1' },
-      reason: 'saturated',
-    });
+    super(problemOf('serviceBusy'));
   }
 }
 

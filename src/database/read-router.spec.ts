@@ -118,7 +118,7 @@ describe('ReadRouter', () => {
     const { reads, one } = router();
     found(one, healthy);
     let attempts = 0;
-    const timedOut = new DatabaseUnavailableException(new Error('deadline'), 'timeout');
+    const timedOut = new DatabaseUnavailableException(new Error('deadline'), 'databaseTimeout');
     await expect(
       reads.withConnection(() => {
         attempts += 1;

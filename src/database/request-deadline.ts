@@ -69,7 +69,7 @@ export class RequestDeadline {
   private expired(): DatabaseUnavailableException {
     return new DatabaseUnavailableException(
       new Error(`The database did not answer within ${this.budgetMs} ms`),
-      'timeout',
+      'databaseTimeout',
     );
   }
 }

@@ -1,10 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Role } from '../auth/role';
 import { callerOf } from '../auth/token-verdict';
-import { UNAVAILABLE_REASONS, type Metrics, type UnavailableReason, type Variant } from './metrics';
-
-const isUnavailableReason = (reason: string | undefined): reason is UnavailableReason =>
-  (UNAVAILABLE_REASONS as readonly string[]).includes(reason ?? '');
+import type { Metrics, Variant } from './metrics';
 
 const KNOWN_METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS']);
 
@@ -34,7 +31,7 @@ export function observeRequests(fastify: FastifyInstance, metrics: Metrics): voi
     );
     if (status === 429) metrics.rateLimited.inc({ variant });
     // A readiness 503 while shutting down is no refusal of a client's request: not counted.
-    if (status === 503 && isUnavailableReason(request.problemReason)) {
+    if (status === 503 && request.problemReason) {
       metrics.unavailable.inc({ reason: request.problemReason });
     }
     done();

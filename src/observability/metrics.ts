@@ -1,13 +1,11 @@
 import { Injectable } from '@nestjs/common';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { UNAVAILABLE_REASONS } from '../common/problem/problem-catalogue';
 import { DatabaseServers } from '../database/database-servers';
 
 /** What a request's variant label can be (CONTRACT §12): decided by the token's role, `none` before one is known. */
 export type Variant = 'user' | 'admin' | 'none';
 export type StatementKind = 'page' | 'count' | 'seats' | 'ping';
-export type UnavailableReason = 'database' | 'timeout' | 'saturated';
-
-export const UNAVAILABLE_REASONS: readonly UnavailableReason[] = ['database', 'timeout', 'saturated'];
 
 /** mysql2's pool keeps its counts in fields of its own; they have no public accessor. */
 interface Mysql2PoolInternals {

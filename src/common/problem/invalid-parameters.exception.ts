@@ -1,17 +1,16 @@
-import { ProblemException, type FieldError } from './problem-details';
+import { problemOf, ProblemException, type FieldError } from './problem-details';
 
 /** A 400 that lists every invalid parameter (CONTRACT §3, §6), rendered with `errors[]`. */
 export class InvalidParametersException extends ProblemException {
   constructor(readonly errors: FieldError[]) {
-    super({
-      type: '/problems/invalid-parameters',
-      title: 'Invalid request parameters',
-      status: 400,
-      detail:
-        errors.length === 1
-          ? `Invalid parameter ${errors[0].field}: ${errors[0].message}`
-          : `Invalid parameters: ${[...new Set(errors.map((error) => error.field))].join(', ')}`,
-      errors,
-    });
+    super(
+      problemOf('invalidParameters', {
+        detail:
+          errors.length === 1
+            ? `Invalid parameter ${errors[0].field}: ${errors[0].message}`
+            : `Invalid parameters: ${[...new Set(errors.map((error) => error.field))].join(', ')}`,
+        errors,
+      }),
+    );
   }
 }

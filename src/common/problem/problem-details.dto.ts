@@ -1,4 +1,5 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { PROBLEMS } from './problem-catalogue';
 
 export class FieldErrorDto {
   @ApiProperty({ example: 'size', description: 'The parameter at fault.' })
@@ -12,8 +13,7 @@ export class FieldErrorDto {
 export class ProblemDetailsDto {
   @ApiProperty({
     example: '/problems/invalid-parameters',
-    description:
-      '`/problems/invalid-parameters` for validation, `/problems/database-unavailable` for an unreachable database, `/problems/service-busy` when more requests wait than can be answered in time, `/problems/shutting-down` for the readiness of an instance that is shutting down, `about:blank` otherwise.',
+    description: `One of ${[...new Set(Object.values(PROBLEMS).map(({ type }) => `\`${type}\``))].join(', ')}.`,
   })
   type: string;
 

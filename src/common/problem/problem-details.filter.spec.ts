@@ -8,7 +8,7 @@ import {
 } from '@nestjs/common';
 import { InvalidParametersException } from './invalid-parameters.exception';
 import { ProblemException } from './problem-details';
-import { ProblemDetailsFilter } from './problem-details.filter';
+import { ProblemDetailsFilter, UnavailableLogThrottle } from './problem-details.filter';
 
 interface Answer {
   status?: number;
@@ -58,7 +58,7 @@ function answerTo(
   request?: Parameters<typeof hostFor>[0],
 ): { answer: Answer; problem: Record<string, unknown> } {
   const { host, answer } = hostFor(request);
-  new ProblemDetailsFilter().catch(exception, host);
+  new ProblemDetailsFilter(new UnavailableLogThrottle({ now: () => 0 })).catch(exception, host);
   return { answer, problem: JSON.parse(answer.body ?? '{}') as Record<string, unknown> };
 }
 
@@ -161,5 +161,20 @@ describe('ProblemDetailsFilter', () => {
 
   it('sends no body to a HEAD request', () => {
     expect(answerTo(new UnauthorizedException('x'), { method: 'HEAD' }).answer.body).toBeUndefined();
+  });
+
+  it('logs one 503 line a second per kind, and counts the lines it held back in the next one', () => {
+    let now = 0;
+    const throttle = new UnavailableLogThrottle({ now: () => now });
+    expect([throttle.admit('timeout'), throttle.admit('timeout'), throttle.admit('saturated')]).toEqual([
+      0,
+      undefined,
+      0,
+    ]);
+    now = 999;
+    expect(throttle.admit('timeout')).toBeUndefined();
+    now = 1000;
+    expect(throttle.admit('timeout')).toBe(2);
+    expect(throttle.admit('timeout')).toBeUndefined();
   });
 });

@@ -1,12 +1,14 @@
-import { ArgumentsHost, Catch, ExceptionFilter, HttpException, HttpStatus, Logger } from '@nestjs/common';
+import { ArgumentsHost, Catch, ExceptionFilter, HttpException, HttpStatus, Injectable, Logger } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { MAX_JSON_BODY_BYTES } from '../http-limits';
+import { Clock } from '../time/clock';
+import type { UnavailableReason } from './problem-catalogue';
 import { plainProblem, problemAnswer, ProblemException, type Problem } from './problem-details';
 
 declare module 'fastify' {
   interface FastifyRequest {
-    /** The `reason` of the problem the request was answered with, for whoever counts answers. */
-    problemReason?: string;
+    /** Why the request was answered 503, for whoever counts answers. */
+    problemReason?: UnavailableReason;
   }
 }
 
@@ -74,46 +76,37 @@ function describe(exception: unknown, request: FastifyRequest): Problem {
   return problem;
 }
 
-const logger = new Logger('ProblemDetailsFilter');
-
-/** At most one line a second per kind of 503; the lines held back are counted in the next one. */
-const UNAVAILABLE_LOG_INTERVAL_MS = 1000;
-const unavailableLog = new Map<string, { lastAt: number; heldBack: number }>();
-
 /**
- * The failure goes to the log under the request id, never to the client. A
- * 503 is an expected condition with a known cause: one line, no stack, and
- * in a storm one line a second that says how many it stands for.
+ * In a storm of 503s, at most one log line a second per kind; the lines held
+ * back are counted in the next one. A provider of its own, so that each
+ * application (and each test) has its own count and a clock it can move.
  */
-function logFailure(exception: unknown, request: FastifyRequest, problem: Problem): void {
-  const status = problem.status;
-  const summary = `${request.method} ${pathOf(request)} answered ${status} [request ${request.id}]`;
-  if (status === 503) {
-    const kind = problem.reason ?? problem.type;
-    const now = Date.now();
-    const entry = unavailableLog.get(kind) ?? { lastAt: 0, heldBack: 0 };
-    unavailableLog.set(kind, entry);
-    if (now - entry.lastAt < UNAVAILABLE_LOG_INTERVAL_MS) {
+@Injectable()
+export class UnavailableLogThrottle {
+  static readonly INTERVAL_MS = 1000;
+  private readonly kinds = new Map<string, { lastAt: number; heldBack: number }>();
+
+  constructor(private readonly clock: Clock) {}
+
+  /** Undefined when this line is held back; else how many were held back since the last one. */
+  admit(kind: string): number | undefined {
+    const now = this.clock.now();
+    const entry = this.kinds.get(kind) ?? { lastAt: Number.NEGATIVE_INFINITY, heldBack: 0 };
+    this.kinds.set(kind, entry);
+    if (now - entry.lastAt < UnavailableLogThrottle.INTERVAL_MS) {
       entry.heldBack += 1;
-      return;
+      return undefined;
     }
-    const cause = exception instanceof HttpException ? exception.cause : exception;
-    const more = entry.heldBack > 0 ? ` (and ${entry.heldBack} more 503s of this kind since the last line)` : '';
-    // A refusal as busy has no cause beyond itself: its reason says what happened.
-    const why = cause instanceof Error ? cause.message : (problem.reason ?? problem.detail);
-    logger.warn(`${summary}: ${why}${more}`);
+    const heldBack = entry.heldBack;
     entry.lastAt = now;
     entry.heldBack = 0;
-  } else {
-    logger.error(summary, exception instanceof Error ? exception.stack : String(exception));
+    return heldBack;
   }
 }
 
-/** Answers any exception as problem+json; also Fastify's `frameworkErrors` handler for what its router refuses. */
-export function answerWithProblem(exception: unknown, request: FastifyRequest, reply: FastifyReply): void {
-  const problem = describe(exception, request);
+/** Writes the answer; the request keeps the reason of a 503 for whoever counts answers. */
+function send(problem: Problem, request: FastifyRequest, reply: FastifyReply): void {
   request.problemReason = problem.reason;
-  if (problem.status >= 500) logFailure(exception, request, problem);
   if (reply.sent) return;
   const answer = problemAnswer(problem, request.id);
   void reply
@@ -122,11 +115,55 @@ export function answerWithProblem(exception: unknown, request: FastifyRequest, r
     .send(request.method === 'HEAD' ? undefined : answer.body);
 }
 
-/** Every exception Nest sees, from guards, pipes, handlers and Fastify's own hooks. */
+const summaryOf = (request: FastifyRequest, status: number): string =>
+  `${request.method} ${pathOf(request)} answered ${status} [request ${request.id}]`;
+
+/**
+ * Fastify's `frameworkErrors` handler, for what its router refuses before
+ * Nest runs (a malformed URL): these are the client's mistakes, never a 503.
+ */
+export function answerFrameworkError(exception: unknown, request: FastifyRequest, reply: FastifyReply): void {
+  const problem = describe(exception, request);
+  if (problem.status >= 500) {
+    new Logger('ProblemDetailsFilter').error(summaryOf(request, problem.status), String(exception));
+  }
+  send(problem, request, reply);
+}
+
+/**
+ * Every exception Nest sees, from guards, pipes, handlers and Fastify's own
+ * hooks, answered as problem+json. The failure goes to the log under the
+ * request id, never to the client. A 503 is an expected condition with a
+ * known cause: one line, no stack, and in a storm one line a second that
+ * says how many it stands for.
+ */
 @Catch()
+@Injectable()
 export class ProblemDetailsFilter implements ExceptionFilter {
+  private readonly logger = new Logger('ProblemDetailsFilter');
+
+  constructor(private readonly throttle: UnavailableLogThrottle) {}
+
   catch(exception: unknown, host: ArgumentsHost): void {
     const http = host.switchToHttp();
-    answerWithProblem(exception, http.getRequest<FastifyRequest>(), http.getResponse<FastifyReply>());
+    const request = http.getRequest<FastifyRequest>();
+    const problem = describe(exception, request);
+    if (problem.status >= 500) this.log(exception, request, problem);
+    send(problem, request, http.getResponse<FastifyReply>());
+  }
+
+  private log(exception: unknown, request: FastifyRequest, problem: Problem): void {
+    const summary = summaryOf(request, problem.status);
+    if (problem.status !== 503) {
+      this.logger.error(summary, exception instanceof Error ? exception.stack : String(exception));
+      return;
+    }
+    const heldBack = this.throttle.admit(problem.reason ?? problem.type);
+    if (heldBack === undefined) return;
+    const cause = exception instanceof HttpException ? exception.cause : exception;
+    const more = heldBack > 0 ? ` (and ${heldBack} more 503s of this kind since the last line)` : '';
+    // A refusal as busy has no cause beyond itself: its reason says what happened.
+    const why = cause instanceof Error ? cause.message : (problem.reason ?? problem.detail);
+    this.logger.warn(`${summary}: ${why}${more}`);
   }
 }

@@ -1,6 +1,7 @@
 import { HttpException } from '@nestjs/common';
 import { STATUS_CODES } from 'node:http';
 import { REQUEST_ID_HEADER } from '../request-id';
+import { PROBLEMS, type ProblemKindName, type UnavailableReason } from './problem-catalogue';
 
 export const PROBLEM_CONTENT_TYPE = 'application/problem+json';
 
@@ -18,8 +19,8 @@ export interface Problem {
   errors?: FieldError[];
   /** Headers the answer needs besides the content type and request id (Retry-After, WWW-Authenticate). */
   headers?: Record<string, string>;
-  /** A machine-readable cause, for the logs and metrics; never sent to the client. */
-  reason?: string;
+  /** Why a 503 was answered, for the logs and metrics; never sent to the client. */
+  reason?: UnavailableReason;
 }
 
 export const plainProblem = (status: number, detail: string): Problem => ({
@@ -29,10 +30,25 @@ export const plainProblem = (status: number, detail: string): Problem => ({
   detail,
 });
 
+/** A problem of the catalogue, with the detail and field errors of this occurrence. */
+export function problemOf(kind: ProblemKindName, occurrence: { detail?: string; errors?: FieldError[] } = {}): Problem {
+  const entry = PROBLEMS[kind];
+  const retryAfter = 'retryAfterSeconds' in entry ? { 'Retry-After': String(entry.retryAfterSeconds) } : undefined;
+  return {
+    type: entry.type,
+    title: entry.title,
+    status: entry.status,
+    detail: occurrence.detail ?? entry.detail,
+    ...(occurrence.errors && { errors: occurrence.errors }),
+    ...(retryAfter && { headers: retryAfter }),
+    ...('unavailableReason' in entry && { reason: entry.unavailableReason }),
+  };
+}
+
 /**
  * An error that knows the problem it is answered with. Other modules raise
- * their own kinds (the database's 503, validation's 400) without this module
- * having to know them.
+ * their own kinds of the catalogue (the database's 503, validation's 400)
+ * without the filter having to know them.
  */
 export class ProblemException extends HttpException {
   constructor(

@@ -1,0 +1,100 @@
+/**
+ * Every kind of problem the service answers with (CONTRACT §6): its type
+ * URI, title, status, default detail, Retry-After, and the reason under which
+ * the 503s are counted. The exceptions, the filter's log throttle, the
+ * metrics' reason labels and the OpenAPI examples are all derived from here,
+ * so that a new kind is written once.
+ */
+
+/** Why a request was answered 503, as `http_server_unavailable_total` labels it (CONTRACT §12). */
+export type UnavailableReason = 'database' | 'timeout' | 'saturated';
+
+export interface ProblemKind {
+  type: string;
+  title: string;
+  status: number;
+  /** The detail unless the raiser says more. */
+  detail: string;
+  /** What the OpenAPI document says of when this answer comes. */
+  when: string;
+  retryAfterSeconds?: number;
+  /** Set on the 503s the metrics count by reason; a shutting-down readiness answer is not a failure to serve. */
+  unavailableReason?: UnavailableReason;
+}
+
+export const PROBLEMS = {
+  invalidParameters: {
+    type: '/problems/invalid-parameters',
+    title: 'Invalid request parameters',
+    status: 400,
+    detail: 'Invalid request parameters',
+    when: 'An invalid or unknown parameter (each listed in `errors`), a repeated single-valued parameter, or a malformed JSON body.',
+  },
+  unauthorized: {
+    type: 'about:blank',
+    title: 'Unauthorized',
+    status: 401,
+    detail: 'A bearer access token is required',
+    when: 'No bearer token, or one that is malformed, badly signed, expired or not yet valid.',
+  },
+  forbidden: {
+    type: 'about:blank',
+    title: 'Forbidden',
+    status: 403,
+    detail: 'Only administrators may filter by userId',
+    when: 'The token’s role is neither USER nor ADMIN, its `sub` is not a positive integer, or a USER sent an admin-only filter.',
+  },
+  rateLimited: {
+    type: 'about:blank',
+    title: 'Too Many Requests',
+    status: 429,
+    detail: 'Too many requests; try again after the time in Retry-After',
+    when: 'The caller (member id, else address) sent more than RATE_LIMIT_PER_MINUTE requests in a minute.',
+  },
+  databaseUnavailable: {
+    type: '/problems/database-unavailable',
+    title: 'Service Unavailable',
+    status: 503,
+    detail: 'The order database is not answering; try again shortly',
+    when: 'The database is unreachable or failing; the service recovers by itself.',
+    retryAfterSeconds: 5,
+    unavailableReason: 'database',
+  },
+  databaseTimeout: {
+    type: '/problems/database-unavailable',
+    title: 'Service Unavailable',
+    status: 503,
+    detail: 'The order database is not answering; try again shortly',
+    when: 'The database did not answer within DB_QUERY_TIMEOUT_MS.',
+    retryAfterSeconds: 5,
+    unavailableReason: 'timeout',
+  },
+  serviceBusy: {
+    type: '/problems/service-busy',
+    title: 'Service Unavailable',
+    status: 503,
+    detail: 'The service is busy and could not answer in time; try again in a second',
+    when: 'More requests are waiting than can be answered within DB_QUERY_TIMEOUT_MS; the database is fine.',
+    retryAfterSeconds: 1,
+    unavailableReason: 'saturated',
+  },
+  shuttingDown: {
+    type: '/problems/shutting-down',
+    title: 'Service Unavailable',
+    status: 503,
+    detail: 'This instance is shutting down; other instances serve the requests',
+    when: 'Readiness of an instance that is shutting down, while it still serves for SHUTDOWN_DELAY_MS before it drains.',
+    retryAfterSeconds: 1,
+  },
+} as const satisfies Record<string, ProblemKind>;
+
+export type ProblemKindName = keyof typeof PROBLEMS;
+
+/** Every reason a 503 can be counted under, so that each is exported as 0 from the start. */
+export const UNAVAILABLE_REASONS: readonly UnavailableReason[] = [
+  ...new Set(
+    Object.values(PROBLEMS as Record<string, ProblemKind>).flatMap(({ unavailableReason }) =>
+      unavailableReason ? [unavailableReason] : [],
+    ),
+  ),
+];
