@@ -17,10 +17,11 @@ import { toAuthConfig } from '../src/config/auth.config';
 import { toDatabaseConfig } from '../src/config/database.config';
 import { validateEnvironment } from '../src/config/environment';
 import { buildDataSourceOptions } from '../src/database/data-source-options';
-import { generateOrders } from '../src/database/seeding/order-generator';
-import { PRODUCTION_NODE_ARGUMENTS } from './production-command';
+import { generateOrders } from '../src/orders/seeding/order-generator';
+import { PRODUCTION_NODE_ARGUMENTS } from '../launchers/production-command';
+import { waitUntilServing } from '../launchers/wait-for';
 import { timePerLayer, type CpuProfile } from './profile-layers';
-import { writeOrders } from '../src/database/seeding/order-writer';
+import { writeOrders } from '../src/orders/seeding/order-writer';
 import { BARE_TABLES, compareWrites, PROJECT_SCHEMA } from './writes';
 
 /**
@@ -337,16 +338,8 @@ async function startVariant(variant: Variant): Promise<ChildProcess> {
     },
     stdio: 'ignore',
   });
-  for (let attempt = 0; attempt < 300; attempt += 1) {
-    try {
-      const response = await fetch(`http://127.0.0.1:${variant.port}/health/ready`);
-      if (response.ok) return child;
-    } catch {
-      // not listening yet
-    }
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
-  throw new Error(`${variant.label} did not start`);
+  await waitUntilServing(child, `http://127.0.0.1:${variant.port}`, { path: '/health/ready' });
+  return child;
 }
 
 /**

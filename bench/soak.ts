@@ -11,9 +11,10 @@ import { toAuthConfig } from '../src/config/auth.config';
 import { toDatabaseConfig } from '../src/config/database.config';
 import { validateEnvironment } from '../src/config/environment';
 import { buildDataSourceOptions } from '../src/database/data-source-options';
-import { generateOrders, randomSource } from '../src/database/seeding/order-generator';
-import { writeOrders } from '../src/database/seeding/order-writer';
-import { PRODUCTION_NODE_ARGUMENTS } from './production-command';
+import { generateOrders, randomSource } from '../src/orders/seeding/order-generator';
+import { writeOrders } from '../src/orders/seeding/order-writer';
+import { PRODUCTION_NODE_ARGUMENTS } from '../launchers/production-command';
+import { waitUntilServing } from '../launchers/wait-for';
 
 /**
  * Steady load against a MySQL-backed instance of the built service (as
@@ -73,14 +74,7 @@ async function main(): Promise<void> {
     stdio: 'ignore',
   });
   const baseUrl = `http://127.0.0.1:${port}`;
-  for (let attempt = 0; ; attempt += 1) {
-    try {
-      if ((await fetch(`${baseUrl}/health/ready`)).ok) break;
-    } catch {
-      if (attempt > 150) throw new Error('The service did not start');
-    }
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
+  await waitUntilServing(service, baseUrl, { path: '/health/ready', timeoutMs: 30_000 });
 
   const auth = toAuthConfig(env);
   const random = randomSource(7);

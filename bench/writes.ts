@@ -7,10 +7,11 @@ import { Role } from '../src/auth/role';
 import { toAuthConfig } from '../src/config/auth.config';
 import { validateEnvironment } from '../src/config/environment';
 import { buildDataSourceOptions } from '../src/database/data-source-options';
-import { generateOrders, randomSource } from '../src/database/seeding/order-generator';
-import { writeOrders } from '../src/database/seeding/order-writer';
-import { freePort, startThrowawayMysql, type ThrowawayMysql } from '../test/support/mysql-server';
-import { PRODUCTION_NODE_ARGUMENTS } from './production-command';
+import { generateOrders, randomSource } from '../src/orders/seeding/order-generator';
+import { writeOrders } from '../src/orders/seeding/order-writer';
+import { freePort, startThrowawayMysql, type ThrowawayMysql } from '../launchers/mysql-server';
+import { PRODUCTION_NODE_ARGUMENTS } from '../launchers/production-command';
+import { waitUntilServing } from '../launchers/wait-for';
 
 /**
  * CONTRACT §7: what the listing's schema costs the company's order writers.
@@ -259,19 +260,8 @@ async function startService(server: ThrowawayMysql, database: string): Promise<{
     stdio: 'ignore',
   });
   const url = `http://127.0.0.1:${port}`;
-  for (let attempt = 0; attempt < 300; attempt += 1) {
-    if (child.exitCode !== null) throw new Error('the service exited at start');
-    if (
-      await fetch(`${url}/health/ready`).then(
-        (response) => response.ok,
-        () => false,
-      )
-    )
-      return { child, url };
-    await sleep(200);
-  }
-  child.kill('SIGKILL');
-  throw new Error('the service did not start');
+  await waitUntilServing(child, url, { path: '/health/ready' });
+  return { child, url };
 }
 
 const format = (value: number) => Math.round(value).toLocaleString('en-US');

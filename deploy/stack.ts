@@ -4,13 +4,13 @@ import { signDevelopmentToken } from '../src/auth/development-token';
 import { Role } from '../src/auth/role';
 import { toAuthConfig } from '../src/config/auth.config';
 import { validateEnvironment } from '../src/config/environment';
-import { generateOrders } from '../src/database/seeding/order-generator';
-import { writeOrders } from '../src/database/seeding/order-writer';
-import { startHaproxy, type Haproxy } from '../test/support/haproxy';
-import { freePort } from '../test/support/mysql-server';
-import { startThrowawayRedis, type ThrowawayRedis } from '../test/support/redis-server';
-import { startReplicatedMysql, type ReplicatedMysql } from '../test/support/replication';
-import { startServiceProcess, type ServiceProcess } from '../test/support/service-process';
+import { generateOrders } from '../src/orders/seeding/order-generator';
+import { writeOrders } from '../src/orders/seeding/order-writer';
+import { startHaproxy, type Haproxy } from '../launchers/haproxy';
+import { freePort } from '../launchers/mysql-server';
+import { startThrowawayRedis, type ThrowawayRedis } from '../launchers/redis-server';
+import { startReplicatedMysql, type ReplicatedMysql } from '../launchers/replication';
+import { startServiceProcess, type ServiceProcess } from '../launchers/service-process';
 
 /** Above HAProxy's `fall` × `inter` (2 × 500 ms in deploy/haproxy.cfg), as the README says to set it. */
 const SHUTDOWN_DELAY_MS = '1500';
@@ -64,9 +64,6 @@ async function main(): Promise<void> {
       ...pair.environment,
       REDIS_URL: redis.url,
       JWT_SECRET: jwtSecret,
-      // The test defaults of the process starter are cleared: this stack verifies its own tokens only.
-      JWT_ISSUER: '',
-      JWT_AUDIENCE: '',
       NODE_ENV: 'development',
       LOG_LEVEL: 'warn',
       SHUTDOWN_DELAY_MS,

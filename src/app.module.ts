@@ -2,9 +2,10 @@ import { DynamicModule, Module } from '@nestjs/common';
 import { APP_GUARD } from '@nestjs/core';
 import { AuthModule } from './auth/auth.module';
 import { JwtAuthGuard } from './auth/jwt-auth.guard';
-import { LifecycleModule } from './bootstrap/graceful-shutdown';
+import { LifecycleModule } from './lifecycle/graceful-shutdown';
 import { ProblemsModule } from './common/problem/problems.module';
-import { RateLimitGuard } from './common/rate-limit.guard';
+import { RateLimitGuard } from './rate-limit/rate-limit.guard';
+import { RateLimitModule } from './rate-limit/rate-limit.module';
 import { configModule } from './config/config.module';
 import { DatabaseModule } from './database/database.module';
 import { HealthModule } from './health/health.module';
@@ -26,6 +27,7 @@ export class AppModule {
         DatabaseModule,
         ObservabilityModule,
         AuthModule,
+        RateLimitModule,
         HealthModule,
         OrdersModule,
       ],

@@ -9,6 +9,7 @@ import { startupBanner } from './bootstrap/startup-banner';
 import type { AppConfig } from './config/app.config';
 import type { AuthConfig } from './config/auth.config';
 import { APP_CONFIG, AUTH_CONFIG } from './config/config.module';
+import { DEMO_MEMBER_ID } from './orders/seeding/demo-data';
 import { InvalidConfigurationError } from './config/environment';
 
 async function bootstrap(): Promise<void> {
@@ -26,7 +27,9 @@ async function bootstrap(): Promise<void> {
   // Every interface, as a container needs; Fastify alone would listen on localhost only.
   await app.listen(config.port, '0.0.0.0');
   if (config.nodeEnv !== 'production') {
-    console.log(`\n${startupBanner(`http://localhost:${config.port}`, app.get<AuthConfig>(AUTH_CONFIG))}\n`);
+    console.log(
+      `\n${startupBanner(`http://localhost:${config.port}`, app.get<AuthConfig>(AUTH_CONFIG), DEMO_MEMBER_ID)}\n`,
+    );
   }
 }
 

@@ -12,7 +12,7 @@ import { APP_CONFIG } from '../config/config.module';
 import { logRequests } from '../logging/request-log';
 import { observeRequests } from '../observability/http-metrics';
 import { Metrics } from '../observability/metrics';
-import { CLOSED_SCHEMAS } from '../orders/dto/orders-page.dto';
+import { closeMarkedSchemas } from '../common/openapi/closed-schema';
 
 export const DOCS_PATH = 'docs';
 
@@ -74,11 +74,7 @@ function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
       )
       .build(),
   );
-  // Elements of the two variants differ only by userId; closed schemas are what make `oneOf` pick exactly one.
-  for (const name of CLOSED_SCHEMAS) {
-    const schema = document.components?.schemas?.[name];
-    if (schema && !('$ref' in schema)) schema.additionalProperties = false;
-  }
+  closeMarkedSchemas(document);
   documentHeadOperations(document);
   return document;
 }

@@ -1,20 +1,19 @@
 import type { AuthConfig } from '../config/auth.config';
 import { signDevelopmentToken } from '../auth/development-token';
 import { Role } from '../auth/role';
-import { DEMO_MEMBER_ID } from '../database/demo-data';
 import { DOCS_PATH } from './configure-app';
 
 const DEMO_TOKEN_LIFETIME = '12h';
 
 /** What a developer needs to try the service at once: where it is, and tokens for both variants. */
-export function startupBanner(baseUrl: string, auth: AuthConfig): string {
+export function startupBanner(baseUrl: string, auth: AuthConfig, demoMemberId: number): string {
   const lines = [`Orders service listening on ${baseUrl}`, `Swagger UI: ${baseUrl}/${DOCS_PATH}`];
   if (auth.keySource.mode === 'secret') {
-    const user = signDevelopmentToken(auth, { sub: DEMO_MEMBER_ID, role: Role.User }, DEMO_TOKEN_LIFETIME);
+    const user = signDevelopmentToken(auth, { sub: demoMemberId, role: Role.User }, DEMO_TOKEN_LIFETIME);
     const admin = signDevelopmentToken(auth, { sub: 9000, role: Role.Admin }, DEMO_TOKEN_LIFETIME);
     lines.push(
       '',
-      `USER token (member ${DEMO_MEMBER_ID}, valid ${DEMO_TOKEN_LIFETIME}):`,
+      `USER token (member ${demoMemberId}, valid ${DEMO_TOKEN_LIFETIME}):`,
       user,
       '',
       `ADMIN token (valid ${DEMO_TOKEN_LIFETIME}):`,

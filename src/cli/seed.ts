@@ -7,8 +7,8 @@ import { toDatabaseConfig } from '../config/database.config';
 import { validateEnvironment } from '../config/environment';
 import { buildDataSourceOptions } from '../database/data-source-options';
 import { foldAllChanges } from '../orders/counting/daily-counts';
-import { generateOrders } from '../database/seeding/order-generator';
-import { writeOrders } from '../database/seeding/order-writer';
+import { generateOrders } from '../orders/seeding/order-generator';
+import { writeOrders } from '../orders/seeding/order-writer';
 
 const USAGE =
   'Usage: npm run seed -- [--orders 1000000] [--members 50000] [--concerts 500] [--days 730] [--seed 1] [--end 2026-11-01] [--reset]';

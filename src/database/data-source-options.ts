@@ -2,8 +2,6 @@ import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { DataSourceOptions } from 'typeorm';
 import type { DatabaseConfig } from '../config/database.config';
-import { OrderSeat } from '../orders/order-seat.entity';
-import { Order } from '../orders/order.entity';
 import { CreateOrders1763683200000 } from './migrations/1763683200000-CreateOrders';
 import { AddSortIndexes1763769600000 } from './migrations/1763769600000-AddSortIndexes';
 import { AddCombinedFilterIndexes1763856000000 } from './migrations/1763856000000-AddCombinedFilterIndexes';
@@ -12,7 +10,6 @@ import { CountChangesOffTheWritePath1764028800000 } from './migrations/176402880
 import { StatementLogger } from './statement-logger';
 
 /** Listed as classes, not path globs, so the same list works from sources, the build and the tests. */
-export const ENTITIES = [Order, OrderSeat];
 export const MIGRATIONS = [
   CreateOrders1763683200000,
   AddSortIndexes1763769600000,
@@ -30,13 +27,16 @@ export const IN_MEMORY_SQLITE = ':memory:';
  */
 export type ConnectionPurpose = 'service' | 'maintenance';
 
-/** The one description of how to reach the database, shared by the service, the TypeORM CLI and the seeder. */
+/**
+ * The one description of how to reach the database, shared by the service, the
+ * TypeORM CLI and the seeder. It names no entity: a feature registers its own
+ * (`TypeOrmModule.forFeature`), so that this layer knows none of them.
+ */
 export function buildDataSourceOptions(
   config: DatabaseConfig,
   purpose: ConnectionPurpose = 'service',
 ): DataSourceOptions {
   const common = {
-    entities: ENTITIES,
     migrations: MIGRATIONS,
     migrationsTableName: 'migrations',
     synchronize: false,

@@ -4,7 +4,6 @@ import { Clock, MonotonicClock } from '../common/time/clock';
 import { DATABASE_CONFIG } from '../config/config.module';
 import type { DatabaseConfig } from '../config/database.config';
 import { buildDataSourceOptions } from './data-source-options';
-import { DemoDataSeeder } from './demo-data';
 import { DatabaseServers } from './database-servers';
 import { ReadRouter } from './read-router';
 import { ReplicaHealthMonitor } from './replica-health-monitor';
@@ -16,6 +15,8 @@ import { RequestDeadlines } from './request-deadline';
       inject: [DATABASE_CONFIG],
       useFactory: (config: DatabaseConfig) => ({
         ...buildDataSourceOptions(config),
+        // The entities are the features' own, registered with TypeOrmModule.forFeature.
+        autoLoadEntities: true,
         // The embedded database sets itself up so that `npm start` needs nothing else;
         // MySQL is migrated deliberately, with `npm run migration:run`.
         migrationsRun: config.type === 'sqlite',
@@ -24,7 +25,6 @@ import { RequestDeadlines } from './request-deadline';
   ],
   providers: [
     { provide: Clock, useClass: MonotonicClock },
-    DemoDataSeeder,
     DatabaseServers,
     ReplicaHealthMonitor,
     RequestDeadlines,

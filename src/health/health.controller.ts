@@ -1,9 +1,9 @@
 import { Controller, Get, ServiceUnavailableException } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
-import { GracefulShutdown, ShuttingDownException } from '../bootstrap/graceful-shutdown';
+import { GracefulShutdown, ShuttingDownException } from '../lifecycle/graceful-shutdown';
 import { ApiProblemResponses } from '../common/problem/api-problem-responses.decorator';
 import { HealthCheck, HealthCheckService, TypeOrmHealthIndicator, type HealthCheckResult } from '@nestjs/terminus';
-import { SkipRateLimit } from '../common/rate-limit.guard';
+import { SkipRateLimit } from '../rate-limit/rate-limit.guard';
 import { DatabaseUnavailableException } from '../database/database-errors';
 import { DatabaseServers } from '../database/database-servers';
 import { ObservedStatements } from '../observability/observed-statements';

@@ -1,22 +1,26 @@
 import { Module } from '@nestjs/common';
+import { TypeOrmModule } from '@nestjs/typeorm';
 import { LocalTimeFormatter } from '../common/time/local-time';
 import type { AppConfig } from '../config/app.config';
 import { APP_CONFIG } from '../config/config.module';
 import { DatabaseModule } from '../database/database.module';
 import { OrderCountFolding } from './counting/order-count-folding';
+import { ORDER_ENTITIES } from './order-entities';
 import { OrdersController } from './orders.controller';
 import { OrdersRepository } from './orders.repository';
 import { OrdersService } from './orders.service';
 import { ListOrdersQueryPipe } from './query/list-orders-query.pipe';
+import { DemoDataSeeder } from './seeding/demo-data';
 
 @Module({
-  imports: [DatabaseModule],
+  imports: [DatabaseModule, TypeOrmModule.forFeature(ORDER_ENTITIES)],
   controllers: [OrdersController],
   providers: [
     OrdersService,
     OrdersRepository,
     OrderCountFolding,
     ListOrdersQueryPipe,
+    DemoDataSeeder,
     {
       provide: LocalTimeFormatter,
       inject: [APP_CONFIG],

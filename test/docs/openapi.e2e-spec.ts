@@ -9,12 +9,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import openapiTS, { astToString } from 'openapi-typescript';
 import request from 'supertest';
-import { seedDataset } from '../support/dataset';
-import { ResponseValidator } from '../support/openapi';
-import { TcpProxy } from '../support/tcp-proxy';
-import { freshMysqlDatabase, mysqlEnvironment } from '../support/test-database';
-import { startTestApp, type TestApp } from '../support/test-app';
-import { adminToken, userToken } from '../support/tokens';
+import { seedDataset } from '../support/data/dataset';
+import { ResponseValidator } from '../support/assertions/openapi';
+import { TcpProxy } from '../support/faults/tcp-proxy';
+import { freshMysqlDatabase, mysqlEnvironment } from '../support/app/test-database';
+import { startTestApp, type TestApp } from '../support/app/test-app';
+import { adminToken, userToken } from '../support/app/tokens';
 
 /**
  * The OpenAPI document (/docs-json) as a front-end developer relies on it:

@@ -4,9 +4,9 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
-import { seedDataset } from '../support/dataset';
-import { startTestApp, type TestApp } from '../support/test-app';
-import { adminToken, userToken } from '../support/tokens';
+import { seedDataset } from '../support/data/dataset';
+import { startTestApp, type TestApp } from '../support/app/test-app';
+import { adminToken, userToken } from '../support/app/tokens';
 
 /** Debian's Chromium; no browser is downloaded. */
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';

@@ -2,9 +2,9 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { generateKeyPairSync, type KeyObject } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import request from 'supertest';
-import { expectProblem } from '../support/problem';
-import { startTestApp, type TestApp } from '../support/test-app';
-import { signToken } from '../support/tokens';
+import { expectProblem } from '../support/assertions/problem';
+import { startTestApp, type TestApp } from '../support/app/test-app';
+import { signToken } from '../support/app/tokens';
 
 const rsa = generateKeyPairSync('rsa', { modulusLength: 2048 });
 const otherRsa = generateKeyPairSync('rsa', { modulusLength: 2048 });

@@ -1,7 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import { spawnSync } from 'node:child_process';
 import jwt from 'jsonwebtoken';
-import { TEST_AUDIENCE, TEST_ISSUER, TEST_JWT_SECRET } from '../support/test-app';
+import { TEST_AUDIENCE, TEST_ISSUER, TEST_JWT_SECRET } from '../support/app/test-app';
 
 /** CONTRACT §2: the development token command, run as a developer runs it. */
 function token(args: string[], environment: Record<string, string> = {}) {

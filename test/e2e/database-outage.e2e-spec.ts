@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import request from 'supertest';
-import { expectProblem } from '../support/problem';
-import { TcpProxy } from '../support/tcp-proxy';
-import { freshMysqlDatabase, mysqlEnvironment } from '../support/test-database';
-import { startTestApp, type TestApp } from '../support/test-app';
-import { adminToken } from '../support/tokens';
+import { expectProblem } from '../support/assertions/problem';
+import { TcpProxy } from '../support/faults/tcp-proxy';
+import { freshMysqlDatabase, mysqlEnvironment } from '../support/app/test-database';
+import { startTestApp, type TestApp } from '../support/app/test-app';
+import { adminToken } from '../support/app/tokens';
 
 /** CONTRACT §6: a database that cannot answer is a 503 with Retry-After, never its own error text. */
 describe('GET /orders while MySQL is unreachable', () => {

@@ -9,12 +9,12 @@ import {
   seoul,
   STATUSES,
   type TestOrder,
-} from '../support/dataset';
-import { expectedPage, matching, type Direction, type Field, type OracleQuery } from '../support/oracle';
-import { expectProblem } from '../support/problem';
-import { freshMysqlDatabase, mysqlEnvironment } from '../support/test-database';
-import { startTestApp, type TestApp } from '../support/test-app';
-import { adminToken, signToken, unsignedToken, userToken } from '../support/tokens';
+} from '../support/data/dataset';
+import { expectedPage, matching, type Direction, type Field, type OracleQuery } from '../support/data/oracle';
+import { expectProblem } from '../support/assertions/problem';
+import { freshMysqlDatabase, mysqlEnvironment } from '../support/app/test-database';
+import { startTestApp, type TestApp } from '../support/app/test-app';
+import { adminToken, signToken, unsignedToken, userToken } from '../support/app/tokens';
 
 export type DatabaseKind = 'sqlite' | 'mysql';
 

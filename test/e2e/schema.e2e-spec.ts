@@ -3,7 +3,7 @@ import { DataSource } from 'typeorm';
 import { toDatabaseConfig } from '../../src/config/database.config';
 import { validateEnvironment } from '../../src/config/environment';
 import { buildDataSourceOptions } from '../../src/database/data-source-options';
-import { freshMysqlDatabase, mysqlEnvironment } from '../support/test-database';
+import { freshMysqlDatabase, mysqlEnvironment } from '../support/app/test-database';
 
 /** CONTRACT §7, read back from the database the migrations built. */
 describe('schema on MySQL', () => {

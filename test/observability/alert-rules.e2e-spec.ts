@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import { readFileSync } from 'node:fs';
-import { promtool } from '../support/prometheus';
+import { promtool } from '../support/assertions/prometheus';
 
 const RULES = 'deploy/prometheus/alerts.yml';
 

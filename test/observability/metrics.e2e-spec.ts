@@ -1,12 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import request from 'supertest';
-import { seedDataset } from '../support/dataset';
-import { freePort } from '../support/mysql-server';
-import { parseExposition, promtool, valueOf, type Sample } from '../support/prometheus';
-import { TcpProxy } from '../support/tcp-proxy';
-import { freshMysqlDatabase, mysqlEnvironment } from '../support/test-database';
-import { startTestApp, type TestApp } from '../support/test-app';
-import { adminToken, userToken } from '../support/tokens';
+import { seedDataset } from '../support/data/dataset';
+import { freePort } from '../../launchers/mysql-server';
+import { parseExposition, promtool, valueOf, type Sample } from '../support/assertions/prometheus';
+import { TcpProxy } from '../support/faults/tcp-proxy';
+import { freshMysqlDatabase, mysqlEnvironment } from '../support/app/test-database';
+import { startTestApp, type TestApp } from '../support/app/test-app';
+import { adminToken, userToken } from '../support/app/tokens';
 
 const REQUESTS = 'http_server_request_duration_seconds_count';
 const STATEMENTS = 'db_client_operation_duration_seconds_count';

@@ -3,9 +3,9 @@ import { randomBytes } from 'node:crypto';
 import { once } from 'node:events';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { startServiceProcess, type ServiceProcess } from '../support/service-process';
-import { adminToken } from '../support/tokens';
-import { waitFor } from '../support/wait-for';
+import { startTestService, type ServiceProcess } from '../support/app/test-app';
+import { adminToken } from '../support/app/tokens';
+import { waitFor } from '../../launchers/wait-for';
 
 interface ExportedSpan {
   traceId: string;
@@ -86,7 +86,7 @@ describe('OpenTelemetry tracing', () => {
   });
 
   it('exports the request’s server span and its statement spans under the caller’s trace, and logs the trace id', async () => {
-    const service = await startServiceProcess({
+    const service = await startTestService({
       SQLITE_PATH: ':memory:',
       OTEL_EXPORTER_OTLP_ENDPOINT: endpoint,
       OTEL_BSP_SCHEDULE_DELAY: '100',
@@ -136,7 +136,7 @@ describe('OpenTelemetry tracing', () => {
 
   it('exports nothing without OTEL_EXPORTER_OTLP_ENDPOINT, and still logs the caller’s trace id', async () => {
     const exportsBefore = receiver.exports;
-    const service = await startServiceProcess({
+    const service = await startTestService({
       SQLITE_PATH: ':memory:',
       // Where an exporter configured from the environment would send spans; the service must not create one.
       OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: `${endpoint}/v1/traces`,

@@ -3,16 +3,16 @@ import { createConnection, type Connection, type ResultSetHeader, type RowDataPa
 import request from 'supertest';
 import { DataSource } from 'typeorm';
 import { buildDataSourceOptions, MIGRATIONS } from '../../src/database/data-source-options';
-import { randomSource } from '../../src/database/seeding/order-generator';
+import { randomSource } from '../../src/orders/seeding/order-generator';
 import { OrderCountFolding } from '../../src/orders/counting/order-count-folding';
 import type { OrderFilters } from '../../src/orders/query/list-orders-query';
 import { OrdersRepository } from '../../src/orders/orders.repository';
 import { MonotonicClock } from '../../src/common/time/clock';
 import { RequestDeadline } from '../../src/database/request-deadline';
-import { seedDataset } from '../support/dataset';
-import { freshMysqlDatabase, mysqlEnvironment, type MysqlTarget } from '../support/test-database';
-import { startTestApp, type TestApp } from '../support/test-app';
-import { adminToken } from '../support/tokens';
+import { seedDataset } from '../support/data/dataset';
+import { freshMysqlDatabase, mysqlEnvironment, type MysqlTarget } from '../support/app/test-database';
+import { startTestApp, type TestApp } from '../support/app/test-app';
+import { adminToken } from '../support/app/tokens';
 
 const STATUSES = ['PAYMENT_PENDING', 'PAYMENT_COMPLETED', 'CANCELLED', 'REFUNDED'];
 const DAY_MS = 86_400_000;

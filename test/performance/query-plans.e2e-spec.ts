@@ -1,12 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import request from 'supertest';
 import type { Logger } from 'typeorm';
-import { generateOrders } from '../../src/database/seeding/order-generator';
-import { writeOrders } from '../../src/database/seeding/order-writer';
+import { generateOrders } from '../../src/orders/seeding/order-generator';
+import { writeOrders } from '../../src/orders/seeding/order-writer';
 import { OrderCountFolding } from '../../src/orders/counting/order-count-folding';
-import { freshMysqlDatabase, mysqlEnvironment } from '../support/test-database';
-import { startTestApp, type TestApp } from '../support/test-app';
-import { adminToken, userToken } from '../support/tokens';
+import { freshMysqlDatabase, mysqlEnvironment } from '../support/app/test-database';
+import { startTestApp, type TestApp } from '../support/app/test-app';
+import { adminToken, userToken } from '../support/app/tokens';
 
 interface Statement {
   sql: string;

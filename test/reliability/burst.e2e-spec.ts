@@ -4,10 +4,10 @@ import { DataSource } from 'typeorm';
 import { toDatabaseConfig } from '../../src/config/database.config';
 import { validateEnvironment } from '../../src/config/environment';
 import { buildDataSourceOptions } from '../../src/database/data-source-options';
-import { MEMBERS, seedDataset } from '../support/dataset';
-import { startServiceProcess, type ServiceProcess } from '../support/service-process';
-import { freshMysqlDatabase, mysqlEnvironment, type MysqlTarget } from '../support/test-database';
-import { userToken } from '../support/tokens';
+import { MEMBERS, seedDataset } from '../support/data/dataset';
+import { startTestService, type ServiceProcess } from '../support/app/test-app';
+import { freshMysqlDatabase, mysqlEnvironment, type MysqlTarget } from '../support/app/test-database';
+import { userToken } from '../support/app/tokens';
 
 /** The memory target under bursts (peak resident memory of the process). */
 const MAX_RSS_MB = 200;
@@ -88,7 +88,7 @@ describe('bursts of clients against the production start command', () => {
   }, 180_000);
 
   async function withService<T>(environment: Record<string, string>, run: (service: ServiceProcess) => Promise<T>) {
-    const service = await startServiceProcess(
+    const service = await startTestService(
       { ...mysqlEnvironment(target), RATE_LIMIT_PER_MINUTE: '0', NODE_ENV: 'test', ...environment },
       { build: true },
     );

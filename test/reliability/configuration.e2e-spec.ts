@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import { spawnSync } from 'node:child_process';
-import { BASE_TEST_ENVIRONMENT } from '../support/test-app';
+import { BASE_TEST_ENVIRONMENT } from '../support/app/test-app';
 
 /** CONTRACT §8: invalid configuration stops the process at start, with a message that names the variable. */
 describe('starting with invalid configuration', () => {

@@ -5,11 +5,11 @@ import { DataSource } from 'typeorm';
 import { toDatabaseConfig } from '../../src/config/database.config';
 import { validateEnvironment } from '../../src/config/environment';
 import { buildDataSourceOptions } from '../../src/database/data-source-options';
-import { startThrowawayMysql, type ThrowawayMysql } from '../support/mysql-server';
-import { expectProblem } from '../support/problem';
-import { mysqlEnvironment, parseMysqlUrl, type MysqlTarget } from '../support/test-database';
-import { startTestApp, type TestApp } from '../support/test-app';
-import { adminToken } from '../support/tokens';
+import { startThrowawayMysql, type ThrowawayMysql } from '../../launchers/mysql-server';
+import { expectProblem } from '../support/assertions/problem';
+import { mysqlEnvironment, parseMysqlUrl, type MysqlTarget } from '../support/app/test-database';
+import { startTestApp, type TestApp } from '../support/app/test-app';
+import { adminToken } from '../support/app/tokens';
 
 const QUERY_TIMEOUT_MS = 1000;
 /** CONTRACT §10: a failing request answers within DB_QUERY_TIMEOUT_MS plus one second. */

@@ -1,9 +1,9 @@
 import { afterEach, beforeAll, describe, expect, it } from '@jest/globals';
 import { createConnection, type Connection } from 'mysql2/promise';
-import { startServiceProcess, type ServiceProcess } from '../support/service-process';
-import { freshMysqlDatabase, mysqlEnvironment, type MysqlTarget } from '../support/test-database';
-import { adminToken } from '../support/tokens';
-import { waitFor } from '../support/wait-for';
+import { startTestService, type ServiceProcess } from '../support/app/test-app';
+import { freshMysqlDatabase, mysqlEnvironment, type MysqlTarget } from '../support/app/test-database';
+import { adminToken } from '../support/app/tokens';
+import { waitFor } from '../../launchers/wait-for';
 
 /**
  * CONTRACT §10: on SIGTERM the service stops accepting, lets requests in flight
@@ -56,7 +56,7 @@ describe('graceful shutdown', () => {
     );
 
   it('finishes the request in flight, refuses new connections, and exits 0', async () => {
-    service = await startServiceProcess({
+    service = await startTestService({
       ...mysqlEnvironment(target),
       DB_QUERY_TIMEOUT_MS: '20000',
       SHUTDOWN_GRACE_MS: '10000',
@@ -77,7 +77,7 @@ describe('graceful shutdown', () => {
   }, 60_000);
 
   it('answers readiness 503 at once on SIGTERM and serves everything else for SHUTDOWN_DELAY_MS before draining', async () => {
-    service = await startServiceProcess({ ...mysqlEnvironment(target), SHUTDOWN_DELAY_MS: '1500' });
+    service = await startTestService({ ...mysqlEnvironment(target), SHUTDOWN_DELAY_MS: '1500' });
     const { baseUrl, child, exited } = service;
     expect((await fetch(`${baseUrl}/health/ready`)).status).toBe(200);
     const signalled = Date.now();
@@ -101,7 +101,7 @@ describe('graceful shutdown', () => {
   }, 60_000);
 
   it('cuts a request still running when the grace period ends, and still exits 0', async () => {
-    service = await startServiceProcess({
+    service = await startTestService({
       ...mysqlEnvironment(target),
       DB_QUERY_TIMEOUT_MS: '20000',
       SHUTDOWN_GRACE_MS: '1000',

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import request from 'supertest';
-import { expectProblem } from '../support/problem';
-import { startTestApp, type TestApp } from '../support/test-app';
-import { userToken } from '../support/tokens';
+import { expectProblem } from '../support/assertions/problem';
+import { startTestApp, type TestApp } from '../support/app/test-app';
+import { userToken } from '../support/app/tokens';
 
 /** CONTRACT §10: RATE_LIMIT_PER_MINUTE per caller; 429 problem+json with Retry-After; 0 turns it off. */
 describe('rate limit of 5 per minute', () => {

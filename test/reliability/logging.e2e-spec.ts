@@ -1,14 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { startServiceProcess, type ServiceProcess } from '../support/service-process';
-import { adminToken } from '../support/tokens';
-import { waitFor } from '../support/wait-for';
+import { startTestService, type ServiceProcess } from '../support/app/test-app';
+import { adminToken } from '../support/app/tokens';
+import { waitFor } from '../../launchers/wait-for';
 
 /** CONTRACT §10: logs are JSON lines carrying the request id; tokens and secrets never reach them. */
 describe('request logs', () => {
   let service: ServiceProcess;
 
   beforeAll(async () => {
-    service = await startServiceProcess({ SQLITE_PATH: ':memory:' });
+    service = await startTestService({ SQLITE_PATH: ':memory:' });
   }, 60_000);
 
   afterAll(async () => {

@@ -1,11 +1,11 @@
 import { describe, expect, it } from '@jest/globals';
-import { startServiceProcess } from '../support/service-process';
-import { freshMysqlDatabase, mysqlEnvironment } from '../support/test-database';
+import { startTestService } from '../support/app/test-app';
+import { freshMysqlDatabase, mysqlEnvironment } from '../support/app/test-database';
 
 /** The banner with ready tokens is a development aid; production must never print a usable token. */
 describe('start-up banner', () => {
   it('prints the docs address and USER and ADMIN tokens in development', async () => {
-    const service = await startServiceProcess({ NODE_ENV: 'development', SQLITE_PATH: ':memory:' });
+    const service = await startTestService({ NODE_ENV: 'development', SQLITE_PATH: ':memory:' });
     service.child.kill('SIGTERM');
     await service.exited;
     expect(service.output()).toContain('/docs');
@@ -15,7 +15,7 @@ describe('start-up banner', () => {
 
   it('prints no banner and no token in production', async () => {
     const target = await freshMysqlDatabase('banner');
-    const service = await startServiceProcess({
+    const service = await startTestService({
       ...mysqlEnvironment(target),
       NODE_ENV: 'production',
       JWT_SECRET: 'a-production-secret-that-is-long-enough-0123',

@@ -2,11 +2,11 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { RowDataPacket } from 'mysql2/promise';
 import request from 'supertest';
 import { Metrics } from '../../src/observability/metrics';
-import { buildDataset, plantOrders, type TestOrder } from '../support/dataset';
-import { globalStatus, startReplicatedMysql, type ReplicatedMysql } from '../support/replication';
-import { startTestApp, type TestApp } from '../support/test-app';
-import { userToken } from '../support/tokens';
-import { waitFor } from '../support/wait-for';
+import { buildDataset, plantOrders, type TestOrder } from '../support/data/dataset';
+import { globalStatus, startReplicatedMysql, type ReplicatedMysql } from '../../launchers/replication';
+import { startTestApp, type TestApp } from '../support/app/test-app';
+import { userToken } from '../support/app/tokens';
+import { waitFor } from '../../launchers/wait-for';
 
 const MAX_LAG_S = 2;
 const CLOSE_BOUND_MS = 15_000;

@@ -1,11 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { seedDataset } from '../support/dataset';
-import { startHaproxy, type Haproxy } from '../support/haproxy';
-import { startServiceProcess, type ServiceProcess } from '../support/service-process';
-import { freshMysqlDatabase, mysqlEnvironment, type MysqlTarget } from '../support/test-database';
-import { startTestApp } from '../support/test-app';
-import { userToken } from '../support/tokens';
-import { waitFor } from '../support/wait-for';
+import { seedDataset } from '../support/data/dataset';
+import { startHaproxy, type Haproxy } from '../../launchers/haproxy';
+import { startTestApp, startTestService, type ServiceProcess } from '../support/app/test-app';
+import { freshMysqlDatabase, mysqlEnvironment, type MysqlTarget } from '../support/app/test-database';
+import { userToken } from '../support/app/tokens';
+import { waitFor } from '../../launchers/wait-for';
 
 /** Above HAProxy's `fall` × `inter` (2 × 500 ms in deploy/haproxy.cfg), as the README says to set it. */
 const SHUTDOWN_DELAY_MS = '1500';
@@ -20,7 +19,7 @@ describe('rolling restart behind HAProxy', () => {
   let haproxy: Haproxy | undefined;
 
   const start = (port?: number) =>
-    startServiceProcess(
+    startTestService(
       { ...mysqlEnvironment(target), SHUTDOWN_DELAY_MS, RATE_LIMIT_PER_MINUTE: '0', NODE_ENV: 'test' },
       { build: true, port },
     );

@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { Redis } from 'ioredis';
 import request from 'supertest';
-import { startThrowawayRedis, type ThrowawayRedis } from '../support/redis-server';
-import { startTestApp, type TestApp } from '../support/test-app';
-import { userToken } from '../support/tokens';
-import { waitFor } from '../support/wait-for';
+import { startThrowawayRedis, type ThrowawayRedis } from '../../launchers/redis-server';
+import { startTestApp, type TestApp } from '../support/app/test-app';
+import { userToken } from '../support/app/tokens';
+import { waitFor } from '../../launchers/wait-for';
 
 const LIMIT = 5;
 

@@ -1,11 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { generateKeyPairSync } from 'node:crypto';
 import request from 'supertest';
-import { seedDataset } from '../support/dataset';
-import { expectProblem } from '../support/problem';
-import { freshMysqlDatabase, mysqlEnvironment } from '../support/test-database';
-import { startTestApp, type TestApp } from '../support/test-app';
-import { adminToken, handSignedToken, signToken, unsignedToken, userToken } from '../support/tokens';
+import { seedDataset } from '../support/data/dataset';
+import { expectProblem } from '../support/assertions/problem';
+import { freshMysqlDatabase, mysqlEnvironment } from '../support/app/test-database';
+import { startTestApp, type TestApp } from '../support/app/test-app';
+import { adminToken, handSignedToken, signToken, unsignedToken, userToken } from '../support/app/tokens';
 
 /**
  * Hostile and malformed input against the service on MariaDB (CONTRACT §2,

@@ -1,11 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import fc from 'fast-check';
 import request from 'supertest';
-import { MEMBER_WITHOUT_ORDERS, MEMBERS, seedDataset, seoul, STATUSES, type TestOrder } from '../support/dataset';
-import { expectedPage, matching, type Direction, type Field, type OracleQuery } from '../support/oracle';
-import { freshMysqlDatabase, mysqlEnvironment } from '../support/test-database';
-import { startTestApp, type TestApp } from '../support/test-app';
-import { adminToken, userToken } from '../support/tokens';
+import { MEMBER_WITHOUT_ORDERS, MEMBERS, seedDataset, seoul, STATUSES, type TestOrder } from '../support/data/dataset';
+import { expectedPage, matching, type Direction, type Field, type OracleQuery } from '../support/data/oracle';
+import { freshMysqlDatabase, mysqlEnvironment } from '../support/app/test-database';
+import { startTestApp, type TestApp } from '../support/app/test-app';
+import { adminToken, userToken } from '../support/app/tokens';
 
 const USER_FIELDS: Field[] = ['orderId', 'concertId', 'totalPrice', 'status', 'createdAt', 'updatedAt'];
 const ADMIN_FIELDS: Field[] = [...USER_FIELDS, 'userId'];

@@ -1,8 +1,10 @@
+import { ClosedSchema } from '../../common/openapi/closed-schema';
 import { ApiProperty } from '@nestjs/swagger';
 import { ORDER_STATUS_LABELS } from '../order-status';
 
 const LOCAL_DATE_TIME = '^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}$';
 
+@ClosedSchema()
 export class SeatDto {
   @ApiProperty({ type: 'integer', example: 1201 })
   seatPriceId: number;
@@ -12,6 +14,8 @@ export class SeatDto {
 }
 
 /** An order as a member sees it: never with `userId`. */
+// Elements of the two variants differ only by userId; closed schemas are what make `oneOf` pick exactly one.
+@ClosedSchema()
 export class UserOrderDto {
   @ApiProperty({ type: 'integer', example: 1042 })
   orderId: number;
@@ -43,6 +47,7 @@ export class UserOrderDto {
  * An order as an administrator sees it: with the `userId` of the member who
  * holds it. The mapper, not this class, fixes the key order of CONTRACT §4.
  */
+@ClosedSchema()
 export class AdminOrderDto extends UserOrderDto {
   @ApiProperty({ type: 'integer', example: 42 })
   userId: number;

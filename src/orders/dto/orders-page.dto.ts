@@ -1,8 +1,10 @@
+import { ClosedSchema } from '../../common/openapi/closed-schema';
 import { ApiExtraModels, ApiProperty, getSchemaPath } from '@nestjs/swagger';
 import { AdminOrderDto, UserOrderDto } from './order.dto';
 
 /** The page envelope of CONTRACT §4, as documented; the service builds it as a plain object. */
 @ApiExtraModels(UserOrderDto, AdminOrderDto)
+@ClosedSchema()
 export class OrdersPageDto {
   @ApiProperty({ type: 'integer', example: 43, description: 'ceil(totalElementCount / size); 0 when nothing matches.' })
   totalPages: number;
@@ -47,6 +49,3 @@ export class OrdersPageDto {
   })
   elements: Array<UserOrderDto | AdminOrderDto>;
 }
-
-/** Schemas whose instances carry exactly their documented properties: what tells the two element shapes apart. */
-export const CLOSED_SCHEMAS = [UserOrderDto.name, AdminOrderDto.name, 'SeatDto', OrdersPageDto.name];

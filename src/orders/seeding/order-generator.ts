@@ -1,4 +1,4 @@
-import { ORDER_STATUS_CODES, type OrderStatusCode } from '../../orders/order-status';
+import { ORDER_STATUS_CODES, type OrderStatusCode } from '../order-status';
 
 export interface GeneratedSeat {
   seatPriceId: number;

@@ -1,8 +1,8 @@
 import { createConnection, type Connection, type RowDataPacket } from 'mysql2/promise';
 import { DataSource } from 'typeorm';
-import { toDatabaseConfig } from '../../src/config/database.config';
-import { validateEnvironment } from '../../src/config/environment';
-import { buildDataSourceOptions } from '../../src/database/data-source-options';
+import { toDatabaseConfig } from '../src/config/database.config';
+import { validateEnvironment } from '../src/config/environment';
+import { buildDataSourceOptions } from '../src/database/data-source-options';
 import { startThrowawayMysql, type ThrowawayMysql } from './mysql-server';
 import { waitFor } from './wait-for';
 

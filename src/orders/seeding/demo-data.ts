@@ -1,11 +1,11 @@
 import { Inject, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import type { AppConfig } from '../config/app.config';
-import { APP_CONFIG, DATABASE_CONFIG } from '../config/config.module';
-import type { DatabaseConfig } from '../config/database.config';
-import { IN_MEMORY_SQLITE } from './data-source-options';
-import { generateOrders } from './seeding/order-generator';
-import { writeOrders } from './seeding/order-writer';
+import type { AppConfig } from '../../config/app.config';
+import { APP_CONFIG, DATABASE_CONFIG } from '../../config/config.module';
+import type { DatabaseConfig } from '../../config/database.config';
+import { IN_MEMORY_SQLITE } from '../../database/data-source-options';
+import { generateOrders } from './order-generator';
+import { writeOrders } from './order-writer';
 
 /** The member whose USER token the startup banner prints; the generator makes member 1 the most active. */
 export const DEMO_MEMBER_ID = 1;

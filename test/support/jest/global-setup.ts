@@ -1,7 +1,7 @@
 import { spawnSync } from 'node:child_process';
 import { createConnection } from 'mysql2/promise';
-import { startThrowawayMysql, type ThrowawayMysql } from './mysql-server';
-import { parseMysqlUrl, TEST_MYSQL_URL_VARIABLE } from './test-database';
+import { startThrowawayMysql, type ThrowawayMysql } from '../../../launchers/mysql-server';
+import { parseMysqlUrl, TEST_MYSQL_URL_VARIABLE } from '../app/test-database';
 
 declare global {
   var throwawayMysql: ThrowawayMysql | undefined;

@@ -2,9 +2,14 @@ import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { Test } from '@nestjs/testing';
 import type { App } from 'supertest/types';
 import { DataSource } from 'typeorm';
-import { AppModule } from '../../src/app.module';
-import { APP_OPTIONS, configureApp } from '../../src/bootstrap/configure-app';
-import { createHttpAdapter } from '../../src/bootstrap/http-adapter';
+import { getMetadataStorage } from 'class-validator';
+import { AppModule } from '../../../src/app.module';
+import { EnvironmentVariables } from '../../../src/config/environment';
+import { APP_OPTIONS, configureApp } from '../../../src/bootstrap/configure-app';
+import { createHttpAdapter } from '../../../src/bootstrap/http-adapter';
+import { startServiceProcess, type ServiceProcess } from '../../../launchers/service-process';
+
+export type { ServiceProcess };
 
 export const TEST_JWT_SECRET = 'test-secret-for-the-e2e-suites-0123456789';
 export const TEST_ISSUER = 'https://id.tickets.test/';
@@ -24,36 +29,20 @@ export const BASE_TEST_ENVIRONMENT: Record<string, string> = {
   METRICS_PORT: '0',
 };
 
+/** The service as a process of its own, on the test environment, logging what a suite may read. */
+export const startTestService = (
+  environment: Record<string, string>,
+  options?: Parameters<typeof startServiceProcess>[1],
+): Promise<ServiceProcess> =>
+  startServiceProcess({ ...BASE_TEST_ENVIRONMENT, LOG_LEVEL: 'info', ...environment }, options);
+
+/** Every variable the service reads, as its environment class declares them, so that a new one is cleared too. */
 const SERVICE_VARIABLES = [
-  'PORT',
-  'NODE_ENV',
-  'DB_TYPE',
-  'SQLITE_PATH',
-  'DB_HOST',
-  'DB_PORT',
-  'DB_USERNAME',
-  'DB_PASSWORD',
-  'DB_DATABASE',
-  'DB_POOL_SIZE',
-  'DB_QUERY_TIMEOUT_MS',
-  'DB_REPLICAS',
-  'DB_REPLICA_MAX_LAG_S',
-  'JWT_SECRET',
-  'JWT_PUBLIC_KEY',
-  'JWT_JWKS_URI',
-  'JWT_ALGORITHMS',
-  'JWT_ISSUER',
-  'JWT_AUDIENCE',
-  'JWT_CLOCK_TOLERANCE_S',
-  'APP_TIMEZONE',
-  'LOG_LEVEL',
-  'RATE_LIMIT_PER_MINUTE',
-  'CORS_ORIGINS',
-  'SHUTDOWN_GRACE_MS',
-  'SHUTDOWN_DELAY_MS',
-  'REDIS_URL',
-  'METRICS_PORT',
-  'OTEL_EXPORTER_OTLP_ENDPOINT',
+  ...new Set(
+    getMetadataStorage()
+      .getTargetValidationMetadatas(EnvironmentVariables, '', true, false)
+      .map(({ propertyName }) => propertyName),
+  ),
 ];
 
 export interface TestApp {

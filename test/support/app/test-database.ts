@@ -1,8 +1,8 @@
 import { createConnection } from 'mysql2/promise';
 import { DataSource } from 'typeorm';
-import { toDatabaseConfig } from '../../src/config/database.config';
-import { validateEnvironment } from '../../src/config/environment';
-import { buildDataSourceOptions } from '../../src/database/data-source-options';
+import { toDatabaseConfig } from '../../../src/config/database.config';
+import { validateEnvironment } from '../../../src/config/environment';
+import { buildDataSourceOptions } from '../../../src/database/data-source-options';
 
 export const TEST_MYSQL_URL_VARIABLE = 'TEST_MYSQL_URL';
 

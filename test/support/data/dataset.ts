@@ -1,5 +1,5 @@
 import type { DataSource } from 'typeorm';
-import { randomSource } from '../../src/database/seeding/order-generator';
+import { randomSource } from '../../../src/orders/seeding/order-generator';
 
 export type StatusCode = 'PAYMENT_PENDING' | 'PAYMENT_COMPLETED' | 'CANCELLED' | 'REFUNDED';
 

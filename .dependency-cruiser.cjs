@@ -1,0 +1,121 @@
+/**
+ * Which folder may import which, checked by `npm run lint`. The layers point
+ * one way: a folder may use those below it, never those above, so that a
+ * change low down is safe to make without reading what sits on top of it.
+ *
+ *   main.ts, app.module.ts, cli/          compose everything
+ *   bootstrap/                            the HTTP surface (no feature)
+ *   orders/, health/                      features
+ *   observability/, logging/, rate-limit/, lifecycle/, auth/
+ *   database/                             servers, routing, deadlines (no feature)
+ *   common/, config/                      foundation
+ */
+const SRC = '^src/';
+/** The folders a layer may import besides itself; anything else under src/ is upward. */
+const layer = (name, folder, allowed, why) => ({
+  name,
+  comment: why,
+  severity: 'error',
+  from: { path: `^src/${folder}/` },
+  to: { path: SRC, pathNot: [`^src/(${[folder, ...allowed].join('|')})/`] },
+});
+
+module.exports = {
+  forbidden: [
+    {
+      name: 'no-circular',
+      comment:
+        'A cycle makes two modules one: neither can be read, tested or changed without the other. ' +
+        'The entities of one relation are the exception TypeORM is built for (each names the other in a type function).',
+      severity: 'error',
+      from: { pathNot: '\\.entity\\.ts$' },
+      to: { circular: true },
+    },
+    layer('config-is-foundation', 'config', [], 'Configuration is read by everything, so it reads nothing of ours.'),
+    layer(
+      'common-is-foundation',
+      'common',
+      ['config'],
+      'Shared pieces (problems, time, HTTP limits) must not know the features that use them.',
+    ),
+    layer(
+      'database-knows-no-feature',
+      'database',
+      ['common', 'config'],
+      'Routing, admission and deadlines serve any feature; a feature registers its own entities.',
+    ),
+    layer('auth-below-features', 'auth', ['common', 'config'], 'Who the caller is does not depend on what they ask.'),
+    layer('lifecycle-below-features', 'lifecycle', ['common', 'config'], 'Shutdown is told to, not told what.'),
+    layer(
+      'rate-limit-below-features',
+      'rate-limit',
+      ['common', 'config', 'auth'],
+      'The limit counts callers (from auth), never what a feature does.',
+    ),
+    layer(
+      'observability-below-features',
+      'observability',
+      ['common', 'config', 'auth', 'database'],
+      'Metrics and traces observe the database and the caller, not a feature.',
+    ),
+    layer(
+      'logging-below-features',
+      'logging',
+      ['common', 'config', 'observability'],
+      'Log lines carry the trace id, and nothing of a feature.',
+    ),
+    layer(
+      'health-is-a-feature',
+      'health',
+      ['common', 'config', 'database', 'observability', 'lifecycle', 'rate-limit'],
+      'The probes may use every lower layer, but not another feature.',
+    ),
+    layer(
+      'orders-is-a-feature',
+      'orders',
+      ['common', 'config', 'database', 'observability', 'auth'],
+      'The listing may use every lower layer, but not another feature, the HTTP set-up or the CLI.',
+    ),
+    layer(
+      'bootstrap-knows-no-feature',
+      'bootstrap',
+      ['common', 'config', 'auth', 'database', 'observability', 'logging', 'lifecycle'],
+      'The HTTP surface is the same for any feature; features describe themselves (e.g. @ClosedSchema).',
+    ),
+    {
+      name: 'src-stands-alone',
+      comment: 'The service ships without its tests, benchmarks and tooling.',
+      severity: 'error',
+      from: { path: SRC },
+      to: { path: '^(test|bench|deploy|launchers)/' },
+    },
+    {
+      name: 'launchers-stand-alone',
+      comment: 'The throw-away servers are shared by test/, bench/ and deploy/, so they import none of them.',
+      severity: 'error',
+      from: { path: '^launchers/' },
+      to: { path: '^(test|bench|deploy)/' },
+    },
+    {
+      name: 'tools-do-not-borrow-tests',
+      comment: 'bench/ and deploy/ share what they need with the tests through launchers/, not test/.',
+      severity: 'error',
+      from: { path: '^(bench|deploy)/' },
+      to: { path: '^test/' },
+    },
+    {
+      name: 'tests-do-not-borrow-tools',
+      comment: 'A test that imports a benchmark or the demo stack breaks when they change for their own reasons.',
+      severity: 'error',
+      from: { path: '^test/' },
+      to: { path: '^(bench|deploy)/' },
+    },
+  ],
+  options: {
+    doNotFollow: { path: 'node_modules' },
+    exclude: { path: ['^test/docs/generated-client/', '^dist/'] },
+    tsPreCompilationDeps: true,
+    tsConfig: { fileName: 'tsconfig.json' },
+    enhancedResolveOptions: { exportsFields: ['exports'], conditionNames: ['import', 'require', 'node', 'default'] },
+  },
+};
