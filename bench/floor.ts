@@ -6,7 +6,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import { toAuthConfig } from '../src/config/auth.config';
 import { validateEnvironment } from '../src/config/environment';
 import { LocalTimeFormatter, toStoredDateTime } from '../src/common/time/local-time';
-import { toOrderElement } from '../src/orders/order-element';
+import { toAdminOrder, toUserOrder } from '../src/orders/order-element';
 import type { OrderRow } from '../src/orders/orders.repository';
 import { buildPage } from '../src/orders/paging/page';
 import { parseEndBound, parseStartBound } from '../src/orders/query/date-bound';
@@ -166,7 +166,8 @@ async function list(request: IncomingMessage, response: ServerResponse): Promise
     list.push({ seatPriceId: seat.seatPriceId as number, price: seat.price as number });
     byOrder.set(seat.orderId as number, list);
   }
-  const elements = rows.map((row) => toOrderElement(row, byOrder.get(row.id) ?? [], isAdmin, time));
+  const toElement = isAdmin ? toAdminOrder : toUserOrder;
+  const elements = rows.map((row) => toElement(row, byOrder.get(row.id) ?? [], time));
   response
     .writeHead(200, { 'Content-Type': 'application/json; charset=utf-8' })
     .end(JSON.stringify(buildPage(elements, total, page, size)));

@@ -9,7 +9,7 @@ import { Role, type Caller } from '../src/auth/role';
 import { APP_OPTIONS, configureApp } from '../src/bootstrap/configure-app';
 import { createHttpAdapter } from '../src/bootstrap/http-adapter';
 import { LocalTimeFormatter } from '../src/common/time/local-time';
-import { toOrderElement } from '../src/orders/order-element';
+import { toAdminOrder, toUserOrder } from '../src/orders/order-element';
 import { Order } from '../src/orders/order.entity';
 import { SORT_COLUMNS } from '../src/orders/orders.repository';
 import { OrdersService, type OrdersPage } from '../src/orders/orders.service';
@@ -49,13 +49,13 @@ class NaiveOrdersService {
       skip: (query.page - 1) * query.size,
       take: query.size,
     });
+    const toElement = isAdmin ? toAdminOrder : toUserOrder;
     const elements = orders.map((order) =>
-      toOrderElement(
+      toElement(
         order,
         [...order.seats]
           .sort((a, b) => a.seatPriceId - b.seatPriceId)
           .map(({ seatPriceId, price }) => ({ seatPriceId, price })),
-        isAdmin,
         this.time,
       ),
     );

@@ -4,19 +4,28 @@ import { orderStatusLabel } from './order-status';
 import type { OrderRow } from './orders.repository';
 
 /**
- * An element of the page as CONTRACT §4 shows it: a plain object literal (no
- * class instance, cheaper per element) with the contract's key order,
- * `userId` second and only for administrators.
+ * The elements of a page as CONTRACT §4 shows them: plain object literals (no
+ * class instance, cheaper per element) typed as the prescribed DTOs, with the
+ * contract's key order. A member's element is built without `userId` at all,
+ * and the literal's type check refuses one that would carry it.
  */
-export function toOrderElement(
-  row: OrderRow,
-  seats: SeatDto[],
-  isAdmin: boolean,
-  time: LocalTimeFormatter,
-): UserOrderDto | AdminOrderDto {
+export function toUserOrder(row: OrderRow, seats: SeatDto[], time: LocalTimeFormatter): UserOrderDto {
   return {
     orderId: row.id,
-    ...(isAdmin ? { userId: row.userId } : {}),
+    concertId: row.concertId,
+    seats,
+    totalPrice: row.totalPrice,
+    status: orderStatusLabel(row.status),
+    createdAt: time.format(storedDateTimeToEpochMs(row.createdAt)),
+    updatedAt: time.format(storedDateTimeToEpochMs(row.updatedAt)),
+  };
+}
+
+/** An administrator's element: `userId` second, as CONTRACT §4 orders the keys. */
+export function toAdminOrder(row: OrderRow, seats: SeatDto[], time: LocalTimeFormatter): AdminOrderDto {
+  return {
+    orderId: row.id,
+    userId: row.userId,
     concertId: row.concertId,
     seats,
     totalPrice: row.totalPrice,

@@ -3,8 +3,8 @@ import { Role, type Caller } from '../auth/role';
 import { LocalTimeFormatter } from '../common/time/local-time';
 import { ReadRouter, type ReadSession } from '../database/read-router';
 import type { AdminOrderDto, SeatDto, UserOrderDto } from './dto/order.dto';
-import { toOrderElement } from './order-element';
-import { OrdersRepository, SeatRow } from './orders.repository';
+import { toAdminOrder, toUserOrder } from './order-element';
+import { OrdersRepository, type OrderRow, type SeatRow } from './orders.repository';
 import { buildPage, type Page } from './paging/page';
 import type { ListOrdersQuery, OrderFilters } from './query/list-orders-query';
 
@@ -49,8 +49,20 @@ export class OrdersService {
     });
 
     const seatsByOrder = groupSeats(seats);
-    const elements = rows.map((row) => toOrderElement(row, seatsByOrder.get(row.id) ?? [], isAdmin, this.time));
-    return buildPage<UserOrderDto | AdminOrderDto>(elements, total, query.page, query.size);
+    const seatsOf = (row: OrderRow) => seatsByOrder.get(row.id) ?? [];
+    return isAdmin
+      ? buildPage(
+          rows.map((row) => toAdminOrder(row, seatsOf(row), this.time)),
+          total,
+          query.page,
+          query.size,
+        )
+      : buildPage(
+          rows.map((row) => toUserOrder(row, seatsOf(row), this.time)),
+          total,
+          query.page,
+          query.size,
+        );
   }
 
   /**

@@ -1,0 +1,46 @@
+import { describe, expect, it } from '@jest/globals';
+import { LocalTimeFormatter } from '../common/time/local-time';
+import type { UserOrderDto } from './dto/order.dto';
+import { toAdminOrder, toUserOrder } from './order-element';
+import type { OrderRow } from './orders.repository';
+
+const row: OrderRow = {
+  id: 41,
+  userId: 7,
+  concertId: 3,
+  totalPrice: 150.5,
+  status: 'PC',
+  createdAt: '2026-11-23 14:59:59.000',
+  updatedAt: '2026-11-23 15:00:00.000',
+};
+const seats = [{ seatPriceId: 9, price: 150.5 }];
+const time = new LocalTimeFormatter('Asia/Seoul');
+
+describe('order elements (CONTRACT §4)', () => {
+  it('builds a member’s element without userId, in the contract’s key order', () => {
+    const element = toUserOrder(row, seats, time);
+    expect(Object.keys(element)).toEqual([
+      'orderId',
+      'concertId',
+      'seats',
+      'totalPrice',
+      'status',
+      'createdAt',
+      'updatedAt',
+    ]);
+    expect(element).toMatchObject({ orderId: 41, createdAt: '2026-11-23T23:59:59', updatedAt: '2026-11-24T00:00:00' });
+  });
+
+  it('builds an administrator’s element with userId second', () => {
+    expect(Object.keys(toAdminOrder(row, seats, time)).slice(0, 3)).toEqual(['orderId', 'userId', 'concertId']);
+    expect(toAdminOrder(row, seats, time).userId).toBe(7);
+  });
+
+  it('refuses, at compile time, a member’s element that carries userId', () => {
+    const element = toUserOrder(row, seats, time);
+    // `npm run typecheck` fails if a UserOrderDto literal may carry userId.
+    // @ts-expect-error userId is not a property of UserOrderDto
+    const leaked: UserOrderDto = { ...element, userId: 7 };
+    expect(leaked).toHaveProperty('userId');
+  });
+});
