@@ -22,7 +22,9 @@ import { toOrderStatusCode } from '../src/orders/order-status';
 const env = validateEnvironment(process.env);
 const auth = toAuthConfig(env);
 // Parsed once, as the service does: jsonwebtoken would re-parse a string key on every request.
-const secret = createSecretKey(Buffer.from(auth.keySource.mode === 'secret' ? auth.keySource.secret : '', 'utf8'));
+const secret = createSecretKey(
+  Buffer.from(auth.verification.mode === 'secret' ? auth.verification.secret : '', 'utf8'),
+);
 const time = new LocalTimeFormatter(env.APP_TIMEZONE);
 const pool: Pool = createPool({
   host: env.DB_HOST,

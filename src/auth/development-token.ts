@@ -11,10 +11,10 @@ export function signDevelopmentToken(
   claims: { sub: number; role: Role },
   expiresIn: jwt.SignOptions['expiresIn'] = '1h',
 ): string {
-  if (config.keySource.mode !== 'secret') {
+  if (config.verification.mode !== 'secret') {
     throw new Error('Tokens can only be signed here when the service verifies with JWT_SECRET');
   }
-  return jwt.sign({ sub: String(claims.sub), role: claims.role }, config.keySource.secret, {
+  return jwt.sign({ sub: String(claims.sub), role: claims.role }, config.verification.secret, {
     algorithm: config.algorithms[0],
     expiresIn,
     ...(config.issuer ? { issuer: config.issuer } : {}),

@@ -1,6 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { PassportStrategy } from '@nestjs/passport';
-import { createPublicKey, createSecretKey, type KeyObject } from 'node:crypto';
 import jwt from 'jsonwebtoken';
 import { passportJwtSecret } from 'jwks-rsa';
 import { ExtractJwt, Strategy, type SecretOrKeyProvider } from 'passport-jwt';
@@ -9,36 +8,29 @@ import { AUTH_CONFIG } from '../config/config.module';
 import { callerFromClaims } from './caller-claims';
 import type { TokenVerdict } from './token-verdict';
 
-/**
- * Keys are parsed once, here: given a string, jsonwebtoken would re-parse it
- * on every verification (first trying it as a PEM key, which throws for a secret).
- */
-function keyOptions(config: AuthConfig): { secretOrKey: Buffer } | { secretOrKeyProvider: SecretOrKeyProvider } {
-  // passport-jwt hands the key to jsonwebtoken, which accepts a KeyObject; its typings only know string | Buffer.
-  const asKey = (key: KeyObject) => key as unknown as Buffer;
-  switch (config.keySource.mode) {
-    case 'secret':
-      return { secretOrKey: asKey(createSecretKey(Buffer.from(config.keySource.secret, 'utf8'))) };
-    case 'public-key':
-      return { secretOrKey: asKey(createPublicKey(config.keySource.publicKey)) };
-    case 'jwks': {
-      const keyFor = passportJwtSecret({
-        jwksUri: config.keySource.jwksUri,
-        cache: true,
-        rateLimit: true,
-        // An unknown `kid` triggers a refetch; the limit keeps forged kids from hammering the issuer.
-        jwksRequestsPerMinute: 10,
-      });
-      return {
-        // jwks-rsa would fall back to the only key of the set for a token without `kid`; the contract chooses keys by kid.
-        secretOrKeyProvider: (request, rawToken: string, done) => {
-          const kid = (jwt.decode(rawToken, { complete: true })?.header as { kid?: unknown } | undefined)?.kid;
-          if (typeof kid !== 'string') return done(new Error('The token names no key (kid)'));
-          keyFor(request as Parameters<typeof keyFor>[0], rawToken, done);
-        },
-      };
-    }
+/** The key of the verification, parsed once at start (src/config/jwt-verification.ts), or the issuer's key set. */
+function keyOptions({
+  verification,
+}: AuthConfig): { secretOrKey: Buffer } | { secretOrKeyProvider: SecretOrKeyProvider } {
+  if (verification.mode !== 'jwks') {
+    // passport-jwt hands the key to jsonwebtoken, which accepts a KeyObject; its typings only know string | Buffer.
+    return { secretOrKey: verification.key as unknown as Buffer };
   }
+  const keyFor = passportJwtSecret({
+    jwksUri: verification.jwksUri,
+    cache: true,
+    rateLimit: true,
+    // An unknown `kid` triggers a refetch; the limit keeps forged kids from hammering the issuer.
+    jwksRequestsPerMinute: 10,
+  });
+  return {
+    // jwks-rsa would fall back to the only key of the set for a token without `kid`; the contract chooses keys by kid.
+    secretOrKeyProvider: (request, rawToken: string, done) => {
+      const kid = (jwt.decode(rawToken, { complete: true })?.header as { kid?: unknown } | undefined)?.kid;
+      if (typeof kid !== 'string') return done(new Error('The token names no key (kid)'));
+      keyFor(request as Parameters<typeof keyFor>[0], rawToken, done);
+    },
+  };
 }
 
 @Injectable()

@@ -8,7 +8,7 @@ const DEMO_TOKEN_LIFETIME = '12h';
 /** What a developer needs to try the service at once: where it is, and tokens for both variants. */
 export function startupBanner(baseUrl: string, auth: AuthConfig, demoMemberId: number): string {
   const lines = [`Orders service listening on ${baseUrl}`, `Swagger UI: ${baseUrl}/${DOCS_PATH}`];
-  if (auth.keySource.mode === 'secret') {
+  if (auth.verification.mode === 'secret') {
     const user = signDevelopmentToken(auth, { sub: demoMemberId, role: Role.User }, DEMO_TOKEN_LIFETIME);
     const admin = signDevelopmentToken(auth, { sub: 9000, role: Role.Admin }, DEMO_TOKEN_LIFETIME);
     lines.push(

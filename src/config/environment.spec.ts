@@ -2,7 +2,8 @@ import { describe, expect, it } from '@jest/globals';
 import { generateKeyPairSync } from 'node:crypto';
 import { toAuthConfig } from './auth.config';
 import { toDatabaseConfig } from './database.config';
-import { DEVELOPMENT_JWT_SECRET, InvalidConfigurationError, validateEnvironment } from './environment';
+import { InvalidConfigurationError, validateEnvironment } from './environment';
+import { DEVELOPMENT_JWT_SECRET } from './jwt-verification';
 
 const rsaPublicKey = generateKeyPairSync('rsa', { modulusLength: 2048 })
   .publicKey.export({ type: 'spki', format: 'pem' })
@@ -114,9 +115,8 @@ describe('validateEnvironment', () => {
 describe('toAuthConfig', () => {
   it('pins HS256 for the development secret', () => {
     expect(toAuthConfig(validateEnvironment({}))).toMatchObject({
-      keySource: { mode: 'secret', secret: DEVELOPMENT_JWT_SECRET },
+      verification: { mode: 'secret', secret: DEVELOPMENT_JWT_SECRET, family: 'symmetric' },
       algorithms: ['HS256'],
-      usesDevelopmentSecret: true,
     });
   });
 
@@ -127,9 +127,10 @@ describe('toAuthConfig', () => {
 
   it('accepts a PEM written on one line with \\n escapes', () => {
     const oneLine = rsaPublicKey.replace(/\n/g, '\\n');
-    expect(toAuthConfig(validateEnvironment({ JWT_PUBLIC_KEY: oneLine })).keySource).toEqual({
-      mode: 'public-key',
-      publicKey: rsaPublicKey,
-    });
+    const { verification } = toAuthConfig(validateEnvironment({ JWT_PUBLIC_KEY: oneLine }));
+    expect(verification.mode).toBe('public-key');
+    expect(verification.mode === 'public-key' && verification.key.export({ type: 'spki', format: 'pem' })).toBe(
+      rsaPublicKey,
+    );
   });
 });

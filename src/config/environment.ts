@@ -1,6 +1,5 @@
 // class-transformer's implicit conversion reads the emitted design:type metadata.
 import 'reflect-metadata';
-import { createPublicKey } from 'node:crypto';
 import { plainToInstance, Transform } from 'class-transformer';
 import {
   IsIn,
@@ -16,27 +15,17 @@ import {
   ValidationError,
 } from 'class-validator';
 import { IsIanaTimeZone } from './is-iana-time-zone';
-
-export const DEVELOPMENT_JWT_SECRET = 'development-only-secret-never-use-in-production';
+import {
+  DEVELOPMENT_JWT_SECRET,
+  JWT_ALGORITHMS,
+  readJwtVerification,
+  type JwtAlgorithm,
+  type JwtVerification,
+} from './jwt-verification';
 
 export const NODE_ENVIRONMENTS = ['development', 'production', 'test'] as const;
 export const DATABASE_TYPES = ['sqlite', 'mysql'] as const;
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
-export const JWT_ALGORITHMS = [
-  'HS256',
-  'HS384',
-  'HS512',
-  'RS256',
-  'RS384',
-  'RS512',
-  'PS256',
-  'PS384',
-  'PS512',
-  'ES256',
-  'ES384',
-  'ES512',
-] as const;
-export type JwtAlgorithm = (typeof JWT_ALGORITHMS)[number];
 
 const toList = ({ value }: { value: unknown }): unknown =>
   typeof value === 'string'
@@ -192,51 +181,30 @@ function describe(error: ValidationError, raw: Record<string, string | undefined
   return `${error.property}: ${reasons} (got ${received})`;
 }
 
-function isPublicKey(pem: string): boolean {
-  try {
-    const type = createPublicKey(pem).asymmetricKeyType;
-    return type === 'rsa' || type === 'ec' || type === 'rsa-pss';
-  } catch {
-    return false;
-  }
+/** Each validated environment's token verification, worked out (and its key parsed) once, while validating. */
+const verifications = new WeakMap<EnvironmentVariables, JwtVerification>();
+
+/** The verification of a validated environment. */
+export function jwtVerificationOf(env: EnvironmentVariables): JwtVerification {
+  const known = verifications.get(env);
+  if (known) return known;
+  const { verification, problems } = readJwtVerification(env);
+  if (!verification || problems.length > 0) throw new InvalidConfigurationError(problems);
+  verifications.set(env, verification);
+  return verification;
 }
 
 /** Rules that span several variables, which class-validator cannot express one property at a time. */
 function crossFieldProblems(env: EnvironmentVariables): string[] {
   const problems: string[] = [];
-  const asymmetricSources = [env.JWT_PUBLIC_KEY && 'JWT_PUBLIC_KEY', env.JWT_JWKS_URI && 'JWT_JWKS_URI'].filter(
-    Boolean,
-  );
-  if (asymmetricSources.length > 1 || (asymmetricSources.length === 1 && env.JWT_SECRET)) {
-    problems.push(
-      `JWT_SECRET, JWT_PUBLIC_KEY, JWT_JWKS_URI: set only one verification mode (got ${[
-        env.JWT_SECRET && 'JWT_SECRET',
-        ...asymmetricSources,
-      ]
-        .filter(Boolean)
-        .join(', ')})`,
-    );
-  }
-  if (env.JWT_PUBLIC_KEY && !isPublicKey(env.JWT_PUBLIC_KEY)) {
-    problems.push('JWT_PUBLIC_KEY: not a PEM-encoded RSA or EC public key');
-  }
-  const symmetric = asymmetricSources.length === 0;
-  const wrongFamily = (env.JWT_ALGORITHMS ?? []).filter((algorithm) => algorithm.startsWith('HS') !== symmetric);
-  if (wrongFamily.length > 0) {
-    problems.push(
-      `JWT_ALGORITHMS: ${wrongFamily.join(', ')} cannot be used with ${
-        symmetric ? 'a shared secret (JWT_SECRET)' : 'a public key (JWT_PUBLIC_KEY / JWT_JWKS_URI)'
-      }`,
-    );
-  }
-  if (env.JWT_ALGORITHMS?.length === 0) {
-    problems.push('JWT_ALGORITHMS: must name at least one algorithm');
-  }
+  const { verification, problems: jwtProblems } = readJwtVerification(env);
+  problems.push(...jwtProblems);
+  if (verification && jwtProblems.length === 0) verifications.set(env, verification);
   if (env.NODE_ENV === 'production') {
     if (env.DB_TYPE === 'sqlite') {
       problems.push('DB_TYPE: the embedded database is for development only; use mysql with NODE_ENV=production');
     }
-    if (symmetric && (!env.JWT_SECRET || env.JWT_SECRET === DEVELOPMENT_JWT_SECRET)) {
+    if (verification?.mode === 'secret' && verification.secret === DEVELOPMENT_JWT_SECRET) {
       problems.push(
         'JWT_SECRET: the development secret is refused with NODE_ENV=production; set a secret of your own or a public key',
       );

@@ -1,0 +1,97 @@
+import { createPublicKey, createSecretKey, type KeyObject } from 'node:crypto';
+
+/** What jsonwebtoken may be asked to verify with; `none` is not among them (CONTRACT §2). */
+export const JWT_ALGORITHMS = [
+  'HS256',
+  'HS384',
+  'HS512',
+  'RS256',
+  'RS384',
+  'RS512',
+  'PS256',
+  'PS384',
+  'PS512',
+  'ES256',
+  'ES384',
+  'ES512',
+] as const;
+export type JwtAlgorithm = (typeof JWT_ALGORITHMS)[number];
+
+/** Signs the tokens `npm start` prints; refused with NODE_ENV=production. */
+export const DEVELOPMENT_JWT_SECRET = 'development-only-secret-never-use-in-production';
+
+/**
+ * How tokens are verified, decided once at start: the mode, the key parsed
+ * into a KeyObject (given a string, jsonwebtoken would parse it again on
+ * every verification), and the algorithm family the key allows.
+ */
+export type JwtVerification =
+  | { mode: 'secret'; secret: string; key: KeyObject; family: 'symmetric' }
+  | { mode: 'public-key'; key: KeyObject; family: 'asymmetric' }
+  | { mode: 'jwks'; jwksUri: string; family: 'asymmetric' };
+
+interface JwtVariables {
+  JWT_SECRET?: string;
+  JWT_PUBLIC_KEY?: string;
+  JWT_JWKS_URI?: string;
+  JWT_ALGORITHMS?: JwtAlgorithm[];
+}
+
+/** The variables' verification, or why they cannot verify a token: each problem names its variable. */
+export function readJwtVerification(env: JwtVariables): { verification?: JwtVerification; problems: string[] } {
+  const asymmetric = [env.JWT_PUBLIC_KEY && 'JWT_PUBLIC_KEY', env.JWT_JWKS_URI && 'JWT_JWKS_URI'].filter(Boolean);
+  if (asymmetric.length > 1 || (asymmetric.length === 1 && env.JWT_SECRET)) {
+    const given = [env.JWT_SECRET && 'JWT_SECRET', ...asymmetric].filter(Boolean).join(', ');
+    return {
+      problems: [`JWT_SECRET, JWT_PUBLIC_KEY, JWT_JWKS_URI: set only one verification mode (got ${given})`],
+    };
+  }
+  let verification: JwtVerification;
+  if (env.JWT_JWKS_URI) {
+    verification = { mode: 'jwks', jwksUri: env.JWT_JWKS_URI, family: 'asymmetric' };
+  } else if (env.JWT_PUBLIC_KEY) {
+    const key = publicKeyOf(env.JWT_PUBLIC_KEY);
+    if (!key) return { problems: ['JWT_PUBLIC_KEY: not a PEM-encoded RSA or EC public key'] };
+    verification = { mode: 'public-key', key, family: 'asymmetric' };
+  } else {
+    const secret = env.JWT_SECRET ?? DEVELOPMENT_JWT_SECRET;
+    verification = { mode: 'secret', secret, key: createSecretKey(Buffer.from(secret, 'utf8')), family: 'symmetric' };
+  }
+  const problems: string[] = [];
+  const wrongFamily = (env.JWT_ALGORITHMS ?? []).filter(
+    (algorithm) => algorithm.startsWith('HS') !== (verification.family === 'symmetric'),
+  );
+  if (wrongFamily.length > 0) {
+    const with_ =
+      verification.family === 'symmetric'
+        ? 'a shared secret (JWT_SECRET)'
+        : 'a public key (JWT_PUBLIC_KEY / JWT_JWKS_URI)';
+    problems.push(`JWT_ALGORITHMS: ${wrongFamily.join(', ')} cannot be used with ${with_}`);
+  }
+  if (env.JWT_ALGORITHMS?.length === 0) problems.push('JWT_ALGORITHMS: must name at least one algorithm');
+  return { verification, problems };
+}
+
+/**
+ * Pinned by the key so that a token cannot choose how it is verified (RFC 8725 §3.1):
+ * a shared secret only ever verifies HS256, an RSA key RS256, an EC key ES256.
+ */
+export function defaultAlgorithms(verification: JwtVerification): JwtAlgorithm[] {
+  switch (verification.mode) {
+    case 'secret':
+      return ['HS256'];
+    case 'public-key':
+      return verification.key.asymmetricKeyType === 'ec' ? ['ES256'] : ['RS256'];
+    case 'jwks':
+      return ['RS256', 'ES256'];
+  }
+}
+
+function publicKeyOf(pem: string): KeyObject | undefined {
+  try {
+    const key = createPublicKey(pem);
+    return ['rsa', 'ec', 'rsa-pss'].includes(key.asymmetricKeyType ?? '') ? key : undefined;
+  } catch {
+    return undefined;
+  }
+}
