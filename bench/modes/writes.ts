@@ -2,16 +2,16 @@ import 'reflect-metadata';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createConnection, type Connection, type ResultSetHeader, type RowDataPacket } from 'mysql2/promise';
 import { DataSource } from 'typeorm';
-import { signDevelopmentToken } from '../src/auth/development-token';
-import { Role } from '../src/auth/role';
-import { toAuthConfig } from '../src/config/auth.config';
-import { validateEnvironment } from '../src/config/environment';
-import { buildDataSourceOptions } from '../src/database/data-source-options';
-import { generateOrders, randomSource } from '../src/orders/seeding/order-generator';
-import { writeOrders } from '../src/orders/seeding/order-writer';
-import { freePort, startThrowawayMysql, type ThrowawayMysql } from '../launchers/mysql-server';
-import { PRODUCTION_NODE_ARGUMENTS } from '../launchers/production-command';
-import { waitUntilServing } from '../launchers/wait-for';
+import { signDevelopmentToken } from '../../src/auth/development-token';
+import { Role } from '../../src/auth/role';
+import { toAuthConfig } from '../../src/config/auth.config';
+import { validateEnvironment } from '../../src/config/environment';
+import { buildDataSourceOptions } from '../../src/database/data-source-options';
+import { generateOrders, randomSource } from '../../src/orders/seeding/order-generator';
+import { writeOrders } from '../../src/orders/seeding/order-writer';
+import { freePort, startThrowawayMysql, type ThrowawayMysql } from '../../launchers/mysql-server';
+import { PRODUCTION_NODE_ARGUMENTS } from '../../launchers/production-command';
+import { waitUntilServing } from '../../launchers/wait-for';
 
 /**
  * CONTRACT §7: what the listing's schema costs the company's order writers.

@@ -1,0 +1,77 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { PRODUCTION_NODE_ARGUMENTS } from '../../launchers/production-command';
+import { waitUntilServing } from '../../launchers/wait-for';
+import type { BenchContext } from './context';
+
+/** The service as production starts it, the raw floor (bench/floor.ts) and the naive TypeORM findAndCount (bench/naive.ts). */
+export type ServerName = 'service' | 'floor' | 'naive';
+const COMMANDS: Record<ServerName, string[]> = {
+  service: PRODUCTION_NODE_ARGUMENTS,
+  floor: ['-r', 'ts-node/register', 'bench/floor.ts'],
+  naive: ['-r', 'ts-node/register', 'bench/naive.ts'],
+};
+export const PORTS: Record<ServerName, number> = { service: 3910, floor: 3911, naive: 3912 };
+/** Starts one of them on its port and waits until it answers a listing. */
+export async function start(
+  { adminToken }: BenchContext,
+  name: ServerName,
+  extra: Record<string, string> = {},
+  nodeArguments: string[] = [],
+): Promise<ChildProcess> {
+  const child = spawn(process.execPath, [...nodeArguments, ...COMMANDS[name]], {
+    // `test` logs JSON lines as production does (development would pretty-print them); production itself would
+    // refuse the development secret the bench signs its tokens with.
+    env: { ...process.env, PORT: String(PORTS[name]), RATE_LIMIT_PER_MINUTE: '0', NODE_ENV: 'test', ...extra },
+    stdio: 'ignore',
+  });
+  for (let attempt = 0; attempt < 300; attempt += 1) {
+    try {
+      const response = await fetch(`http://127.0.0.1:${PORTS[name]}/orders?size=1`, {
+        headers: { authorization: `Bearer ${adminToken}` },
+      });
+      if (response.ok) return child;
+    } catch {
+      // not listening yet
+    }
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+  throw new Error(`${name} did not start`);
+}
+
+export async function stop(child: ChildProcess): Promise<void> {
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  child.kill('SIGTERM');
+  await exited;
+}
+
+export const url = (name: ServerName, query: string) =>
+  `http://127.0.0.1:${PORTS[name]}/orders${query ? `?${query}` : ''}`;
+
+/** One way of starting the same build of the service, for a side-by-side comparison. */
+export interface Variant {
+  label: string;
+  port: number;
+  node: string;
+  env?: Record<string, string>;
+  /** Node.js flags added before the production command's own. */
+  flags?: string[];
+  /** The checkout whose `dist/` runs; this one by default. */
+  cwd?: string;
+}
+
+export async function startVariant(variant: Variant): Promise<ChildProcess> {
+  const child = spawn(variant.node, [...(variant.flags ?? []), ...PRODUCTION_NODE_ARGUMENTS], {
+    cwd: variant.cwd,
+    env: {
+      ...process.env,
+      PORT: String(variant.port),
+      RATE_LIMIT_PER_MINUTE: '0',
+      NODE_ENV: 'test',
+      METRICS_PORT: '0',
+      ...variant.env,
+    },
+    stdio: 'ignore',
+  });
+  await waitUntilServing(child, `http://127.0.0.1:${variant.port}`, { path: '/health/ready' });
+  return child;
+}

@@ -1,0 +1,117 @@
+import { spawnSync, type ChildProcess } from 'node:child_process';
+import { basename } from 'node:path';
+import type { BenchContext } from '../lib/context';
+import { cpuMs, drain, load, mean, median, peakRss } from '../lib/measure';
+import { startVariant, stop, type Variant } from '../lib/servers';
+
+const HEADLINE = ['user page 1', 'admin page 1', 'admin all filters', 'admin size 100'];
+
+/** `--compare-node PATH`: the same build on the Node.js running the bench and on the one at PATH. */
+export async function compareNode(context: BenchContext, otherNode: string): Promise<void> {
+  const version = spawnSync(otherNode, ['--version'], { encoding: 'utf8' }).stdout.trim();
+  await compareVariants(
+    context,
+    `The same build on Node ${process.version} and Node ${version}`,
+    [
+      { label: `Node ${process.version}`, port: 3913, node: process.execPath },
+      { label: `Node ${version}`, port: 3914, node: otherNode },
+    ],
+    HEADLINE,
+  );
+}
+
+/** `--compare-builds=DIR,DIR,…`: the builds (`dist/`) in those checkouts, each started as production starts it. */
+export async function compareBuilds(context: BenchContext, directories: string[]): Promise<void> {
+  await compareVariants(
+    context,
+    'Builds side by side',
+    directories.map((cwd, index) => ({ label: basename(cwd), port: 3950 + index, node: process.execPath, cwd })),
+    ['user page 1', 'admin page 1', 'admin all filters'],
+  );
+}
+
+/** `--compare-flags="FLAGS"`: the production command against the same with extra Node.js flags. */
+export async function compareFlags(context: BenchContext, flags: string[]): Promise<void> {
+  await compareVariants(
+    context,
+    `The production command with and without ${flags.join(' ')}`,
+    [
+      { label: 'production', port: 3915, node: process.execPath },
+      { label: `with ${flags.join(' ')}`, port: 3916, node: process.execPath, flags },
+    ],
+    HEADLINE,
+  );
+}
+
+/**
+ * The same scenarios on each variant, interleaved (the order rotates every
+ * round): throughput, latency, ratio to the first variant, and peak memory.
+ */
+export async function compareVariants(
+  context: BenchContext,
+  title: string,
+  variants: Variant[],
+  scenarioNames: string[],
+): Promise<void> {
+  const { seconds, rounds, connections, scenarios } = context;
+  const children: ChildProcess[] = [];
+  for (const variant of variants) children.push(await startVariant(variant));
+  const picked = scenarios.filter((scenario) => scenarioNames.includes(scenario.name));
+  const samples = new Map<
+    string,
+    Array<{ rps: number; p50: number; p99: number; errors: number; cpuMs: number; answered: number }>
+  >();
+  for (let round = 0; round < rounds; round += 1) {
+    for (const scenario of picked) {
+      const order = variants.map((_, index) => variants[(index + round) % variants.length]);
+      for (const variant of order) {
+        process.stderr.write(`round ${round + 1}: ${scenario.name} on ${variant.label}\n`);
+        const key = `${scenario.name}|${variant.label}`;
+        const target = `http://127.0.0.1:${variant.port}/orders${scenario.query ? `?${scenario.query}` : ''}`;
+        const pid = children[variants.indexOf(variant)].pid ?? 0;
+        const cpuBefore = cpuMs(pid);
+        const result = await load(target, scenario.token, seconds, connections);
+        samples.set(key, [...(samples.get(key) ?? []), { ...result, cpuMs: cpuMs(pid) - cpuBefore }]);
+        await drain(context);
+      }
+    }
+  }
+  console.log(`\n## ${title} (${connections} connections, ${rounds} × ${seconds} s, interleaved)\n`);
+  console.log(
+    `| scenario | ${variants.map((variant) => `${variant.label} req/s (p50 / p99 ms; CPU ms/req)`).join(' | ')} | ${variants
+      .slice(1)
+      .map((variant) => `${variant.label} / ${variants[0].label} req/s; CPU`)
+      .join(' | ')} | failed |`,
+  );
+  console.log(`|${'---|'.repeat(variants.length * 2 + 1)}`);
+  for (const scenario of picked) {
+    const stats = variants.map((variant) => {
+      const runs = samples.get(`${scenario.name}|${variant.label}`) ?? [];
+      return {
+        rps: mean(runs.map((run) => run.rps)),
+        p50: median(runs.map((run) => run.p50)),
+        p99: Math.max(...runs.map((run) => run.p99)),
+        errors: runs.reduce((sum, run) => sum + run.errors, 0),
+        cpuPerRequest:
+          runs.reduce((sum, run) => sum + run.cpuMs, 0) /
+          Math.max(
+            1,
+            runs.reduce((sum, run) => sum + run.answered, 0),
+          ),
+      };
+    });
+    console.log(
+      `| ${scenario.name} | ${stats.map((stat) => `${stat.rps.toFixed(0)} (${stat.p50} / ${stat.p99}; ${stat.cpuPerRequest.toFixed(3)})`).join(' | ')} | ${stats
+        .slice(1)
+        .map(
+          (stat) =>
+            `${(stat.rps / stats[0].rps).toFixed(3)}×; ${(stat.cpuPerRequest / stats[0].cpuPerRequest).toFixed(2)}×`,
+        )
+        .join(' | ')} | ${stats.map((stat) => stat.errors).join(' / ')} |`,
+    );
+  }
+  console.log(
+    `\nPeak RSS: ${variants.map((variant, index) => `${peakRss(children[index]).toFixed(0)} MB ${variant.label}`).join(', ')}.`,
+  );
+  for (const child of children) await stop(child);
+}
