@@ -1,10 +1,11 @@
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
 import request from 'supertest';
 import { expectProblem } from '../support/assertions/problem';
 import { TcpProxy } from '../support/faults/tcp-proxy';
 import { freshMysqlDatabase, mysqlEnvironment } from '../support/app/test-database';
 import { startTestApp, type TestApp } from '../support/app/test-app';
 import { adminToken } from '../support/app/tokens';
+import { waitFor } from '../../launchers/wait-for';
 
 /** CONTRACT §6: a database that cannot answer is a 503 with Retry-After, never its own error text. */
 describe('GET /orders while MySQL is unreachable', () => {
@@ -32,41 +33,40 @@ describe('GET /orders while MySQL is unreachable', () => {
     expect((await list()).status).toBe(200);
   });
 
-  it('answers 503 problem+json with Retry-After, and no driver text, once it is gone', async () => {
+  it('answers 503 problem+json with Retry-After, and no driver text, once it is gone; readiness the same', async () => {
     await proxy.cut();
-    for (let attempt = 0; attempt < 3; attempt += 1) {
-      const response = await list();
-      const body = expectProblem(response, 503);
-      expect(response.headers['retry-after']).toBe('5');
-      expect(body.type).toBe('/problems/database-unavailable');
+    try {
+      for (let attempt = 0; attempt < 3; attempt += 1) {
+        const response = await list();
+        const body = expectProblem(response, 503);
+        expect(response.headers['retry-after']).toBe('5');
+        expect(body.type).toBe('/problems/database-unavailable');
+      }
+      const readiness = await request(context.server).get('/health/ready');
+      expect(expectProblem(readiness, 503).type).toBe('/problems/database-unavailable');
+      expect(readiness.headers['retry-after']).toBe('5');
+    } finally {
+      await proxy.open();
     }
-  });
-
-  it('answers readiness with the same 503 problem and Retry-After', async () => {
-    const response = await request(context.server).get('/health/ready');
-    expect(expectProblem(response, 503).type).toBe('/problems/database-unavailable');
-    expect(response.headers['retry-after']).toBe('5');
   });
 
   it('answers 200 again when the database returns, without a restart', async () => {
+    await proxy.cut();
+    expectProblem(await list(), 503);
     await proxy.open();
-    const deadline = Date.now() + 10_000;
-    let status = 0;
-    while (Date.now() < deadline && status !== 200) {
-      status = (await list()).status;
-    }
-    expect(status).toBe(200);
+    await waitFor('the listing to answer 200 again', async () => (await list()).status === 200);
   });
 });
 
 describe('GET /orders when the embedded database fails', () => {
   let context: TestApp;
 
-  beforeAll(async () => {
+  // Each test breaks the database its own way, so each gets an application of its own.
+  beforeEach(async () => {
     context = await startTestApp({});
   });
 
-  afterAll(async () => {
+  afterEach(async () => {
     await context?.close();
   });
 

@@ -10,7 +10,15 @@ import {
   STATUSES,
   type TestOrder,
 } from '../support/data/dataset';
-import { expectedPage, matching, type Direction, type Field, type OracleQuery } from '../support/data/oracle';
+import {
+  ADMIN_SORT_FIELDS,
+  expectedPage,
+  matching,
+  USER_SORT_FIELDS,
+  type Direction,
+  type Field,
+  type OracleQuery,
+} from '../support/data/oracle';
 import { expectProblem } from '../support/assertions/problem';
 import { freshMysqlDatabase, mysqlEnvironment } from '../support/app/test-database';
 import { startTestApp, type TestApp } from '../support/app/test-app';
@@ -18,8 +26,6 @@ import { adminToken, signToken, unsignedToken, userToken } from '../support/app/
 
 export type DatabaseKind = 'sqlite' | 'mysql';
 
-const USER_FIELDS: Field[] = ['orderId', 'concertId', 'totalPrice', 'status', 'createdAt', 'updatedAt'];
-const ADMIN_FIELDS: Field[] = [...USER_FIELDS, 'userId'];
 const DIRECTIONS: Direction[] = ['asc', 'desc'];
 const LABELS: Record<string, string> = {
   PAYMENT_PENDING: '결제 대기',
@@ -179,7 +185,7 @@ export function describeOrdersContract(database: DatabaseKind): void {
         expect(response.headers.link).toBeUndefined();
       });
 
-      const userSorts = USER_FIELDS.flatMap((field) =>
+      const userSorts = USER_SORT_FIELDS.flatMap((field) =>
         DIRECTIONS.map((direction): [Field, Direction] => [field, direction]),
       );
       it.each(userSorts)('sorts by %s %s', async (field, direction) => {
@@ -219,7 +225,7 @@ export function describeOrdersContract(database: DatabaseKind): void {
         await expectPageOf(adminToken(), '', { role: 'ADMIN', callerId: 9000 });
       });
 
-      const adminSorts = ADMIN_FIELDS.flatMap((field) =>
+      const adminSorts = ADMIN_SORT_FIELDS.flatMap((field) =>
         DIRECTIONS.map((direction): [Field, Direction] => [field, direction]),
       );
       it.each(adminSorts)('sorts by %s %s', async (field, direction) => {
