@@ -48,9 +48,9 @@ interface SecondaryIndex {
 }
 
 /**
- * Bulk loading into sixteen secondary indexes with a small buffer pool turns
- * every insert into random reads (1M orders: about eight minutes here); the
- * same indexes built once after the load take seconds. Their definitions are
+ * Bulk loading into the secondary indexes with a small buffer pool turns
+ * every insert into random reads; the same indexes built once after the load
+ * take a fraction of that time (docs/BENCHMARKS.md). Their definitions are
  * read from the database, so the migrations stay their only source.
  */
 async function withSecondaryIndexesBuiltAfterwards(dataSource: DataSource, load: () => Promise<void>): Promise<void> {

@@ -85,7 +85,8 @@ export function buildDataSourceOptions(
       // logged with its request id and the driver's error, so the extra frames are not worth that.
       trace: false,
       // The listing sends plain queries, never prepared statements; mysql2's default cache for them (16,000
-      // entries) is allocated up front for every connection, about half a megabyte each: 50 MB for a pool of 100.
+      // entries) is allocated up front for every connection; with a large pool that alone ran the heap out in a burst
+      // (docs/BENCHMARKS.md).
       maxPreparedStatements: 16,
     },
   };

@@ -12,8 +12,8 @@ const FLUSH_INTERVAL_MS = 1000;
 
 /**
  * Standard output for the JSON lines. Written off the event loop, and
- * buffered: one write (and one hand-off to libuv's thread pool) per 4 KB —
- * about fifteen requests — rather than per request, which under load was a
+ * buffered: one write (and one hand-off to libuv's thread pool) per 4 KB of
+ * lines rather than per request, which under load was a
  * write syscall, a thread wake-up and a completion event for every line
  * (docs/BENCHMARKS.md). Nothing waits longer than a second; pino writes what
  * is pending when the process exits, and shutdown flushes it first.

@@ -24,7 +24,7 @@ export const levelFor = (statusCode: number): LevelWithSilent =>
  * One line per request (CONTRACT §10), written when its answer has been
  * sent, from a Fastify hook rather than pino-http mounted as Nest middleware:
  * that middleware runs through middie, makes a child logger and a context
- * per request, and cost about 15 % of the CPU of a listing (docs/BENCHMARKS.md).
+ * per request, and cost a large share of a listing's CPU (docs/BENCHMARKS.md).
  * The logger's serializers ({@link requestLineSerializers}) pick the fields.
  */
 export function logRequests(fastify: FastifyInstance, logger: Logger): void {

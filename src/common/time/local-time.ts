@@ -18,7 +18,8 @@ const MAX_CACHED_QUARTERS = 50_000;
  * Shows times the way CONTRACT §4 asks: `YYYY-MM-DDThh:mm:ss` in the service's
  * zone, truncated to the second. The zone's offset comes from luxon (the IANA
  * rules, daylight saving included) and is remembered per quarter hour, since
- * asking Intl for it on every timestamp cost a tenth of the service's CPU.
+ * asking Intl for it on every timestamp was a visible share of the service's
+ * CPU (docs/BENCHMARKS.md).
  */
 export class LocalTimeFormatter {
   private readonly zone: IANAZone;
