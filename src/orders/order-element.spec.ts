@@ -9,7 +9,7 @@ const row: OrderRow = {
   userId: 7,
   concertId: 3,
   totalPrice: 150.5,
-  status: 'PC',
+  status: 'PAYMENT_COMPLETED',
   createdAt: '2026-11-23 14:59:59.000',
   updatedAt: '2026-11-23 15:00:00.000',
 };
@@ -17,18 +17,16 @@ const seats = [{ seatPriceId: 9, price: 150.5 }];
 const time = new LocalTimeFormatter('Asia/Seoul');
 
 describe('order elements (CONTRACT §4)', () => {
-  it('builds a member’s element without userId, in the contract’s key order', () => {
-    const element = toUserOrder(row, seats, time);
-    expect(Object.keys(element)).toEqual([
-      'orderId',
-      'concertId',
-      'seats',
-      'totalPrice',
-      'status',
-      'createdAt',
-      'updatedAt',
-    ]);
-    expect(element).toMatchObject({ orderId: 41, createdAt: '2026-11-23T23:59:59', updatedAt: '2026-11-24T00:00:00' });
+  it('builds a member’s element without userId, its times in the service’s zone and its status as a label', () => {
+    expect(toUserOrder(row, seats, time)).toStrictEqual({
+      orderId: 41,
+      concertId: 3,
+      seats,
+      totalPrice: 150.5,
+      status: '결제 완료',
+      createdAt: '2026-11-23T23:59:59',
+      updatedAt: '2026-11-24T00:00:00',
+    });
   });
 
   it('builds an administrator’s element with userId second', () => {
