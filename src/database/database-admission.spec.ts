@@ -135,4 +135,27 @@ describe('DatabaseAdmission', () => {
     await all;
     expect(lent.most).toBe(20);
   });
+
+  it('gives background work its turn without letting its length change the pace requests are judged by', async () => {
+    const { dataSource } = fakeDataSource();
+    const admission = new DatabaseAdmission(dataSource, 1, clock);
+    const warmUp = admission.withConnection(holdFor(30), new RequestDeadline(200, clock));
+    await jest.advanceTimersByTimeAsync(30);
+    await warmUp;
+    // A fold that holds the only connection for 150 ms, then seven requests queued behind it.
+    const fold = admission.withConnection(holdFor(150), new RequestDeadline(Number.POSITIVE_INFINITY, clock), {
+      paced: false,
+    });
+    await jest.advanceTimersByTimeAsync(150);
+    await fold;
+    const outcomes = Promise.all(
+      Array.from({ length: 7 }, () =>
+        outcomeOf(admission.withConnection(holdFor(30), new RequestDeadline(200, clock))),
+      ),
+    );
+    await jest.advanceTimersByTimeAsync(400);
+    // Judged at 30 ms a request, as before the fold: all seven wait, six are served and the last gives up at 170 ms,
+    // when its turn would come too late. Judged at the fold's pace, three would have been refused at once.
+    await expect(outcomes).resolves.toEqual([...Array<string>(6).fill('served'), 'busy']);
+  });
 });

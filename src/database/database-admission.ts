@@ -47,8 +47,17 @@ export class DatabaseAdmission {
     return this.waiting.length;
   }
 
-  /** Runs `work` on a connection of its own, once one is free in time, and releases it afterwards. */
-  async withConnection<T>(work: (runner: QueryRunner) => Promise<T>, deadline: RequestDeadline): Promise<T> {
+  /**
+   * Runs `work` on a connection of its own, once one is free in time, and
+   * releases it afterwards. Background work (`paced: false`) takes its turn
+   * like a request but is left out of the pace requests are judged by: a
+   * fold of a thousand count changes says nothing of how long a page takes.
+   */
+  async withConnection<T>(
+    work: (runner: QueryRunner) => Promise<T>,
+    deadline: RequestDeadline,
+    { paced = true }: { paced?: boolean } = {},
+  ): Promise<T> {
     await this.admit(deadline);
     const started = this.clock.now();
     const holder = { since: started };
@@ -62,8 +71,10 @@ export class DatabaseAdmission {
       } finally {
         // Even if giving the connection back failed, the turn passes on: a lost turn would never come back.
         this.holders.delete(holder);
-        const heldMs = this.clock.now() - started;
-        this.holdMs = this.holdMs === 0 ? heldMs : this.holdMs + SMOOTHING * (heldMs - this.holdMs);
+        if (paced) {
+          const heldMs = this.clock.now() - started;
+          this.holdMs = this.holdMs === 0 ? heldMs : this.holdMs + SMOOTHING * (heldMs - this.holdMs);
+        }
         this.release();
       }
     }

@@ -3,6 +3,9 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import type { Database as SqljsDatabase } from 'sql.js';
 import { DataSource, type QueryRunner } from 'typeorm';
 import type { SqljsDriver } from 'typeorm/driver/sqljs/SqljsDriver';
+import { Clock } from '../../common/time/clock';
+import { DatabaseServers } from '../../database/database-servers';
+import { RequestDeadline } from '../../database/request-deadline';
 import { Metrics } from '../../observability/metrics';
 import { COUNT_CHANGES_TABLE, DAILY_COUNTS_TABLE } from './daily-counts';
 
@@ -44,6 +47,8 @@ export class OrderCountFolding implements OnApplicationBootstrap, OnApplicationS
 
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly servers: DatabaseServers,
+    private readonly clock: Clock,
     private readonly metrics: Metrics,
   ) {}
 
@@ -67,24 +72,27 @@ export class OrderCountFolding implements OnApplicationBootstrap, OnApplicationS
    */
   async foldPending(): Promise<number> {
     if (this.dataSource.options.type !== 'mysql') return this.foldEmbedded();
-    const runner = this.dataSource.createQueryRunner('master');
+    // A connection of the pool, taken in turn through the primary's admission like a request's, so that the fold
+    // never holds one that admission has promised to a request. No deadline: it waits its turn, and is never refused.
+    const unbounded = new RequestDeadline(Number.POSITIVE_INFINITY, this.clock);
+    return await this.servers.primary.admission.withConnection((runner) => this.foldOn(runner), unbounded, {
+      paced: false,
+    });
+  }
+
+  private async foldOn(runner: QueryRunner): Promise<number> {
+    if (!(await this.takeTurn(runner))) return 0;
     let folded = 0;
     try {
-      await runner.connect();
-      if (!(await this.takeTurn(runner))) return 0;
-      try {
-        for (;;) {
-          const moved = await this.foldBatch(runner);
-          folded += moved;
-          if (moved < FOLD_BATCH || this.stopped) break;
-        }
-      } finally {
-        await runner.query('DO RELEASE_LOCK(?)', [FOLD_LOCK]);
+      for (;;) {
+        const moved = await this.foldBatch(runner);
+        folded += moved;
+        if (moved < FOLD_BATCH || this.stopped) break;
       }
-      return folded;
     } finally {
-      await runner.release();
+      await runner.query('DO RELEASE_LOCK(?)', [FOLD_LOCK]);
     }
+    return folded;
   }
 
   /**
