@@ -4,6 +4,7 @@ import { AuthModule } from './auth/auth.module';
 import { JwtAuthGuard } from './auth/jwt-auth.guard';
 import { LifecycleModule } from './lifecycle/graceful-shutdown';
 import { ProblemsModule } from './common/problem/problems.module';
+import { ClockModule } from './common/time/clock.module';
 import { RateLimitGuard } from './rate-limit/rate-limit.guard';
 import { RateLimitModule } from './rate-limit/rate-limit.module';
 import { configModule } from './config/config.module';
@@ -21,6 +22,7 @@ export class AppModule {
       module: AppModule,
       imports: [
         configModule(),
+        ClockModule,
         ProblemsModule,
         LifecycleModule,
         LoggingModule,

@@ -1,35 +1,78 @@
+import type { ClaimMapping } from '../config/auth.config';
 import { Caller, Role } from './role';
 
 export type ClaimsCheck = { ok: true; caller: Caller } | { ok: false; reason: string };
 
-function memberIdOf(sub: unknown): number | undefined {
-  if (typeof sub === 'number') {
-    return Number.isSafeInteger(sub) && sub > 0 ? sub : undefined;
+/** The defaults of CONTRACT §2: `sub`, and `role` or `roles` holding USER or ADMIN. */
+export const DEFAULT_CLAIM_MAPPING: ClaimMapping = {
+  memberId: 'sub',
+  roles: ['role', 'roles'],
+  adminRoles: [Role.Admin],
+  userRoles: [Role.User],
+};
+
+function memberIdOf(value: unknown): number | undefined {
+  if (typeof value === 'number') {
+    return Number.isSafeInteger(value) && value > 0 ? value : undefined;
   }
-  if (typeof sub === 'string' && /^[1-9][0-9]*$/.test(sub)) {
-    const id = Number(sub);
+  if (typeof value === 'string' && /^[1-9][0-9]*$/.test(value)) {
+    const id = Number(value);
     return Number.isSafeInteger(id) ? id : undefined;
   }
   return undefined;
 }
 
-function roleOf(claims: Record<string, unknown>): Role | undefined {
-  const granted: unknown[] = [claims.role, ...(Array.isArray(claims.roles) ? (claims.roles as unknown[]) : [])];
-  // CONTRACT §2: ADMIN anywhere in the token wins; the names are case-sensitive.
-  if (granted.includes(Role.Admin)) return Role.Admin;
-  if (granted.includes(Role.User)) return Role.User;
+const isObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/**
+ * A claim by its configured name: taken whole when the token has a claim of
+ * exactly that name (`cognito:groups`, `https://orders.example.com/roles`),
+ * else followed through objects by the names between its dots
+ * (`realm_access.roles`, `resource_access.orders-api.roles`).
+ */
+export function claimAt(claims: Record<string, unknown>, path: string): unknown {
+  if (Object.hasOwn(claims, path)) return claims[path];
+  let value: unknown = claims;
+  for (const name of path.split('.')) {
+    if (!isObject(value) || !Object.hasOwn(value, name)) return undefined;
+    value = value[name];
+  }
+  return value;
+}
+
+/** A string (space-separated values, as `scope` holds them), or an array of strings. */
+function valuesOf(claim: unknown): string[] {
+  if (typeof claim === 'string') return claim.split(/\s+/).filter((value) => value.length > 0);
+  if (Array.isArray(claim)) return claim.filter((value): value is string => typeof value === 'string');
+  return [];
+}
+
+function roleOf(claims: Record<string, unknown>, mapping: ClaimMapping): Role | undefined {
+  const granted = new Set(mapping.roles.flatMap((path) => valuesOf(claimAt(claims, path))));
+  // CONTRACT §2: an admin value anywhere in the token wins; values are case-sensitive.
+  if (mapping.adminRoles.some((value) => granted.has(value))) return Role.Admin;
+  if (mapping.userRoles.some((value) => granted.has(value))) return Role.User;
   return undefined;
 }
 
-/** CONTRACT §2: a verified token still names nobody usable unless `sub` is a positive integer and the role is known. */
-export function callerFromClaims(claims: Record<string, unknown>): ClaimsCheck {
-  const id = memberIdOf(claims.sub);
+/**
+ * CONTRACT §2: a verified token still names nobody usable unless its member
+ * id claim holds a positive integer and one of its role claims a role value
+ * the configuration knows. The refusal names the claims it looked in, never
+ * which values would have worked.
+ */
+export function callerFromClaims(claims: Record<string, unknown>, mapping: ClaimMapping): ClaimsCheck {
+  const id = memberIdOf(claimAt(claims, mapping.memberId));
   if (id === undefined) {
-    return { ok: false, reason: 'The token subject (sub) must be a positive integer member id' };
+    return { ok: false, reason: `The token's ${mapping.memberId} claim must be a positive integer member id` };
   }
-  const role = roleOf(claims);
+  const role = roleOf(claims, mapping);
   if (role === undefined) {
-    return { ok: false, reason: 'The token carries no role this service knows (USER or ADMIN)' };
+    return {
+      ok: false,
+      reason: `The token carries no role this service knows (looked in ${mapping.roles.join(', ')})`,
+    };
   }
   return { ok: true, caller: { id, role } };
 }

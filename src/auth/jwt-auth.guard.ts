@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { AuthGuard, type AuthGuardAuthenticateOptions } from '@nestjs/passport';
+import { KeySetUnavailableError } from './jwks-key-set';
 import type { TokenVerdict } from './token-verdict';
 
 /** Names what was wrong with the token without echoing it or the verifier's internals. */
@@ -35,6 +36,9 @@ export class JwtAuthGuard extends AuthGuard('jwt') {
   /** Passport's outcome: a verdict from JwtStrategy.validate, or why verification failed. */
   override handleRequest<TVerdict = TokenVerdict>(error: unknown, verdict: TVerdict | false, info: unknown): TVerdict {
     if (!error && verdict) return verdict;
+    if (info instanceof KeySetUnavailableError) {
+      return { kind: 'unverifiable', reason: info.message } satisfies TokenVerdict as TVerdict;
+    }
     return { kind: 'invalid-token', reason: describeRejection(error ?? info) } satisfies TokenVerdict as TVerdict;
   }
 }

@@ -1,5 +1,6 @@
 import { CanActivate, ExecutionContext, ForbiddenException, Injectable, UnauthorizedException } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
+import { problemOf, ProblemException } from '../common/problem/problem-details';
 import type { FastifyRequest } from 'fastify';
 import { Role } from './role';
 
@@ -32,6 +33,9 @@ export class RolesGuard implements CanActivate {
         throw new UnauthorizedException(verdict.reason);
       case 'no-usable-identity':
         throw new ForbiddenException(verdict.reason);
+      case 'unverifiable':
+        // Not a 401: that would make the client throw away a token that may well be valid (CONTRACT §2).
+        throw new ProblemException(problemOf('identityProviderUnavailable'));
       case 'caller':
         if (!allowed.includes(verdict.caller.role)) {
           throw new ForbiddenException(`This operation requires one of the roles: ${allowed.join(', ')}`);

@@ -9,7 +9,9 @@ export type TokenVerdict =
   /** Missing, malformed, badly signed, expired, not yet valid, or without `exp`. */
   | { kind: 'invalid-token'; reason: string }
   /** Verified, but its `sub` is not a member id or its role is unknown. */
-  | { kind: 'no-usable-identity'; reason: string };
+  | { kind: 'no-usable-identity'; reason: string }
+  /** Not checked: its key is not known and the provider's key set cannot be fetched (JWKS mode). */
+  | { kind: 'unverifiable'; reason: string };
 
 declare module 'fastify' {
   interface FastifyRequest {

@@ -9,6 +9,15 @@ export interface AuthConfig {
   issuer?: string;
   audience?: string;
   clockToleranceSeconds: number;
+  /** Where the member id and the roles are read from, and which role values select each variant (CONTRACT §2). */
+  claims: ClaimMapping;
+}
+
+export interface ClaimMapping {
+  memberId: string;
+  roles: string[];
+  adminRoles: string[];
+  userRoles: string[];
 }
 
 export function toAuthConfig(env: EnvironmentVariables): AuthConfig {
@@ -19,5 +28,11 @@ export function toAuthConfig(env: EnvironmentVariables): AuthConfig {
     issuer: env.JWT_ISSUER,
     audience: env.JWT_AUDIENCE,
     clockToleranceSeconds: env.JWT_CLOCK_TOLERANCE_S,
+    claims: {
+      memberId: env.JWT_MEMBER_ID_CLAIM,
+      roles: env.JWT_ROLES_CLAIM,
+      adminRoles: env.JWT_ADMIN_ROLES,
+      userRoles: env.JWT_USER_ROLES,
+    },
   };
 }

@@ -1,6 +1,5 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
-import { Clock, MonotonicClock } from '../common/time/clock';
 import { DATABASE_CONFIG } from '../config/config.module';
 import type { DatabaseConfig } from '../config/database.config';
 import { buildDataSourceOptions } from './data-source-options';
@@ -23,13 +22,7 @@ import { RequestDeadlines } from './request-deadline';
       }),
     }),
   ],
-  providers: [
-    { provide: Clock, useClass: MonotonicClock },
-    DatabaseServers,
-    ReplicaHealthMonitor,
-    RequestDeadlines,
-    ReadRouter,
-  ],
-  exports: [Clock, DatabaseServers, ReadRouter],
+  providers: [DatabaseServers, ReplicaHealthMonitor, RequestDeadlines, ReadRouter],
+  exports: [DatabaseServers, ReadRouter],
 })
 export class DatabaseModule {}

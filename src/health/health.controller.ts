@@ -73,7 +73,7 @@ export class HealthController {
     security: [],
   })
   @ApiOkResponse({ description: 'The database answered.', schema: HEALTH_SCHEMA })
-  @ApiProblemResponses(503)
+  @ApiProblemResponses('databaseUnavailable', 'databaseTimeout', 'shuttingDown')
   async ready() {
     if (this.shutdown.isDraining()) throw new ShuttingDownException();
     try {

@@ -1,5 +1,6 @@
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { JWKS_KEY_SET, type JwksKeySet } from '../auth/jwks-key-set';
 import { UNAVAILABLE_REASONS } from '../common/problem/problem-catalogue';
 import { DatabaseServers } from '../database/database-servers';
 
@@ -48,7 +49,7 @@ export class Metrics {
 
   readonly unavailable = new Counter({
     name: 'http_server_unavailable_responses_total',
-    help: 'Requests answered 503, by reason: database (unreachable or failing), timeout (past DB_QUERY_TIMEOUT_MS), saturated (could not be served in time).',
+    help: 'Requests answered 503, by reason: database (unreachable or failing), timeout (past DB_QUERY_TIMEOUT_MS), saturated (could not be served in time), identity-provider (a token whose key could not be fetched).',
     labelNames: ['reason'] as const,
     registers: [this.registry],
   });
@@ -65,7 +66,7 @@ export class Metrics {
     registers: [this.registry],
   });
 
-  constructor(servers: DatabaseServers) {
+  constructor(servers: DatabaseServers, @Inject(JWKS_KEY_SET) keySet: JwksKeySet | null) {
     collectDefaultMetrics({ register: this.registry });
     // Every reason is exported from the start, so that rates and alerts see a 0 rather than no series.
     for (const reason of UNAVAILABLE_REASONS) this.unavailable.inc({ reason }, 0);
@@ -123,5 +124,18 @@ export class Metrics {
         }
       },
     });
+    if (keySet) {
+      new Counter({
+        name: 'orders_jwks_fetches_total',
+        help: 'Fetches of the identity provider’s key set (JWKS mode), by outcome: success or failure.',
+        labelNames: ['outcome'] as const,
+        registers: [this.registry],
+        // The key set counts its own fetches (auth knows nothing of metrics); they are read at each scrape.
+        collect() {
+          this.reset();
+          for (const [outcome, count] of Object.entries(keySet.fetches)) this.inc({ outcome }, count);
+        },
+      });
+    }
   }
 }

@@ -1,4 +1,5 @@
 import { Global, Module } from '@nestjs/common';
+import { AuthModule } from '../auth/auth.module';
 import { DatabaseModule } from '../database/database.module';
 import { Metrics } from './metrics';
 import { MetricsServer } from './metrics-server';
@@ -8,7 +9,7 @@ import { Tracing } from './tracing';
 /** Metrics, their listener and tracing (CONTRACT §12), for every module that runs statements. */
 @Global()
 @Module({
-  imports: [DatabaseModule],
+  imports: [DatabaseModule, AuthModule],
   providers: [Metrics, MetricsServer, Tracing, ObservedStatements],
   exports: [Metrics, ObservedStatements],
 })

@@ -113,6 +113,15 @@ export function ApiListOrders(): MethodDecorator {
         ...REQUEST_ID_HEADER_DOC,
       },
     }),
-    ApiProblemResponses(400, 401, 403, 429, 503),
+    ApiProblemResponses(
+      400,
+      401,
+      403,
+      429,
+      'databaseUnavailable',
+      'databaseTimeout',
+      'serviceBusy',
+      'identityProviderUnavailable',
+    ),
   );
 }

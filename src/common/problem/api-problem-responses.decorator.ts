@@ -36,9 +36,8 @@ const INVALID_PARAMETERS_EXAMPLE = {
 
 type Status = ProblemKind['status'];
 
-/** The catalogue's kinds answered with this status, each as a named OpenAPI example. */
-function examplesOf(status: Status) {
-  const kinds = (Object.keys(PROBLEMS) as ProblemKindName[]).filter((kind) => PROBLEMS[kind].status === status);
+/** The given kinds, all of one status, each as a named OpenAPI example. */
+function examplesOf(status: Status, kinds: ProblemKindName[]) {
   const examples = Object.fromEntries(
     kinds.map((kind) => {
       const entry: ProblemKind = PROBLEMS[kind];
@@ -56,12 +55,25 @@ function examplesOf(status: Status) {
   return { examples, description, retries };
 }
 
-/** Documents the given error statuses as RFC 9457 problem details, each kind of the catalogue as an example. */
-export function ApiProblemResponses(...statuses: Status[]): MethodDecorator & ClassDecorator {
+/**
+ * Documents error answers as RFC 9457 problem details, each kind of the
+ * catalogue as an example: a status stands for every kind answered with it,
+ * a kind's name for that kind alone.
+ */
+export function ApiProblemResponses(...answers: Array<Status | ProblemKindName>): MethodDecorator & ClassDecorator {
+  const kinds = answers.flatMap((answer) =>
+    typeof answer === 'string'
+      ? [answer]
+      : (Object.keys(PROBLEMS) as ProblemKindName[]).filter((kind) => PROBLEMS[kind].status === answer),
+  );
+  const statuses = [...new Set(kinds.map((kind) => PROBLEMS[kind].status as Status))];
   return applyDecorators(
     ApiExtraModels(ProblemDetailsDto, FieldErrorDto),
     ...statuses.map((status) => {
-      const { examples, description, retries } = examplesOf(status);
+      const { examples, description, retries } = examplesOf(
+        status,
+        kinds.filter((kind) => PROBLEMS[kind].status === status),
+      );
       return ApiResponse({
         status,
         description,

@@ -7,7 +7,7 @@
  */
 
 /** Why a request was answered 503, as `http_server_unavailable_total` labels it (CONTRACT §12). */
-export type UnavailableReason = 'database' | 'timeout' | 'saturated';
+export type UnavailableReason = 'database' | 'timeout' | 'saturated' | 'identity-provider';
 
 export interface ProblemKind {
   type: string;
@@ -77,6 +77,15 @@ export const PROBLEMS = {
     when: 'More requests are waiting than can be answered within DB_QUERY_TIMEOUT_MS; the database is fine.',
     retryAfterSeconds: 1,
     unavailableReason: 'saturated',
+  },
+  identityProviderUnavailable: {
+    type: '/problems/identity-provider-unavailable',
+    title: 'Service Unavailable',
+    status: 503,
+    detail: 'The access token could not be checked: the identity provider’s keys cannot be fetched; try again shortly',
+    when: 'JWKS mode: the token’s key is not known yet and the provider’s key set cannot be fetched. Keep the token.',
+    retryAfterSeconds: 5,
+    unavailableReason: 'identity-provider',
   },
   shuttingDown: {
     type: '/problems/shutting-down',

@@ -1,14 +1,9 @@
 import { Module } from '@nestjs/common';
 import { APP_FILTER } from '@nestjs/core';
-import { Clock, MonotonicClock } from '../time/clock';
 import { ProblemDetailsFilter, UnavailableLogThrottle } from './problem-details.filter';
 
 /** Every error the application raises is answered through this one filter (CONTRACT §6). */
 @Module({
-  providers: [
-    { provide: Clock, useClass: MonotonicClock },
-    UnavailableLogThrottle,
-    { provide: APP_FILTER, useClass: ProblemDetailsFilter },
-  ],
+  providers: [UnavailableLogThrottle, { provide: APP_FILTER, useClass: ProblemDetailsFilter }],
 })
 export class ProblemsModule {}
