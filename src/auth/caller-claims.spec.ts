@@ -74,6 +74,9 @@ describe('callerFromClaims', () => {
     { sub: 1, role: 'Admin' },
     { sub: 1, roles: [] },
     { sub: 1, roles: [{ name: 'ADMIN' }] },
+    { sub: 1, role: 'ADMIN ' },
+    { sub: 1, role: ' ADMIN' },
+    { sub: 1, role: 'USER  ADMIN' },
   ])('refuses the role of %j', (claims) => {
     expect(callerFromClaims(claims, DEFAULT_CLAIM_MAPPING)).toEqual({
       ok: false,

@@ -41,9 +41,16 @@ export function claimAt(claims: Record<string, unknown>, path: string): unknown 
   return value;
 }
 
-/** A string (space-separated values, as `scope` holds them), or an array of strings. */
+/** RFC 6749 §3.3: scope tokens joined by single spaces, none leading or trailing. */
+const SCOPE_LIST = /^[\x21\x23-\x5B\x5D-\x7E]+( [\x21\x23-\x5B\x5D-\x7E]+)*$/;
+
+/**
+ * An array of strings, or a string: its space-separated values when it is a
+ * well-formed scope list, else the one value it is, so that `"ADMIN "` is not
+ * read as ADMIN.
+ */
 function valuesOf(claim: unknown): string[] {
-  if (typeof claim === 'string') return claim.split(/\s+/).filter((value) => value.length > 0);
+  if (typeof claim === 'string') return SCOPE_LIST.test(claim) ? claim.split(' ') : [claim];
   if (Array.isArray(claim)) return claim.filter((value): value is string => typeof value === 'string');
   return [];
 }
