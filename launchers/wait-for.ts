@@ -26,14 +26,14 @@ export async function waitFor<T>(
 export async function waitUntilServing(
   child: ChildProcess,
   baseUrl: string,
-  { path = '/health/live', timeoutMs = 60_000, output = () => '' }: WaitOptions = {},
+  { path = '/health/live', headers, timeoutMs = 60_000, output = () => '' }: WaitOptions = {},
 ): Promise<void> {
   try {
     await waitFor(
       `${baseUrl}${path}`,
       async () => {
         if (child.exitCode !== null) throw new Error(`The service exited at start:\n${output()}`);
-        return await fetch(`${baseUrl}${path}`).then(
+        return await fetch(`${baseUrl}${path}`, { headers }).then(
           (response) => response.ok,
           () => false,
         );
@@ -41,13 +41,17 @@ export async function waitUntilServing(
       { timeoutMs, intervalMs: 100 },
     );
   } catch (error) {
-    if (child.exitCode === null) child.kill('SIGKILL');
-    throw error instanceof Error && child.exitCode === null ? new Error(`${error.message}\n${output()}`) : error;
+    // A process that exited has said why in the error already; one that never served is stopped here.
+    if (child.exitCode !== null) throw error;
+    child.kill('SIGKILL');
+    throw new Error(`${error instanceof Error ? error.message : String(error)}\n${output()}`);
   }
 }
 
 interface WaitOptions {
   path?: string;
+  /** For a server that answers only listings, which need a token. */
+  headers?: Record<string, string>;
   timeoutMs?: number;
   /** What the process printed so far, for the failure's message. */
   output?: () => string;

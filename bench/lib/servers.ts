@@ -24,18 +24,12 @@ export async function start(
     env: { ...process.env, PORT: String(PORTS[name]), RATE_LIMIT_PER_MINUTE: '0', NODE_ENV: 'test', ...extra },
     stdio: 'ignore',
   });
-  for (let attempt = 0; attempt < 300; attempt += 1) {
-    try {
-      const response = await fetch(`http://127.0.0.1:${PORTS[name]}/orders?size=1`, {
-        headers: { authorization: `Bearer ${adminToken}` },
-      });
-      if (response.ok) return child;
-    } catch {
-      // not listening yet
-    }
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
-  throw new Error(`${name} did not start`);
+  // The floor and the naive server answer listings only; a page of one says they serve.
+  await waitUntilServing(child, `http://127.0.0.1:${PORTS[name]}`, {
+    path: '/orders?size=1',
+    headers: { authorization: `Bearer ${adminToken}` },
+  });
+  return child;
 }
 
 export async function stop(child: ChildProcess): Promise<void> {
