@@ -1,5 +1,10 @@
 import { describe, expect, it } from '@jest/globals';
-import { callerFromClaims, claimAt, DEFAULT_CLAIM_MAPPING } from './caller-claims';
+import { toAuthConfig } from '../config/auth.config';
+import { validateEnvironment } from '../config/environment';
+import { callerFromClaims, claimAt } from './caller-claims';
+
+/** The mapping an unconfigured service reads tokens with (CONTRACT §2's defaults). */
+const DEFAULT_CLAIM_MAPPING = toAuthConfig(validateEnvironment({})).claims;
 import { Role } from './role';
 
 describe('callerFromClaims', () => {

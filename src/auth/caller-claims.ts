@@ -3,14 +3,6 @@ import { Caller, Role } from './role';
 
 export type ClaimsCheck = { ok: true; caller: Caller } | { ok: false; reason: string };
 
-/** The defaults of CONTRACT §2: `sub`, and `role` or `roles` holding USER or ADMIN. */
-export const DEFAULT_CLAIM_MAPPING: ClaimMapping = {
-  memberId: 'sub',
-  roles: ['role', 'roles'],
-  adminRoles: [Role.Admin],
-  userRoles: [Role.User],
-};
-
 function memberIdOf(value: unknown): number | undefined {
   if (typeof value === 'number') {
     return Number.isSafeInteger(value) && value > 0 ? value : undefined;

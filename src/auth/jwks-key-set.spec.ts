@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it, jest } from '@jest/globals';
 import { Logger } from '@nestjs/common';
-import type { SigningKey } from 'jwks-rsa';
+import type { KeyObject } from 'node:crypto';
 import type { Clock } from '../common/time/clock';
 import {
   JwksKeySet,
@@ -14,23 +14,24 @@ import {
 // Jest's fake timers move Date.now and every setTimeout together: the test decides when time passes.
 const clock: Clock = { now: () => Date.now() };
 
-const key = (kid: string) => ({ kid, getPublicKey: () => `PEM of ${kid}` }) as unknown as SigningKey;
+// A stand-in for the parsed key: what the set hands out is all that is compared.
+const key = (kid: string) => ({ kid, key: `PEM of ${kid}` as unknown as KeyObject });
 
 /** A provider whose key set and availability the test sets; it counts the fetches. */
 function provider() {
   const state = { kids: ['key-1'], answering: true as boolean | 'hang', fetches: 0 };
   const fetchKeys = () => {
     state.fetches += 1;
-    if (state.answering === 'hang') return new Promise<SigningKey[]>(() => undefined);
+    if (state.answering === 'hang') return new Promise<Array<ReturnType<typeof key>>>(() => undefined);
     if (!state.answering) return Promise.reject(new Error('connect ECONNREFUSED'));
     return Promise.resolve(state.kids.map(key));
   };
   return { state, keySet: new JwksKeySet(fetchKeys, clock) };
 }
 
-const outcomeOf = (attempt: Promise<string>) =>
+const outcomeOf = (attempt: Promise<KeyObject>) =>
   attempt.then(
-    (pem) => pem,
+    (found) => found,
     (error: Error) => error.name,
   );
 

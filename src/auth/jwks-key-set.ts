@@ -1,5 +1,6 @@
 import { Logger } from '@nestjs/common';
-import { JwksClient, type SigningKey } from 'jwks-rsa';
+import { createPublicKey, type KeyObject } from 'node:crypto';
+import { JwksClient } from 'jwks-rsa';
 import type { Clock } from '../common/time/clock';
 
 /** A fetch of the key set that has not answered by then has failed: with the check, a request answers within 2 s. */
@@ -41,7 +42,7 @@ export type FetchOutcome = 'success' | 'failure';
  */
 export class JwksKeySet {
   private readonly logger = new Logger('JwksKeySet');
-  private keys = new Map<string, string>();
+  private keys = new Map<string, KeyObject>();
   private fetchedAt = Number.NEGATIVE_INFINITY;
   private attemptedAt = Number.NEGATIVE_INFINITY;
   private lastOutcome?: FetchOutcome;
@@ -50,8 +51,8 @@ export class JwksKeySet {
   readonly fetches: Record<FetchOutcome, number> = { success: 0, failure: 0 };
 
   constructor(
-    /** Fetches the provider's whole key set. */
-    private readonly fetchKeys: () => Promise<SigningKey[]>,
+    /** Fetches the provider's whole key set: each key with a `kid`, parsed. */
+    private readonly fetchKeys: () => Promise<Array<{ kid: string; key: KeyObject }>>,
     private readonly clock: Clock,
   ) {}
 
@@ -59,11 +60,16 @@ export class JwksKeySet {
   static fromUri(jwksUri: string, clock: Clock): JwksKeySet {
     // jwks-rsa's own cache and rate limit are per kid and would answer "rate limited" for a genuine new key.
     const client = new JwksClient({ jwksUri, cache: false, rateLimit: false, timeout: KEY_SET_FETCH_TIMEOUT_MS });
-    return new JwksKeySet(() => client.getSigningKeys(), clock);
+    // Parsed once per fetch: given a PEM string, jsonwebtoken would parse it again on every verification.
+    const fetchKeys = async () =>
+      (await client.getSigningKeys())
+        .filter((signingKey) => typeof signingKey.kid === 'string')
+        .map((signingKey) => ({ kid: signingKey.kid, key: createPublicKey(signingKey.getPublicKey()) }));
+    return new JwksKeySet(fetchKeys, clock);
   }
 
-  /** The PEM public key for `kid`; throws UnknownKeyError (401) or KeySetUnavailableError (503). */
-  async keyFor(kid: string): Promise<string> {
+  /** The public key for `kid`; throws UnknownKeyError (401) or KeySetUnavailableError (503). */
+  async keyFor(kid: string): Promise<KeyObject> {
     if (this.clock.now() - this.fetchedAt > KEY_SET_MAX_AGE_MS) await this.fetchUnlessCoolingDown();
     const known = this.keys.get(kid);
     if (known) return known;
@@ -85,7 +91,7 @@ export class JwksKeySet {
   private async fetch(): Promise<void> {
     let timer: NodeJS.Timeout | undefined;
     try {
-      const signingKeys = await Promise.race([
+      const fetched = await Promise.race([
         this.fetchKeys(),
         new Promise<never>((_, reject) => {
           timer = setTimeout(
@@ -94,9 +100,7 @@ export class JwksKeySet {
           );
         }),
       ]);
-      this.keys = new Map(
-        signingKeys.filter((key) => typeof key.kid === 'string').map((key) => [key.kid, key.getPublicKey()]),
-      );
+      this.keys = new Map(fetched.map(({ kid, key }) => [kid, key]));
       this.fetchedAt = this.clock.now();
       this.record('success');
     } catch (error) {

@@ -24,7 +24,8 @@ function keyOptions(
       const kid = (jwt.decode(rawToken, { complete: true })?.header as { kid?: unknown } | undefined)?.kid;
       if (typeof kid !== 'string') return done(new Error('The token names no key (kid)'));
       keySet.keyFor(kid).then(
-        (key) => done(null, key),
+        // jsonwebtoken accepts the KeyObject; passport-jwt's typings only know string | Buffer.
+        (key) => done(null, key as unknown as Buffer),
         (error: Error) => done(error),
       );
     },

@@ -28,11 +28,13 @@ export const NODE_ENVIRONMENTS = ['development', 'production', 'test'] as const;
 export const DATABASE_TYPES = ['sqlite', 'mysql'] as const;
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 
-/** A claim name (any printable text without spaces or commas: `cognito:groups`, `https://…/roles`) or a dotted path. */
-const CLAIM_PATH = /^[^\s,]+$/;
+/**
+ * One item of a claim or role list: a claim name or dotted path (`cognito:groups`, `https://…/roles`,
+ * `realm_access.roles`) or a role value (`Orders.Admin`, `orders:read`). Commas separate the list; a space would
+ * split a scope string, so neither may be inside an item.
+ */
+const LIST_ITEM = /^[^\s,]+$/;
 const CLAIM_PATH_MESSAGE = '$property must be claim names without spaces, comma-separated where a list is allowed';
-/** A role value as providers write them (`Orders.Admin`, `orders:read`); a space would split a scope string. */
-const ROLE_VALUE = /^[^\s,]+$/;
 const ROLE_VALUE_MESSAGE = '$property must be role values without spaces, comma-separated';
 
 const toList = ({ value }: { value: unknown }): unknown =>
@@ -135,25 +137,25 @@ export class EnvironmentVariables {
   JWT_CLOCK_TOLERANCE_S: number = 30;
 
   /** CONTRACT §2: where an identity provider's tokens carry the member id, a positive integer. */
-  @Matches(CLAIM_PATH, { message: CLAIM_PATH_MESSAGE })
+  @Matches(LIST_ITEM, { message: CLAIM_PATH_MESSAGE })
   JWT_MEMBER_ID_CLAIM: string = 'sub';
 
   /** The claims roles are read from, in order; each a name, or names joined by `.` to reach into objects. */
   @Transform(toList)
   @ArrayNotEmpty({ message: 'JWT_ROLES_CLAIM must name at least one claim' })
-  @Matches(CLAIM_PATH, { each: true, message: CLAIM_PATH_MESSAGE })
+  @Matches(LIST_ITEM, { each: true, message: CLAIM_PATH_MESSAGE })
   JWT_ROLES_CLAIM: string[] = ['role', 'roles'];
 
   /** Role values that make a caller an administrator; one anywhere in the token wins. */
   @Transform(toList)
   @ArrayNotEmpty({ message: 'JWT_ADMIN_ROLES must name at least one role value' })
-  @Matches(ROLE_VALUE, { each: true, message: ROLE_VALUE_MESSAGE })
+  @Matches(LIST_ITEM, { each: true, message: ROLE_VALUE_MESSAGE })
   JWT_ADMIN_ROLES: string[] = ['ADMIN'];
 
   /** Role values that make a caller a member (USER). */
   @Transform(toList)
   @ArrayNotEmpty({ message: 'JWT_USER_ROLES must name at least one role value' })
-  @Matches(ROLE_VALUE, { each: true, message: ROLE_VALUE_MESSAGE })
+  @Matches(LIST_ITEM, { each: true, message: ROLE_VALUE_MESSAGE })
   JWT_USER_ROLES: string[] = ['USER'];
 
   @IsIanaTimeZone()

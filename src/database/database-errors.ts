@@ -62,3 +62,7 @@ export function isDatabaseUnavailable(error: unknown): boolean {
   }
   return false;
 }
+
+/** A failure in a few words for a log line: the driver's code when it has one. */
+export const reasonOf = (error: unknown): string =>
+  (error as { code?: string }).code ?? (error instanceof Error ? error.message : String(error));

@@ -51,6 +51,7 @@ export class DatabaseServer {
   private failedAt = Number.NEGATIVE_INFINITY;
   private loggedState?: ServerState;
   private probe?: Connection;
+  // Logged under the context operators know these lines by (docs/OPERATIONS.md).
   private readonly logger = new Logger('ReadRouter');
   private readonly maxLagSeconds: number;
 

@@ -1,10 +1,14 @@
 import { Injectable } from '@nestjs/common';
 import type { QueryRunner } from 'typeorm';
 import { ProblemException } from '../common/problem/problem-details';
-import { DatabaseSaturatedException, DatabaseUnavailableException, isDatabaseUnavailable } from './database-errors';
+import {
+  DatabaseSaturatedException,
+  DatabaseUnavailableException,
+  isDatabaseUnavailable,
+  reasonOf,
+} from './database-errors';
 import type { DatabaseServer } from './database-server';
 import { DatabaseServers } from './database-servers';
-import { reasonOf } from './replica-health-monitor';
 import { progressOf } from './replication-lag';
 import { RequestDeadline, RequestDeadlines } from './request-deadline';
 

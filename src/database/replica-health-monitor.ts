@@ -1,6 +1,7 @@
 import { BeforeApplicationShutdown, Injectable, OnApplicationBootstrap } from '@nestjs/common';
 import type { RowDataPacket } from 'mysql2/promise';
 import { Clock } from '../common/time/clock';
+import { reasonOf } from './database-errors';
 import type { DatabaseServer, ServerHealth } from './database-server';
 import { DatabaseServers } from './database-servers';
 import { parseGtidPosition, PrimaryTimeline } from './replication-lag';
@@ -25,9 +26,6 @@ interface ReplicaStatus extends RowDataPacket {
   Last_IO_Error?: string;
   Last_SQL_Error?: string;
 }
-
-export const reasonOf = (error: unknown): string =>
-  (error as { code?: string }).code ?? (error instanceof Error ? error.message : String(error));
 
 /**
  * CONTRACT §11, outside the request path: about once a second, on each
