@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import openapiTS, { astToString } from 'openapi-typescript';
 import request from 'supertest';
-import { seedDataset } from '../support/data/dataset';
+import { FOREIGN_STATUS, FOREIGN_STATUS_MEMBER, seedDataset } from '../support/data/dataset';
 import { ResponseValidator } from '../support/assertions/openapi';
 import { TcpProxy } from '../support/faults/tcp-proxy';
 import { freshMysqlDatabase, mysqlEnvironment } from '../support/app/test-database';
@@ -200,6 +200,15 @@ describe('the OpenAPI document', () => {
         expect(asUser(element)).toBe(true);
         expect(asAdmin(element)).toBe(false);
       }
+    });
+
+    it('200 with a status another service stored: shown as its code, and still what the document allows', async () => {
+      const response = await list(adminToken(), `?userId=${FOREIGN_STATUS_MEMBER}&size=100`);
+      expectDocumented(response, 200);
+      const statuses = (response.body as { elements: Array<{ status: string }> }).elements.map(({ status }) => status);
+      expect(statuses).toContain(FOREIGN_STATUS);
+      const asAdmin = validator.componentValidator('AdminOrderDto');
+      for (const element of (response.body as { elements: unknown[] }).elements) expect(asAdmin(element)).toBe(true);
     });
 
     it('400, 401 and 403; an unknown route’s 404 is a problem too', async () => {

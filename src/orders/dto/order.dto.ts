@@ -29,7 +29,20 @@ export class UserOrderDto {
   @ApiProperty({ example: 110000, description: 'The stored value exactly, cents included (e.g. 120.5).' })
   totalPrice: number;
 
-  @ApiProperty({ enum: Object.values(ORDER_STATUS_LABELS), example: ORDER_STATUS_LABELS.PAYMENT_COMPLETED })
+  // Not an enum alone: CONTRACT §4 shows a code another service stored as that code, and clients generated with
+  // enums would refuse such a page. The labels stay listed as the first alternative.
+  @ApiProperty({
+    anyOf: [
+      { type: 'string', enum: Object.values(ORDER_STATUS_LABELS), description: 'One of the known labels.' },
+      {
+        type: 'string',
+        maxLength: 32,
+        description: 'The stored code of a status another service wrote that this listing does not know, as is.',
+      },
+    ],
+    example: ORDER_STATUS_LABELS.PAYMENT_COMPLETED,
+    description: 'The status’s label; a status this listing does not know is shown as its stored code.',
+  })
   status: string;
 
   @ApiProperty({

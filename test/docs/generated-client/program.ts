@@ -57,6 +57,24 @@ export function describeProblem(problem: Problem): string {
   return [`${problem.status} ${problem.title}: ${problem.detail} (${problem.instance})`, ...fields].join('\n');
 }
 
+/**
+ * A status another service stored is shown as its code (CONTRACT §4): the
+ * generated type must admit it, or this assignment does not compile.
+ */
+export const statusStoredElsewhere: AdminOrder['status'] = 'ON_HOLD';
+
+/** The known labels, and anything else shown as it came. */
+export function statusText(order: UserOrder | AdminOrder): string {
+  switch (order.status) {
+    case '결제 완료':
+      return 'paid';
+    case '결제 대기':
+      return 'awaiting payment';
+    default:
+      return order.status;
+  }
+}
+
 /** The probes need no token. */
 export async function isReady(): Promise<boolean> {
   const { data } = await client.GET('/health/ready');

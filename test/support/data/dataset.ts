@@ -31,6 +31,7 @@ export const CONCERTS = 12;
 export const STATUSES: StatusCode[] = ['PAYMENT_PENDING', 'PAYMENT_COMPLETED', 'CANCELLED', 'REFUNDED'];
 /** A status code §5 does not list, as another service might store it; shown as the code itself (§4). */
 export const FOREIGN_STATUS = 'ON_HOLD';
+export const FOREIGN_STATUS_MEMBER = 4;
 /** Several orders share this creation time to the millisecond, so only the orderId tie-breaker orders them. */
 export const TIED_CREATED_AT = seoul(2026, 6, 15, 12, 0, 0, 500);
 /** Orders sit on both sides of these Seoul midnights, to the millisecond. */
@@ -93,7 +94,7 @@ export function buildDataset(seed: number, count = 480): TestOrder[] {
       userId: 3,
     }),
   );
-  orders.push(order(seoul(2026, 9, 9, 9, 9, 9, 9), { status: FOREIGN_STATUS, userId: 4 }));
+  orders.push(order(seoul(2026, 9, 9, 9, 9, 9, 9), { status: FOREIGN_STATUS, userId: FOREIGN_STATUS_MEMBER }));
   // Ids shuffled, so that they do not follow creation time.
   const ids = orders.map((_, index) => index + 1).sort(() => random() - 0.5);
   return orders.map((planted, index) => ({ id: ids[index], ...planted }));
