@@ -1,4 +1,5 @@
 import type { INestApplication } from '@nestjs/common';
+import type { FastifyCorsOptions } from '@fastify/cors';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { DocumentBuilder, SwaggerModule, type OpenAPIObject } from '@nestjs/swagger';
 import { Logger, PinoLogger } from 'nestjs-pino';
@@ -87,6 +88,22 @@ function setUpSwagger(app: INestApplication): void {
 }
 
 /**
+ * CORS for the configured web clients. Only a real preflight (Origin and
+ * Access-Control-Request-Method) is answered as one: any other OPTIONS gets
+ * what every method without a route gets, a 404 problem, where the CORS
+ * plugin would answer a plain-text 400.
+ */
+function enableCors(app: NestFastifyApplication, origins: string[]): void {
+  const options: FastifyCorsOptions = { origin: origins, exposedHeaders: ['Link', REQUEST_ID_HEADER, 'Retry-After'] };
+  app.enableCors({
+    delegator: ({ method, headers }, answer) => {
+      const notPreflight = method === 'OPTIONS' && (!headers.origin || !headers['access-control-request-method']);
+      answer(null, notPreflight ? { origin: false } : options);
+    },
+  });
+}
+
+/**
  * Everything about the HTTP surface that is not a module: shared by `main.ts`
  * and the end-to-end tests. Hooks run in the order added, before Nest's guards.
  */
@@ -96,17 +113,16 @@ export function configureApp(app: NestFastifyApplication): void {
   // Nest's own start-up messages, held back until pino writes them.
   app.flushLogs();
   const fastify = app.getHttpAdapter().getInstance();
-  fastify.addHook('onRequest', (request, reply, done) => {
+  // On sending, not on receiving: a preflight is answered by the CORS hook, which runs before any hook added here.
+  fastify.addHook('onSend', (request, reply, payload, done) => {
     void reply.header(REQUEST_ID_HEADER, request.id);
-    done();
+    done(null, payload);
   });
   sendSecurityHeaders(fastify);
   fastify.addHook('onRequest', limitQueryString);
   observeRequests(fastify, app.get(Metrics));
   logRequests(fastify, PinoLogger.root);
   fastify.addHook('preHandler', deferredJsonBody());
-  if (config.corsOrigins.length > 0) {
-    app.enableCors({ origin: config.corsOrigins, exposedHeaders: ['Link', REQUEST_ID_HEADER, 'Retry-After'] });
-  }
+  if (config.corsOrigins.length > 0) enableCors(app, config.corsOrigins);
   setUpSwagger(app);
 }

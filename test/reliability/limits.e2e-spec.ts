@@ -64,6 +64,23 @@ describe('rate limit of 5 per minute', () => {
     expect(foreign.headers['access-control-allow-origin']).toBeUndefined();
   });
 
+  it('answers an OPTIONS that is not a preflight like any other method, and a real preflight with its request id', async () => {
+    const bare = await request(context.server).options('/orders');
+    const withoutMethod = await request(context.server).options('/orders').set('Origin', 'https://tickets.example');
+    for (const response of [bare, withoutMethod]) {
+      expectProblem(response, 404);
+      expect(response.headers['x-request-id']).toEqual(expect.any(String));
+    }
+    const preflight = await request(context.server)
+      .options('/orders')
+      .set('Origin', 'https://tickets.example')
+      .set('Access-Control-Request-Method', 'GET')
+      .set('X-Request-Id', 'preflight-1');
+    expect(preflight.status).toBe(204);
+    expect(preflight.headers['access-control-allow-methods']).toContain('GET');
+    expect(preflight.headers['x-request-id']).toBe('preflight-1');
+  });
+
   it('sends the usual security headers, on answers and on errors alike', async () => {
     for (const response of [
       await request(context.server).get('/health/live'),
