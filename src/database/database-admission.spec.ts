@@ -4,6 +4,7 @@ import type { Clock } from '../common/time/clock';
 import { DatabaseAdmission } from './database-admission';
 import { DatabaseSaturatedException, DatabaseUnavailableException } from './database-errors';
 import { RequestDeadline } from './request-deadline';
+import { StatementTimings } from './statement-timings';
 
 // Jest's fake timers move Date.now and every setTimeout together: the test decides when time passes.
 const clock: Clock = { now: () => Date.now() };
@@ -46,7 +47,7 @@ describe('DatabaseAdmission', () => {
 
   it('lends at most as many connections as the pool has, and serves the others in turn', async () => {
     const { dataSource, lent } = fakeDataSource();
-    const admission = new DatabaseAdmission(dataSource, 3, clock);
+    const admission = new DatabaseAdmission(dataSource, 3, clock, new StatementTimings(clock));
     const finished: number[] = [];
     const all = Promise.all(
       Array.from({ length: 12 }, (_, index) =>
@@ -71,7 +72,7 @@ describe('DatabaseAdmission', () => {
 
   it('refuses as busy a request that waited as long as it could still be answered', async () => {
     const { dataSource } = fakeDataSource();
-    const admission = new DatabaseAdmission(dataSource, 1, clock);
+    const admission = new DatabaseAdmission(dataSource, 1, clock, new StatementTimings(clock));
     // The estimate starts at 10 ms a request, so all six fit in the 200 ms budget; each then holds 60 ms.
     const warmUp = admission.withConnection(holdFor(10), new RequestDeadline(200, clock));
     await jest.advanceTimersByTimeAsync(10);
@@ -88,7 +89,7 @@ describe('DatabaseAdmission', () => {
 
   it('refuses at once when the wait list is longer than the deadline can drain at the measured pace', async () => {
     const { dataSource } = fakeDataSource();
-    const admission = new DatabaseAdmission(dataSource, 1, clock);
+    const admission = new DatabaseAdmission(dataSource, 1, clock, new StatementTimings(clock));
     const warmUp = admission.withConnection(holdFor(30), new RequestDeadline(200, clock));
     await jest.advanceTimersByTimeAsync(30);
     await warmUp;
@@ -112,20 +113,28 @@ describe('DatabaseAdmission', () => {
     expect(Math.max(...settledAt)).toBeLessThanOrEqual(200);
   });
 
-  it('names the database as the cause when the requests ahead are stuck on it', async () => {
+  it('names the database as the cause when the statement ahead has waited half the budget for an answer', async () => {
     const { dataSource } = fakeDataSource();
-    const admission = new DatabaseAdmission(dataSource, 1, clock);
-    const stuck = admission.withConnection(holdFor(300), new RequestDeadline(200, clock));
+    const timings = new StatementTimings(clock);
+    const admission = new DatabaseAdmission(dataSource, 1, clock, timings);
+    const stuck = admission.withConnection(
+      async () => {
+        // A statement the server does not answer for 300 ms.
+        const sent = timings.sent();
+        await holdFor(300)();
+        timings.answered(sent);
+      },
+      new RequestDeadline(200, clock),
+    );
     const behind = outcomeOf(admission.withConnection(holdFor(1), new RequestDeadline(200, clock)));
     await jest.advanceTimersByTimeAsync(300);
-    // It waited its whole budget behind one request holding its connection for longer than half of it.
     await expect(behind).resolves.toBe('database');
     await stuck;
   });
 
   it('does not queue on the embedded database', async () => {
     const { dataSource, lent } = fakeDataSource();
-    const admission = new DatabaseAdmission(dataSource, Number.POSITIVE_INFINITY, clock);
+    const admission = new DatabaseAdmission(dataSource, Number.POSITIVE_INFINITY, clock, new StatementTimings(clock));
     const all = Promise.all(
       Array.from({ length: 20 }, () =>
         admission.withConnection(holdFor(5), new RequestDeadline(Number.POSITIVE_INFINITY, clock)),
@@ -138,7 +147,7 @@ describe('DatabaseAdmission', () => {
 
   it('gives background work its turn without letting its length change the pace requests are judged by', async () => {
     const { dataSource } = fakeDataSource();
-    const admission = new DatabaseAdmission(dataSource, 1, clock);
+    const admission = new DatabaseAdmission(dataSource, 1, clock, new StatementTimings(clock));
     const warmUp = admission.withConnection(holdFor(30), new RequestDeadline(200, clock));
     await jest.advanceTimersByTimeAsync(30);
     await warmUp;

@@ -1,6 +1,7 @@
 import type { DataSource, QueryRunner } from 'typeorm';
 import type { Clock } from '../common/time/clock';
 import type { RequestDeadline } from './request-deadline';
+import type { StatementTimings } from './statement-timings';
 
 /** How much a new measurement moves the running estimate of how long a request holds its connection. */
 const SMOOTHING = 0.2;
@@ -23,7 +24,8 @@ interface Waiter {
  * served, while their deadline says they can still be answered. A request is
  * refused only when it could not be: it has waited as long as it could, or
  * the wait list ahead of it is longer than its remaining time can drain at
- * the recently measured pace; the deadline decides what the refusal says.
+ * the recently measured pace; the deadline decides what the refusal says,
+ * from the statements of this server.
  * What waiting requests hold is a timer and a place in the list; no statement
  * of theirs is started. One per database server, each over that server's pool.
  */
@@ -32,14 +34,14 @@ export class DatabaseAdmission {
   private readonly waiting: Waiter[] = [];
   /** Running estimate of how long a request holds its connection, in ms. */
   private holdMs = 0;
-  /** When each request now holding a connection got it. */
-  private readonly holders = new Set<{ since: number }>();
 
   constructor(
     private readonly dataSource: DataSource,
     /** Connections of the pool; the embedded database runs one statement at a time in-process and never queues. */
     private readonly permits: number,
     private readonly clock: Clock,
+    /** The statements of the server this pool connects to. */
+    private readonly timings: StatementTimings,
   ) {}
 
   /** Requests waiting for a connection now. */
@@ -58,10 +60,9 @@ export class DatabaseAdmission {
     deadline: RequestDeadline,
     { paced = true }: { paced?: boolean } = {},
   ): Promise<T> {
+    deadline.attempting(this.timings);
     await this.admit(deadline);
     const started = this.clock.now();
-    const holder = { since: started };
-    this.holders.add(holder);
     const runner = this.dataSource.createQueryRunner();
     try {
       return await work(runner);
@@ -70,7 +71,6 @@ export class DatabaseAdmission {
         await runner.release();
       } finally {
         // Even if giving the connection back failed, the turn passes on: a lost turn would never come back.
-        this.holders.delete(holder);
         if (paced) {
           const heldMs = this.clock.now() - started;
           this.holdMs = this.holdMs === 0 ? heldMs : this.holdMs + SMOOTHING * (heldMs - this.holdMs);
@@ -89,7 +89,7 @@ export class DatabaseAdmission {
     const rounds = Math.floor(this.waiting.length / this.permits) + 1;
     const remainingMs = deadline.remainingMs();
     if (this.waiting.length >= MAX_WAITING || rounds * this.holdMs > remainingMs) {
-      return Promise.reject(this.refusal(deadline));
+      return Promise.reject(deadline.refusal());
     }
     return new Promise<void>((resolve, reject) => {
       const waiter: Waiter = {
@@ -97,7 +97,7 @@ export class DatabaseAdmission {
           clearTimeout(waiter.timer);
           resolve();
         },
-        refuse: () => reject(this.refusal(deadline)),
+        refuse: () => reject(deadline.refusal()),
         // Past this, its turn would come too late for its own work to finish within the deadline.
         timer: setTimeout(
           () => {
@@ -109,13 +109,6 @@ export class DatabaseAdmission {
       };
       this.waiting.push(waiter);
     });
-  }
-
-  private refusal(deadline: RequestDeadline): Error {
-    const now = this.clock.now();
-    let longestHoldMs = 0;
-    for (const holder of this.holders) longestHoldMs = Math.max(longestHoldMs, now - holder.since);
-    return deadline.refusal({ typicalHoldMs: this.holdMs, longestHoldMs });
   }
 
   private release(): void {

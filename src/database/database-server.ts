@@ -5,6 +5,7 @@ import type { Clock } from '../common/time/clock';
 import type { DatabaseConfig } from '../config/database.config';
 import { DatabaseAdmission } from './database-admission';
 import type { GtidPosition } from './replication-lag';
+import { StatementTimings } from './statement-timings';
 
 /** How servers are named in metrics, traces and logs (CONTRACT §12): `replica-N` in DB_REPLICAS order. */
 export type ServerName = 'primary' | `replica-${number}`;
@@ -20,6 +21,8 @@ interface ConnectionOptions {
 
 /** A health check that takes longer than this counts as the server not answering. */
 export const PROBE_TIMEOUT_MS = 1000;
+/** KILL of a thread that has already ended. */
+const ER_NO_SUCH_THREAD = 1094;
 
 /** What the last background check found about a server. */
 export interface ServerHealth {
@@ -46,6 +49,9 @@ type ServerState = 'up' | 'down' | 'healthy' | 'stopped' | 'lagging';
  */
 export class DatabaseServer {
   readonly admission: DatabaseAdmission;
+  readonly timings: StatementTimings;
+  /** Server threads of connections closed on statements given up: killed once the server answers again. */
+  private abandonedThreads: number[] = [];
   private current: ServerHealth;
   /** When a request last found this server failing; a check started before that cannot clear it. */
   private failedAt = Number.NEGATIVE_INFINITY;
@@ -61,10 +67,12 @@ export class DatabaseServer {
     config: DatabaseConfig,
     private readonly clock: Clock,
   ) {
+    this.timings = new StatementTimings(clock);
     this.admission = new DatabaseAdmission(
       dataSource,
       config.type === 'mysql' ? config.poolSize : Number.POSITIVE_INFINITY,
       clock,
+      this.timings,
     );
     this.maxLagSeconds = config.type === 'mysql' ? config.replicaMaxLagSeconds : 0;
     // Until a check says otherwise the primary is assumed to answer and a replica is not read from.
@@ -121,10 +129,38 @@ export class DatabaseServer {
         connectTimeout: PROBE_TIMEOUT_MS,
       });
       const [rows] = await this.probe.query<T[]>({ sql, timeout: PROBE_TIMEOUT_MS });
+      this.timings.heardFrom();
       return rows;
     } catch (error) {
       this.closeCheck();
       throw error;
+    }
+  }
+
+  /**
+   * A statement on this connection was given up (CONTRACT §11): the
+   * connection is closed at once, so that it holds nothing here, and its
+   * server thread is remembered, so that whatever it still runs is killed
+   * once the server answers again.
+   */
+  abandon(connection: { threadId: number | null; destroy(): void }): void {
+    if (connection.threadId !== null) this.abandonedThreads.push(connection.threadId);
+    connection.destroy();
+  }
+
+  /** Kills the server threads of abandoned connections; run by the background check once the server answers. */
+  async killAbandoned(): Promise<void> {
+    const threads = this.abandonedThreads;
+    this.abandonedThreads = [];
+    for (const [index, thread] of threads.entries()) {
+      try {
+        await this.check(`KILL CONNECTION ${thread}`);
+      } catch (error) {
+        if ((error as { errno?: number }).errno === ER_NO_SUCH_THREAD) continue;
+        // Not answering after all: the next check that finds it answering tries again.
+        this.abandonedThreads.push(...threads.slice(index));
+        return;
+      }
     }
   }
 

@@ -2,18 +2,22 @@ import { afterEach, beforeEach, describe, expect, it, jest } from '@jest/globals
 import { Logger } from '@nestjs/common';
 import { DataSource, QueryFailedError } from 'typeorm';
 import type { Clock } from '../common/time/clock';
+import type { EventLoopDelay } from '../common/time/event-loop-delay';
 import { toDatabaseConfig } from '../config/database.config';
 import { validateEnvironment } from '../config/environment';
 import { buildDataSourceOptions } from './data-source-options';
-import { DatabaseUnavailableException } from './database-errors';
+import { DatabaseSaturatedException, DatabaseUnavailableException } from './database-errors';
 import type { DatabaseServer, ServerHealth } from './database-server';
 import { DatabaseServers } from './database-servers';
 import { ReadRouter } from './read-router';
 import { parseGtidPosition } from './replication-lag';
 import { RequestDeadlines } from './request-deadline';
+import { giveUpAfterMs } from './server-attempt';
 
 // Jest's fake timers move Date.now and every setTimeout together: the test decides when time passes.
 const clock: Clock = { now: () => Date.now() };
+// An event loop that notices everything at once: lateness here is never the process's.
+const idleLoop: EventLoopDelay = { recentMs: () => 0 };
 
 /** A primary and two replicas that are never connected to: routing decides from the health the checks recorded. */
 function router(deadlineMs = 2000): {
@@ -32,10 +36,10 @@ function router(deadlineMs = 2000): {
     }),
   );
   const servers = new DatabaseServers(new DataSource(buildDataSourceOptions(config)), config, clock);
-  const reads = new ReadRouter(servers, new RequestDeadlines(config, clock));
+  const reads = new ReadRouter(servers, new RequestDeadlines(config, clock, idleLoop));
   const [primary, one, two] = servers.all;
-  // The pools are opened by the background check, which does not run here; routing reads only this flag.
-  for (const replica of [one, two]) Object.defineProperty(replica.dataSource, 'isInitialized', { value: true });
+  // The pools are opened by TypeORM and the background check, which do not run here; routing reads only this flag.
+  for (const server of [primary, one, two]) Object.defineProperty(server.dataSource, 'isInitialized', { value: true });
   return { reads, servers, primary, one, two };
 }
 
@@ -181,24 +185,96 @@ describe('ReadRouter', () => {
       await expect(router().reads.withConnection(() => Promise.reject(bug))).rejects.toBe(bug);
     });
 
-    it('answers 503 once DB_QUERY_TIMEOUT_MS has passed, with timeout as the reason, and does not retry it', async () => {
+    it('gives up early on a replica that answers nothing, marks it down and retries on the primary in time', async () => {
+      jest.useFakeTimers();
+      try {
+        const { reads, servers, one } = router(2000);
+        found(one, healthy);
+        const attempts: string[] = [];
+        const served = reads.withConnection((session) => {
+          attempts.push(servers.serverOf(session.runner));
+          // The replica hangs; the primary answers at once.
+          return attempts.length === 1
+            ? session.statement(() => new Promise<string>(() => undefined))
+            : session.statement(() => Promise.resolve('page'));
+        });
+        // No statement times known yet: the give-up time is its ceiling, a third of the budget.
+        await jest.advanceTimersByTimeAsync(Math.ceil(giveUpAfterMs(undefined, 2000)));
+        await expect(served).resolves.toBe('page');
+        expect(attempts).toEqual(['replica-1', 'primary']);
+        expect(one.health.answering).toBe(false);
+        expect(warnings.mock.calls.map(([message]) => String(message))).toEqual([
+          expect.stringMatching(
+            /^replica-1: not answering \(failed during a request: nothing answered within 667 ms\)/,
+          ),
+        ]);
+      } finally {
+        jest.useRealTimers();
+      }
+    });
+
+    it('does not give up on a slow statement while the server answers others, nor on the last server', async () => {
+      jest.useFakeTimers();
+      try {
+        const { reads, servers, one } = router(2000);
+        found(one, healthy);
+        const slow = reads.withConnection((session) =>
+          session.statement(() => new Promise<string>((resolve) => setTimeout(() => resolve('slow page'), 1500))),
+        );
+        // Meanwhile the replica answers the health check: it is slow, not hung.
+        await jest.advanceTimersByTimeAsync(300);
+        one.timings.heardFrom();
+        await jest.advanceTimersByTimeAsync(1200);
+        await expect(slow).resolves.toBe('slow page');
+        expect(one.health.answering).toBe(true);
+        // The replica stops answering: the primary is the last server, and its statements are waited for.
+        found(one, { answering: false, replicating: false, problem: 'ECONNREFUSED' });
+        const onPrimary = reads.withConnection((session) =>
+          session.statement(() => new Promise<string>((resolve) => setTimeout(() => resolve('late page'), 1500))),
+        );
+        await jest.advanceTimersByTimeAsync(1500);
+        await expect(onPrimary).resolves.toBe('late page');
+        expect(servers.primary.health.answering).toBe(true);
+      } finally {
+        jest.useRealTimers();
+      }
+    });
+
+    it('answers 503 database timeout once DB_QUERY_TIMEOUT_MS has passed with no server answering, retrying once', async () => {
       jest.useFakeTimers();
       try {
         const { reads, one } = router(100);
         found(one, healthy);
         let attempts = 0;
-        // Statements that never answer: the driver's own timeout would end them later.
         const error = reads
-          .withConnection(() => {
+          .withConnection((session) => {
             attempts += 1;
-            return new Promise(() => undefined);
+            return session.statement(() => new Promise(() => undefined));
           })
           .catch((caught: unknown) => caught);
         await jest.advanceTimersByTimeAsync(100);
         await expect(error).resolves.toBeInstanceOf(DatabaseUnavailableException);
         expect(((await error) as DatabaseUnavailableException).problem.reason).toBe('timeout');
-        expect(attempts).toBe(1);
-        expect(one.health.answering).toBe(true);
+        expect(attempts).toBe(2);
+      } finally {
+        jest.useRealTimers();
+      }
+    });
+
+    it('answers 503 busy, not database, when the deadline passes while the server keeps answering promptly', async () => {
+      jest.useFakeTimers();
+      try {
+        const { reads, primary } = router(100);
+        // No replica is healthy: the primary serves, with nowhere to retry.
+        const busy = reads
+          .withConnection(async (session) => {
+            // Quick statements, one after another, until the budget is gone: the time is this process's own.
+            for (;;) await session.statement(() => new Promise((resolve) => setTimeout(resolve, 2)));
+          })
+          .catch((caught: unknown) => caught);
+        await jest.advanceTimersByTimeAsync(100);
+        await expect(busy).resolves.toBeInstanceOf(DatabaseSaturatedException);
+        expect(primary.health.answering).toBe(true);
       } finally {
         jest.useRealTimers();
       }

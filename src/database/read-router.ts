@@ -11,11 +11,18 @@ import type { DatabaseServer } from './database-server';
 import { DatabaseServers } from './database-servers';
 import { progressOf } from './replication-lag';
 import { RequestDeadline, RequestDeadlines } from './request-deadline';
+import { ServerAttempt, ServerNotAnsweringException } from './server-attempt';
 
-/** What a request's statements run on: one connection of one server, and the time the request has left. */
+/**
+ * What a request's statements run on: one connection of one server, and the
+ * time the request has left. Every statement goes through `statement`, which
+ * times it for that server and, on a first attempt, gives up on a server
+ * that stopped answering.
+ */
 export interface ReadSession {
   runner: QueryRunner;
   deadline: RequestDeadline;
+  statement<T>(execute: () => Promise<T>): Promise<T>;
 }
 
 /**
@@ -24,8 +31,10 @@ export interface ReadSession {
  * healthy replica in turn, else the primary, else (the primary down) the
  * freshest replica that answers. A server failing during a request is marked
  * down at once and the request is tried once more elsewhere, within the same
- * deadline. What is known of each server's health comes from the
- * ReplicaHealthMonitor; how long a request may take, from its RequestDeadline.
+ * deadline; a first attempt on a server that stops answering is given up
+ * early enough for the retry to fit (ServerAttempt). What is known of each
+ * server's health comes from the ReplicaHealthMonitor; how long a request may
+ * take, from its RequestDeadline.
  */
 @Injectable()
 export class ReadRouter {
@@ -54,16 +63,22 @@ export class ReadRouter {
   }
 
   private async route<T>(work: (session: ReadSession) => Promise<T>, deadline: RequestDeadline): Promise<T> {
-    const run = (runner: QueryRunner) => work({ runner, deadline });
+    const attempt = (server: DatabaseServer, mayGiveUp: boolean) =>
+      server.admission.withConnection(
+        (runner) => work(new ServerAttempt(runner, deadline, server, mayGiveUp)),
+        deadline,
+      );
     const first = this.pick();
+    // Giving up early only makes sense where another server could answer; the retry is the last word.
+    const mayGiveUp = this.servers.all.some((server) => server !== first && server.canRead());
     try {
-      return await first.admission.withConnection(run, deadline);
+      return await attempt(first, mayGiveUp);
     } catch (error) {
       if (!this.isServerFailure(error) || this.servers.replicas.length === 0) throw error;
-      first.markFailed(reasonOf(error));
+      first.markFailed(error instanceof ServerNotAnsweringException ? error.why : reasonOf(error));
       const second = this.pick(first);
       if (second === first) throw error;
-      return await second.admission.withConnection(run, deadline);
+      return await attempt(second, false);
     }
   }
 

@@ -77,8 +77,18 @@ export class ReplicaHealthMonitor implements OnApplicationBootstrap, BeforeAppli
   private async checkAll(): Promise<void> {
     const started = this.clock.now();
     const { primary, replicas } = this.servers;
-    primary.recordCheck(await this.checkPrimary(primary), started);
-    await Promise.all(replicas.map(async (replica) => replica.recordCheck(await this.checkReplica(replica), started)));
+    primary.recordCheck(await this.settled(primary, await this.checkPrimary(primary)), started);
+    await Promise.all(
+      replicas.map(async (replica) =>
+        replica.recordCheck(await this.settled(replica, await this.checkReplica(replica)), started),
+      ),
+    );
+  }
+
+  /** A server found answering first ends what statements given up there may still run, before it is read from again. */
+  private async settled(server: DatabaseServer, health: ServerHealth): Promise<ServerHealth> {
+    if (health.answering) await server.killAbandoned();
+    return health;
   }
 
   private async checkPrimary(primary: DatabaseServer): Promise<ServerHealth> {

@@ -2,14 +2,33 @@ import { Inject, Injectable } from '@nestjs/common';
 import { Clock } from '../common/time/clock';
 import { DATABASE_CONFIG } from '../config/config.module';
 import type { DatabaseConfig } from '../config/database.config';
+import { EventLoopDelay } from '../common/time/event-loop-delay';
 import { DatabaseSaturatedException, DatabaseUnavailableException } from './database-errors';
+import type { ServerEvidence, StatementTimings } from './statement-timings';
 
-/** What the admission queue saw of the requests holding connections when one could not get its turn in time. */
-export interface HoldEvidence {
-  /** The running estimate of how long a request holds its connection. */
-  typicalHoldMs: number;
-  /** How long the oldest request now holding a connection has held it. */
-  longestHoldMs: number;
+/** What is known, at the moment a request runs out of time, of where its time went. */
+export interface LatenessEvidence extends ServerEvidence {
+  /** How late this process has lately been in noticing what was ready (its event loop's delay). */
+  loopDelayMs: number;
+}
+
+/**
+ * CONTRACT §10, who made a request late. The database, when it does not
+ * answer (a statement has waited half the budget and nothing at all has come
+ * back from that server meanwhile, though the process was free to notice)
+ * or when it answers slowly itself (its latest statements took half the
+ * budget beyond what the event loop's delay explains). Otherwise this
+ * process: its statements come back promptly and the time went in waiting
+ * for a turn or for the event loop. Only what the server did lately counts,
+ * so an outage right after a slow spell, or a slow spell right after an
+ * outage, is named for what it is now.
+ */
+export function databaseIsTheCause(budgetMs: number, evidence: LatenessEvidence): boolean {
+  const half = budgetMs / 2;
+  const { oldestWaitingMs, sinceLastAnswerMs, recentMs, loopDelayMs } = evidence;
+  const notAnswering = oldestWaitingMs > half && sinceLastAnswerMs > half && loopDelayMs < half;
+  const slowItself = recentMs - loopDelayMs > half;
+  return notAnswering || slowItself;
 }
 
 /**
@@ -26,16 +45,24 @@ export interface HoldEvidence {
  */
 export class RequestDeadline {
   private readonly startedAt: number;
+  /** The statements of the server the request is on now, or waits for. */
+  private server?: StatementTimings;
 
   constructor(
     readonly budgetMs: number,
     private readonly clock: Clock,
+    private readonly loopDelay?: EventLoopDelay,
   ) {
     this.startedAt = clock.now();
   }
 
   remainingMs(): number {
     return this.budgetMs - (this.clock.now() - this.startedAt);
+  }
+
+  /** The request now waits for, or runs on, this server: a late answer is judged by its statements. */
+  attempting(server: StatementTimings): void {
+    this.server = server;
   }
 
   /** Before each statement: a request already answered 503 issues no further statement. */
@@ -53,24 +80,30 @@ export class RequestDeadline {
     return Promise.race([work, expired]).finally(() => clearTimeout(timer));
   }
 
-  /**
-   * A request that cannot get a connection in time. The database is named as
-   * the cause when it is what is slow: requests have lately held their
-   * connections for half the budget, or one ahead has held it that long now.
-   * Otherwise the database is fine and the service is busy.
-   */
-  refusal({ typicalHoldMs, longestHoldMs }: HoldEvidence): DatabaseUnavailableException | DatabaseSaturatedException {
-    const slow = this.budgetMs / 2;
-    return typicalHoldMs > slow || longestHoldMs > slow
-      ? new DatabaseUnavailableException(new Error('The requests ahead are stuck on the database'))
+  /** A request that cannot get a connection in time: the database is unavailable, or the service is busy. */
+  refusal(): DatabaseUnavailableException | DatabaseSaturatedException {
+    return this.blamesDatabase()
+      ? new DatabaseUnavailableException(new Error('The requests ahead are kept waiting by the database'))
       : new DatabaseSaturatedException();
   }
 
-  private expired(): DatabaseUnavailableException {
-    return new DatabaseUnavailableException(
-      new Error(`The database did not answer within ${this.budgetMs} ms`),
-      'databaseTimeout',
-    );
+  /** A request whose budget is spent while its statements run. */
+  private expired(): DatabaseUnavailableException | DatabaseSaturatedException {
+    return this.blamesDatabase()
+      ? new DatabaseUnavailableException(
+          new Error(`The database did not answer within ${this.budgetMs} ms`),
+          'databaseTimeout',
+        )
+      : new DatabaseSaturatedException();
+  }
+
+  private blamesDatabase(): boolean {
+    const server: ServerEvidence = this.server?.evidence() ?? {
+      oldestWaitingMs: 0,
+      sinceLastAnswerMs: 0,
+      recentMs: 0,
+    };
+    return databaseIsTheCause(this.budgetMs, { ...server, loopDelayMs: this.loopDelay?.recentMs() ?? 0 });
   }
 }
 
@@ -82,12 +115,13 @@ export class RequestDeadlines {
   constructor(
     @Inject(DATABASE_CONFIG) config: DatabaseConfig,
     private readonly clock: Clock,
+    private readonly loopDelay: EventLoopDelay,
   ) {
     // The embedded database runs in-process and cannot hang on a network.
     this.budgetMs = config.type === 'mysql' ? config.queryTimeoutMs : Number.POSITIVE_INFINITY;
   }
 
   start(): RequestDeadline {
-    return new RequestDeadline(this.budgetMs, this.clock);
+    return new RequestDeadline(this.budgetMs, this.clock, this.loopDelay);
   }
 }

@@ -196,15 +196,14 @@ export class OrdersRepository {
 
   /**
    * Runs a shaped statement on the request's connection, timed and traced as
-   * its kind; none starts once the request's deadline has passed.
+   * its kind, through the session (which starts none once the request's
+   * deadline has passed, and gives up on a server that stopped answering).
    */
-  private run<T>(
-    kind: ListingStatement,
-    [sql, parameters]: [string, unknown[]],
-    { runner, deadline }: ReadSession,
-  ): Promise<T> {
-    deadline.check();
-    return this.statements.run(kind, runner, () => runner.query(sql, parameters) as Promise<T>);
+  private run<T>(kind: ListingStatement, [sql, parameters]: [string, unknown[]], session: ReadSession): Promise<T> {
+    const { runner } = session;
+    return this.statements.run(kind, runner, () =>
+      session.statement(() => runner.query(sql, parameters) as Promise<T>),
+    );
   }
 
   private sorted(query: SelectQueryBuilder<Order>, alias: string, sort: SortKey[]): SelectQueryBuilder<Order> {

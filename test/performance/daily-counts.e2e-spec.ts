@@ -8,7 +8,9 @@ import { OrderCountFolding } from '../../src/orders/counting/order-count-folding
 import type { OrderFilters } from '../../src/orders/query/list-orders-query';
 import { OrdersRepository } from '../../src/orders/orders.repository';
 import { MonotonicClock } from '../../src/common/time/clock';
+import { DatabaseServers } from '../../src/database/database-servers';
 import { RequestDeadline } from '../../src/database/request-deadline';
+import { ServerAttempt } from '../../src/database/server-attempt';
 import { seedDataset } from '../support/data/dataset';
 import { freshMysqlDatabase, mysqlEnvironment, type MysqlTarget } from '../support/app/test-database';
 import { startTestApp, type TestApp } from '../support/app/test-app';
@@ -136,15 +138,14 @@ describe('exact totals under a sale’s concurrent writes on MariaDB', () => {
   /** The repository's count and COUNT(*) at one snapshot: what a listing would answer at that moment, and the truth. */
   async function countsAtOneSnapshot(): Promise<Array<{ name: string; listed: number; counted: number }>> {
     const repository = context.app.get(OrdersRepository);
+    const { primary } = context.app.get(DatabaseServers);
     const runner = context.dataSource.createQueryRunner();
     try {
       await runner.query('START TRANSACTION WITH CONSISTENT SNAPSHOT');
       const results = [];
       for (const { name, filters, where } of TOTALS) {
-        const listed = await repository.count(filters, {
-          runner,
-          deadline: new RequestDeadline(Infinity, new MonotonicClock()),
-        });
+        const deadline = new RequestDeadline(Infinity, new MonotonicClock());
+        const listed = await repository.count(filters, new ServerAttempt(runner, deadline, primary, false));
         const [{ total }] = (await runner.query(`SELECT COUNT(*) AS total FROM orders ${where}`)) as Array<{
           total: number;
         }>;

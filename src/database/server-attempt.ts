@@ -1,0 +1,91 @@
+import type { QueryRunner } from 'typeorm';
+import { DatabaseUnavailableException, isDatabaseUnavailable } from './database-errors';
+import type { DatabaseServer } from './database-server';
+import type { RequestDeadline } from './request-deadline';
+
+/**
+ * When a statement is given up on its server (CONTRACT §11): a multiple of
+ * the server's own recent p99, never below a floor that ordinary jitter
+ * stays under, never beyond a share of the budget that leaves the retry
+ * most of it. With the default 2 s deadline the ceiling is about 670 ms, so
+ * a hung server costs a request well under a second.
+ */
+export const GIVE_UP = { multipleOfP99: 5, floorMs: 100, shareOfBudget: 1 / 3 } as const;
+
+export function giveUpAfterMs(p99Ms: number | undefined, budgetMs: number): number {
+  const ceiling = budgetMs * GIVE_UP.shareOfBudget;
+  if (p99Ms === undefined) return ceiling;
+  return Math.min(ceiling, Math.max(GIVE_UP.floorMs, GIVE_UP.multipleOfP99 * p99Ms));
+}
+
+/** The connection TypeORM's MySQL query runner holds once its first statement is sent. */
+interface HeldConnection {
+  databaseConnection?: { threadId: number | null; destroy(): void };
+}
+
+/** A statement given up because its server has answered nothing for far longer than its statements take. */
+export class ServerNotAnsweringException extends DatabaseUnavailableException {
+  constructor(readonly why: string) {
+    super(new Error(why));
+  }
+}
+
+/**
+ * One attempt of a request on one server: its connection, its deadline,
+ * and the statements it sends there, each timed into the server's
+ * StatementTimings. An attempt that may give up (there is another server to
+ * retry on) watches each statement: past the server's give-up time with
+ * nothing at all heard from that server since it was sent, the statement is
+ * abandoned (its connection closed, its thread killed later) and the attempt
+ * fails as the server's failure, which the router retries elsewhere.
+ */
+export class ServerAttempt {
+  constructor(
+    readonly runner: QueryRunner,
+    readonly deadline: RequestDeadline,
+    private readonly server: DatabaseServer,
+    private readonly mayGiveUp: boolean,
+  ) {}
+
+  async statement<T>(execute: () => Promise<T>): Promise<T> {
+    this.deadline.check();
+    // Marked down while this request waited for its turn there: no point sending it what would hang too.
+    if (this.mayGiveUp && !this.server.health.answering) {
+      throw new ServerNotAnsweringException(`${this.server.name} stopped answering before the statement was sent`);
+    }
+    const { timings } = this.server;
+    const sent = timings.sent();
+    const running = execute().then(
+      (result) => {
+        timings.answered(sent);
+        return result;
+      },
+      (error: unknown) => {
+        if (isDatabaseUnavailable(error)) timings.unanswered(sent);
+        else timings.answered(sent);
+        throw error;
+      },
+    );
+    if (!this.mayGiveUp) return running;
+
+    const limitMs = Math.min(giveUpAfterMs(timings.p99(), this.deadline.budgetMs), this.deadline.remainingMs() / 2);
+    let timer: NodeJS.Timeout | undefined;
+    const givenUp = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => {
+        // Something came back from the server meanwhile: it is slow or busy, not hung, and the deadline alone judges.
+        if (timings.answeredSince(sent)) return;
+        timings.unanswered(sent);
+        // Its outcome is no longer anyone's: the attempt has failed without it.
+        running.catch(() => undefined);
+        const { databaseConnection } = this.runner as unknown as HeldConnection;
+        if (databaseConnection) this.server.abandon(databaseConnection);
+        reject(new ServerNotAnsweringException(`nothing answered within ${Math.round(limitMs)} ms`));
+      }, limitMs);
+    });
+    try {
+      return await Promise.race([running, givenUp]);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+}

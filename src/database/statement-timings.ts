@@ -1,0 +1,99 @@
+import type { Clock } from '../common/time/clock';
+
+/** How many of a server's latest statement times its p99 is taken over. */
+const WINDOW = 256;
+/** Fewer statements than this say too little to judge a server by its own times: the ceiling applies. */
+const MIN_SAMPLES = 32;
+/** The p99 is sorted anew only every so many statements: it moves slowly, and a sort per statement is waste. */
+const P99_EVERY = 16;
+/** What "the database is doing now" is taken over: its latest statements, not a long average. */
+const RECENT = 16;
+
+/** A statement sent to the server and not answered yet. */
+export interface Sent {
+  readonly at: number;
+}
+
+/** What a server's statements say about it at one moment. */
+export interface ServerEvidence {
+  /** How long the statement waiting longest for this server has waited; 0 when none is. */
+  oldestWaitingMs: number;
+  /** Since this server last answered anything: a statement, a failed statement, a health check. */
+  sinceLastAnswerMs: number;
+  /** The median of its latest statements' times, as this process measured them. */
+  recentMs: number;
+}
+
+/**
+ * One database server's statement times, as the client sees them: the
+ * latest few hundred (their p99 is what "far beyond its recent statements"
+ * means, CONTRACT §11), the statements waiting for an answer now, and when
+ * the server last answered anything. These say whether a late request was
+ * kept waiting by the server or by this process (CONTRACT §10).
+ */
+export class StatementTimings {
+  private readonly durations = new Float64Array(WINDOW);
+  private recorded = 0;
+  private p99Ms?: number;
+  private readonly waiting = new Set<Sent>();
+  private lastAnswerAt = Number.NEGATIVE_INFINITY;
+
+  constructor(private readonly clock: Clock) {}
+
+  sent(): Sent {
+    const statement = { at: this.clock.now() };
+    this.waiting.add(statement);
+    return statement;
+  }
+
+  /** The server answered it, with rows or with an error of its own: either way it is answering. */
+  answered(statement: Sent): void {
+    if (!this.waiting.delete(statement)) return;
+    const now = this.clock.now();
+    this.durations[this.recorded % WINDOW] = now - statement.at;
+    this.recorded += 1;
+    this.lastAnswerAt = now;
+    if (this.recorded % P99_EVERY === 0) this.p99Ms = undefined;
+  }
+
+  /** No answer came: the connection failed, or the statement was given up. Its time says nothing of the server's pace. */
+  unanswered(statement: Sent): void {
+    this.waiting.delete(statement);
+  }
+
+  /** Something other than a statement (a health check) got an answer from the server. */
+  heardFrom(): void {
+    this.lastAnswerAt = this.clock.now();
+  }
+
+  /** Whether the server has answered anything since this statement was sent. */
+  answeredSince(statement: Sent): boolean {
+    return this.lastAnswerAt > statement.at;
+  }
+
+  /** The p99 of the latest statement times; undefined until there are enough of them. */
+  p99(): number | undefined {
+    const count = Math.min(this.recorded, WINDOW);
+    if (count < MIN_SAMPLES) return undefined;
+    if (this.p99Ms === undefined) {
+      const sorted = this.durations.slice(0, count).sort();
+      this.p99Ms = sorted[Math.min(count - 1, Math.floor(count * 0.99))];
+    }
+    return this.p99Ms;
+  }
+
+  evidence(): ServerEvidence {
+    const now = this.clock.now();
+    let oldestWaitingMs = 0;
+    for (const statement of this.waiting) oldestWaitingMs = Math.max(oldestWaitingMs, now - statement.at);
+    const count = Math.min(this.recorded, RECENT);
+    const recent: number[] = [];
+    for (let back = 1; back <= count; back += 1) recent.push(this.durations[(this.recorded - back) % WINDOW]);
+    recent.sort((a, b) => a - b);
+    return {
+      oldestWaitingMs,
+      sinceLastAnswerMs: now - this.lastAnswerAt,
+      recentMs: count === 0 ? 0 : recent[Math.floor(count / 2)],
+    };
+  }
+}
