@@ -34,8 +34,8 @@ export class ServerNotAnsweringException extends DatabaseUnavailableException {
  * One attempt of a request on one server: its connection, its deadline,
  * and the statements it sends there, each timed into the server's
  * StatementTimings. An attempt that may give up (there is another server to
- * retry on) watches each statement: past the server's give-up time with
- * nothing at all heard from that server since it was sent, the statement is
+ * retry on) watches each statement: past the server's give-up time, with
+ * nothing at all heard from that server for half that time, the statement is
  * abandoned (its connection closed, its thread killed later) and the attempt
  * fails as the server's failure, which the router retries elsewhere.
  */
@@ -69,18 +69,26 @@ export class ServerAttempt {
     if (!this.mayGiveUp) return running;
 
     const limitMs = Math.min(giveUpAfterMs(timings.p99(), this.deadline.budgetMs), this.deadline.remainingMs() / 2);
+    // A server answering others is slow, not hung: given up only once it has also been silent for half that time.
+    const silenceMs = limitMs / 2;
     let timer: NodeJS.Timeout | undefined;
     const givenUp = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => {
-        // Something came back from the server meanwhile: it is slow or busy, not hung, and the deadline alone judges.
-        if (timings.answeredSince(sent)) return;
+      const judge = () => {
+        const silentForMs = timings.silentForMs();
+        if (silentForMs < silenceMs) {
+          // Looked at again when the silence would be long enough, while a retry still has most of the budget.
+          if (this.deadline.remainingMs() > this.deadline.budgetMs / 2)
+            timer = setTimeout(judge, silenceMs - silentForMs);
+          return;
+        }
         timings.unanswered(sent);
         // Its outcome is no longer anyone's: the attempt has failed without it.
         running.catch(() => undefined);
         const { databaseConnection } = this.runner as unknown as HeldConnection;
         if (databaseConnection) this.server.abandon(databaseConnection);
         reject(new ServerNotAnsweringException(`nothing answered within ${Math.round(limitMs)} ms`));
-      }, limitMs);
+      };
+      timer = setTimeout(judge, limitMs);
     });
     try {
       return await Promise.race([running, givenUp]);

@@ -47,13 +47,25 @@ describe('StatementTimings and the give-up time (CONTRACT §11)', () => {
     const waiting = timings.sent();
     jest.advanceTimersByTime(300);
     expect(timings.evidence()).toEqual({ oldestWaitingMs: 300, sinceLastAnswerMs: 300, recentMs: 2 });
-    expect(timings.answeredSince(waiting)).toBe(false);
+    expect(timings.silentForMs()).toBe(300);
     // A health check answers: the server is not silent, though the statement still waits.
     timings.heardFrom();
-    expect(timings.answeredSince(waiting)).toBe(true);
+    expect(timings.silentForMs()).toBe(0);
     expect(timings.evidence()).toMatchObject({ oldestWaitingMs: 300, sinceLastAnswerMs: 0 });
-    // Given up: it no longer waits, and its time is not one of the server's.
+    // Given up after the check answered: it no longer waits, and its time is not one of the server's.
     timings.unanswered(waiting);
     expect(timings.evidence()).toEqual({ oldestWaitingMs: 0, sinceLastAnswerMs: 0, recentMs: 2 });
+  });
+
+  it('remembers a statement that ended unanswered as the server’s silence, until the server answers again', () => {
+    const timings = new StatementTimings(clock);
+    const timedOut = timings.sent();
+    jest.advanceTimersByTime(200);
+    // The driver's own timeout ended it: nothing waits now, but the server has not answered for 200 ms.
+    timings.unanswered(timedOut);
+    jest.advanceTimersByTime(10);
+    expect(timings.evidence()).toMatchObject({ oldestWaitingMs: 210 });
+    timings.heardFrom();
+    expect(timings.evidence()).toMatchObject({ oldestWaitingMs: 0 });
   });
 });

@@ -16,7 +16,11 @@ export interface Sent {
 
 /** What a server's statements say about it at one moment. */
 export interface ServerEvidence {
-  /** How long the statement waiting longest for this server has waited; 0 when none is. */
+  /**
+   * How long the server has left a statement unanswered: the oldest one
+   * waiting now, or one that ended without an answer (timed out, its
+   * connection lost, given up) since the server last answered; 0 when none.
+   */
   oldestWaitingMs: number;
   /** Since this server last answered anything: a statement, a failed statement, a health check. */
   sinceLastAnswerMs: number;
@@ -37,6 +41,8 @@ export class StatementTimings {
   private p99Ms?: number;
   private readonly waiting = new Set<Sent>();
   private lastAnswerAt = Number.NEGATIVE_INFINITY;
+  /** When the oldest statement that ended unanswered since the last answer was sent. */
+  private unansweredSince?: number;
 
   constructor(private readonly clock: Clock) {}
 
@@ -53,22 +59,27 @@ export class StatementTimings {
     this.durations[this.recorded % WINDOW] = now - statement.at;
     this.recorded += 1;
     this.lastAnswerAt = now;
+    this.unansweredSince = undefined;
     if (this.recorded % P99_EVERY === 0) this.p99Ms = undefined;
   }
 
   /** No answer came: the connection failed, or the statement was given up. Its time says nothing of the server's pace. */
   unanswered(statement: Sent): void {
-    this.waiting.delete(statement);
+    if (!this.waiting.delete(statement)) return;
+    // Left unanswered, unless the server answered something after it was sent: then it was not silent.
+    if (this.lastAnswerAt > statement.at) return;
+    this.unansweredSince = Math.min(this.unansweredSince ?? statement.at, statement.at);
   }
 
   /** Something other than a statement (a health check) got an answer from the server. */
   heardFrom(): void {
     this.lastAnswerAt = this.clock.now();
+    this.unansweredSince = undefined;
   }
 
-  /** Whether the server has answered anything since this statement was sent. */
-  answeredSince(statement: Sent): boolean {
-    return this.lastAnswerAt > statement.at;
+  /** How long the server has answered nothing at all. */
+  silentForMs(): number {
+    return this.clock.now() - this.lastAnswerAt;
   }
 
   /** The p99 of the latest statement times; undefined until there are enough of them. */
@@ -84,7 +95,7 @@ export class StatementTimings {
 
   evidence(): ServerEvidence {
     const now = this.clock.now();
-    let oldestWaitingMs = 0;
+    let oldestWaitingMs = this.unansweredSince === undefined ? 0 : now - this.unansweredSince;
     for (const statement of this.waiting) oldestWaitingMs = Math.max(oldestWaitingMs, now - statement.at);
     const count = Math.min(this.recorded, RECENT);
     const recent: number[] = [];

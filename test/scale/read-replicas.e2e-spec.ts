@@ -105,23 +105,27 @@ describe('read replicas', () => {
     return ms;
   }
 
-  /** Steady load: `workers` clients listing one request after another until stopped; every status is kept. */
+  /** Steady load: `workers` clients listing one request after another until stopped; every status and time is kept. */
   function steadyLoad(workers = 4) {
     const statuses: Array<number | string> = [];
+    const latencies: number[] = [];
     let running = true;
     const loops = Array.from({ length: workers }, async () => {
       // A request that fails outright is recorded too, by its error code, rather than ending the loop.
       while (running) {
+        const sent = Date.now();
         statuses.push(
           await list(app).then(
             (response) => response.status,
             (error: Error & { code?: string }) => error.code ?? error.name,
           ),
         );
+        latencies.push(Date.now() - sent);
       }
     });
     return {
       statuses,
+      slowestMs: () => Math.max(...latencies),
       stop: async () => {
         running = false;
         await Promise.all(loops);
@@ -234,6 +238,92 @@ describe('read replicas', () => {
     const restarted = Date.now();
     await pair.reconnect('replica');
     await timeUntilServedBy('replica read from again after it restarted', 'replica-1', restarted, 10_000);
+  }, 60_000);
+
+  /** Statements still running on a server, other than the asking one's, that started over a second ago. */
+  async function longRunning(which: 'primary' | 'replica'): Promise<RowDataPacket[]> {
+    const [rows] = await pair.root(which).query<RowDataPacket[]>(
+      `SELECT ID, TIME, INFO FROM information_schema.PROCESSLIST
+          WHERE COMMAND = 'Query' AND ID <> CONNECTION_ID() AND TIME >= 1 AND INFO NOT LIKE '%BINLOG%'`,
+    );
+    return rows;
+  }
+
+  it('costs no client its answer when the replica hangs (SIGSTOP), uses it again after SIGCONT, and leaves nothing running there', async () => {
+    await pair.waitInSync();
+    await untilServedBy('replica-1', Date.now());
+    const killsBefore = await globalStatus(pair.root('replica'), 'Com_kill');
+    const load = steadyLoad();
+    let resumed = 0;
+    try {
+      await waitFor('some load', () => load.statuses.length >= 40);
+      pair.replica.signal('SIGSTOP');
+      const stopped = Date.now();
+      await waitFor('replica-1 to be marked down', async () => (await replicaHealthy(app)) === 0, { intervalMs: 5 });
+      measured.push({ what: 'hung replica (SIGSTOP) marked down', ms: Date.now() - stopped });
+      const countAtDown = load.statuses.length;
+      // Longer than a health check's own time limit: the hang is noticed by the checks too, not only by requests.
+      await waitFor('load to go on without the replica', () => load.statuses.length >= countAtDown + 200);
+      await waitFor('the hang to outlast a check', () => Date.now() - stopped > 2500);
+    } finally {
+      pair.replica.signal('SIGCONT');
+      resumed = Date.now();
+      await load.stop();
+    }
+    measured.push({ what: 'slowest request while the replica hung', ms: load.slowestMs() });
+    expect(load.statuses.filter((status) => status !== 200)).toEqual([]);
+    expect(load.slowestMs()).toBeLessThan(1000);
+    await timeUntilServedBy('hung replica read from again after SIGCONT', 'replica-1', resumed, 10_000);
+    // The statements given up there were killed once it answered again; none is left running.
+    expect(await globalStatus(pair.root('replica'), 'Com_kill')).toBeGreaterThan(killsBefore);
+    expect(await longRunning('replica')).toEqual([]);
+  }, 60_000);
+
+  it('costs no client its answer when the primary hangs while serving, retrying on the replica', async () => {
+    await pair.waitInSync();
+    // A replica that answers but does not replicate is not read from: the primary serves, the replica is the fallback.
+    await pair.root('replica').query('STOP SLAVE SQL_THREAD');
+    await untilServedBy('primary', Date.now());
+    const load = steadyLoad();
+    try {
+      await waitFor('some load', () => load.statuses.length >= 40);
+      pair.primary.signal('SIGSTOP');
+      const stopped = Date.now();
+      const countAtStop = load.statuses.length;
+      await waitFor('load to go on without the primary', () => load.statuses.length >= countAtStop + 200);
+      await waitFor('the hang to outlast a check', () => Date.now() - stopped > 2500);
+    } finally {
+      pair.primary.signal('SIGCONT');
+      await load.stop();
+      await pair.root('replica').query('START SLAVE SQL_THREAD');
+    }
+    measured.push({ what: 'slowest request while the serving primary hung', ms: load.slowestMs() });
+    expect(load.statuses.filter((status) => status !== 200)).toEqual([]);
+    expect(load.slowestMs()).toBeLessThan(1000);
+    await waitFor('the primary to be checked again', async () => (await longRunning('primary')).length === 0);
+    await pair.waitInSync();
+    await untilServedBy('replica-1', Date.now());
+  }, 60_000);
+
+  it('costs no client its answer when the primary hangs while the replica serves', async () => {
+    await pair.waitInSync();
+    await untilServedBy('replica-1', Date.now());
+    const load = steadyLoad();
+    const readiness: number[] = [];
+    try {
+      await waitFor('some load', () => load.statuses.length >= 40);
+      pair.primary.signal('SIGSTOP');
+      const stopped = Date.now();
+      while (Date.now() - stopped < 3000) readiness.push((await request(app.server).get('/health/ready')).status);
+    } finally {
+      pair.primary.signal('SIGCONT');
+      await load.stop();
+    }
+    measured.push({ what: 'slowest request while the idle primary hung', ms: load.slowestMs() });
+    expect(load.statuses.filter((status) => status !== 200)).toEqual([]);
+    expect(load.slowestMs()).toBeLessThan(1000);
+    expect(readiness.filter((status) => status !== 200)).toEqual([]);
+    await pair.waitInSync();
   }, 60_000);
 
   it('keeps answering the listing and readiness 200 from the replica when the primary is killed', async () => {
