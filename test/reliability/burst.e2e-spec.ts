@@ -122,6 +122,39 @@ describe('bursts of clients against the production start command', () => {
     });
   }, 120_000);
 
+  it('types at least 95 % of the refusals of 400 clients at a 100 ms deadline as busy, the database being healthy', async () => {
+    await withService({ DB_QUERY_TIMEOUT_MS: '100' }, async (service) => {
+      for (let round = 0; round < 10; round += 1) await burst(service, 10);
+      const refusals = new Map<string, number>();
+      let served = 0;
+      // 400 clients at once, each sending 8 requests one after another.
+      await Promise.all(
+        Array.from({ length: 400 }, async (_, client) => {
+          for (let request = 0; request < 8; request += 1) {
+            const response = await fetch(`${service.baseUrl}/orders`, {
+              headers: { Authorization: `Bearer ${userToken(MEMBERS[client % MEMBERS.length])}` },
+              signal: AbortSignal.timeout(30_000),
+            });
+            const body = (await response.json()) as { type?: string };
+            if (response.status === 200) {
+              served += 1;
+              continue;
+            }
+            const kind = `${response.status} ${body.type} Retry-After: ${response.headers.get('retry-after')}`;
+            refusals.set(kind, (refusals.get(kind) ?? 0) + 1);
+          }
+        }),
+      );
+      const refused = [...refusals.values()].reduce((sum, count) => sum + count, 0);
+      const busy = refusals.get('503 /problems/service-busy Retry-After: 1') ?? 0;
+      process.stdout.write(
+        `400 clients × 8 at a 100 ms deadline: ${served} served, refusals ${JSON.stringify(Object.fromEntries(refusals))}\n`,
+      );
+      expect(served + refused).toBe(3200);
+      expect(busy).toBeGreaterThanOrEqual(Math.ceil(refused * 0.95));
+    });
+  }, 120_000);
+
   it.each([
     ['10', '2000'],
     ['100', '100'],
