@@ -185,9 +185,16 @@ describe('ReadRouter', () => {
       await expect(router().reads.withConnection(() => Promise.reject(bug))).rejects.toBe(bug);
     });
 
-    it('gives up early on a replica that answers nothing, marks it down and retries on the primary in time', async () => {
-      jest.useFakeTimers();
-      try {
+    describe('with the clock under the test’s control', () => {
+      beforeEach(() => {
+        jest.useFakeTimers();
+      });
+
+      afterEach(() => {
+        jest.useRealTimers();
+      });
+
+      it('gives up early on a replica that answers nothing, marks it down and retries on the primary in time', async () => {
         const { reads, servers, one } = router(2000);
         found(one, healthy);
         const attempts: string[] = [];
@@ -208,14 +215,9 @@ describe('ReadRouter', () => {
             /^replica-1: not answering \(failed during a request: nothing answered within 667 ms\)/,
           ),
         ]);
-      } finally {
-        jest.useRealTimers();
-      }
-    });
+      });
 
-    it('does not give up on a slow statement while the server answers others, nor on the last server', async () => {
-      jest.useFakeTimers();
-      try {
+      it('does not give up on a slow statement while the server answers others, nor on the last server', async () => {
         const { reads, servers, one } = router(2000);
         found(one, healthy);
         const slow = reads.withConnection((session) =>
@@ -235,14 +237,9 @@ describe('ReadRouter', () => {
         await jest.advanceTimersByTimeAsync(1500);
         await expect(onPrimary).resolves.toBe('late page');
         expect(servers.primary.health.answering).toBe(true);
-      } finally {
-        jest.useRealTimers();
-      }
-    });
+      });
 
-    it('answers 503 database timeout once DB_QUERY_TIMEOUT_MS has passed with no server answering, retrying once', async () => {
-      jest.useFakeTimers();
-      try {
+      it('answers 503 database timeout once DB_QUERY_TIMEOUT_MS has passed with no server answering, retrying once', async () => {
         const { reads, one } = router(100);
         found(one, healthy);
         let attempts = 0;
@@ -256,14 +253,9 @@ describe('ReadRouter', () => {
         await expect(error).resolves.toBeInstanceOf(DatabaseUnavailableException);
         expect(((await error) as DatabaseUnavailableException).problem.reason).toBe('timeout');
         expect(attempts).toBe(2);
-      } finally {
-        jest.useRealTimers();
-      }
-    });
+      });
 
-    it('answers 503 busy, not database, when the deadline passes while the server keeps answering promptly', async () => {
-      jest.useFakeTimers();
-      try {
+      it('answers 503 busy, not database, when the deadline passes while the server keeps answering promptly', async () => {
         const { reads, primary } = router(100);
         // No replica is healthy: the primary serves, with nowhere to retry.
         const busy = reads
@@ -275,9 +267,7 @@ describe('ReadRouter', () => {
         await jest.advanceTimersByTimeAsync(100);
         await expect(busy).resolves.toBeInstanceOf(DatabaseSaturatedException);
         expect(primary.health.answering).toBe(true);
-      } finally {
-        jest.useRealTimers();
-      }
+      });
     });
   });
 });

@@ -57,28 +57,23 @@ describe('rate limit of 5 per minute', () => {
       .options('/orders')
       .set('Origin', 'https://tickets.example')
       .set('Access-Control-Request-Method', 'GET')
-      .set('Access-Control-Request-Headers', 'authorization,content-type');
+      .set('Access-Control-Request-Headers', 'authorization,content-type')
+      .set('X-Request-Id', 'preflight-1');
     expect(preflight.status).toBe(204);
     expect(preflight.headers['access-control-allow-origin']).toBe('https://tickets.example');
+    // Answered before any hook of the service runs, and still with its request id.
+    expect(preflight.headers['x-request-id']).toBe('preflight-1');
     const foreign = await list(userToken(14)).set('Origin', 'https://evil.example');
     expect(foreign.headers['access-control-allow-origin']).toBeUndefined();
   });
 
-  it('answers an OPTIONS that is not a preflight like any other method, and a real preflight with its request id', async () => {
+  it('answers an OPTIONS that is not a preflight like any other method without a route: a 404 problem', async () => {
     const bare = await request(context.server).options('/orders');
     const withoutMethod = await request(context.server).options('/orders').set('Origin', 'https://tickets.example');
     for (const response of [bare, withoutMethod]) {
       expectProblem(response, 404);
       expect(response.headers['x-request-id']).toEqual(expect.any(String));
     }
-    const preflight = await request(context.server)
-      .options('/orders')
-      .set('Origin', 'https://tickets.example')
-      .set('Access-Control-Request-Method', 'GET')
-      .set('X-Request-Id', 'preflight-1');
-    expect(preflight.status).toBe(204);
-    expect(preflight.headers['access-control-allow-methods']).toContain('GET');
-    expect(preflight.headers['x-request-id']).toBe('preflight-1');
   });
 
   it('sends the usual security headers, on answers and on errors alike', async () => {
