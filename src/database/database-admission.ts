@@ -1,6 +1,6 @@
 import type { DataSource, QueryRunner } from 'typeorm';
 import type { Clock } from '../common/time/clock';
-import type { RequestDeadline } from './request-deadline';
+import { afterPendingIo, type RequestDeadline } from './request-deadline';
 import type { StatementTimings } from './statement-timings';
 
 /** How much a new measurement moves the running estimate of how long a request holds its connection. */
@@ -13,7 +13,6 @@ export const MAX_WAITING = 512;
 
 interface Waiter {
   grant: () => void;
-  refuse: () => void;
   timer: NodeJS.Timeout;
 }
 
@@ -91,21 +90,21 @@ export class DatabaseAdmission {
     if (this.waiting.length >= MAX_WAITING || rounds * this.holdMs > remainingMs) {
       return Promise.reject(deadline.refusal());
     }
+    const waitMs = Math.max(0, remainingMs - this.holdMs);
+    const refuseAt = this.clock.now() + waitMs;
     return new Promise<void>((resolve, reject) => {
       const waiter: Waiter = {
         grant: () => {
           clearTimeout(waiter.timer);
           resolve();
         },
-        refuse: () => reject(deadline.refusal()),
-        // Past this, its turn would come too late for its own work to finish within the deadline.
-        timer: setTimeout(
-          () => {
-            this.waiting.splice(this.waiting.indexOf(waiter), 1);
-            waiter.refuse();
-          },
-          Math.max(0, remainingMs - this.holdMs),
-        ),
+        // Past this, its turn would come too late for its own work to finish within the deadline. Who is to blame is
+        // decided once the answers that arrived meanwhile have been read (see RequestDeadline.race).
+        timer: setTimeout(() => {
+          this.waiting.splice(this.waiting.indexOf(waiter), 1);
+          const lateMs = this.clock.now() - refuseAt;
+          afterPendingIo(() => reject(deadline.refusal(lateMs)));
+        }, waitMs),
       };
       this.waiting.push(waiter);
     });

@@ -31,6 +31,11 @@ export function databaseIsTheCause(budgetMs: number, evidence: LatenessEvidence)
   return notAnswering || slowItself;
 }
 
+/** Runs `then` once the event loop has handled the I/O that was ready when it was called. */
+export function afterPendingIo(then: () => void): void {
+  setImmediate(then);
+}
+
 /**
  * CONTRACT §10: the time one request may spend on the database, from the
  * moment it asks for a connection. The admission queue, the router's
@@ -70,26 +75,40 @@ export class RequestDeadline {
     if (this.remainingMs() < 0) throw this.expired();
   }
 
-  /** The request's work, answered 503 the moment the budget is spent; one timer, cleared with the answer. */
+  /**
+   * The request's work, answered 503 the moment the budget is spent; one
+   * timer, cleared with the answer. Who is to blame is decided only after
+   * the event loop has read what arrived meanwhile (`afterPendingIo`): timers
+   * run before a turn's I/O, so after a stall of the process the deadline
+   * fires while the server's answers still wait unread in their sockets.
+   */
   race<T>(work: Promise<T>): Promise<T> {
     if (!Number.isFinite(this.budgetMs)) return work;
     let timer: NodeJS.Timeout | undefined;
     const expired = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(this.expired()), Math.max(0, this.remainingMs()));
+      const firesAt = this.clock.now() + Math.max(0, this.remainingMs());
+      timer = setTimeout(() => {
+        const lateMs = this.clock.now() - firesAt;
+        afterPendingIo(() => reject(this.expired(lateMs)));
+      }, firesAt - this.clock.now());
     });
     return Promise.race([work, expired]).finally(() => clearTimeout(timer));
   }
 
-  /** A request that cannot get a connection in time: the database is unavailable, or the service is busy. */
-  refusal(): DatabaseUnavailableException | DatabaseSaturatedException {
-    return this.blamesDatabase()
+  /**
+   * A request that cannot get a connection in time: the database is
+   * unavailable, or the service is busy. `lateMs`: how late the process was
+   * in noticing that the time had come, when a timer decided it.
+   */
+  refusal(lateMs = 0): DatabaseUnavailableException | DatabaseSaturatedException {
+    return this.blamesDatabase(lateMs)
       ? new DatabaseUnavailableException(new Error('The requests ahead are kept waiting by the database'))
       : new DatabaseSaturatedException();
   }
 
   /** A request whose budget is spent while its statements run. */
-  private expired(): DatabaseUnavailableException | DatabaseSaturatedException {
-    return this.blamesDatabase()
+  private expired(lateMs = 0): DatabaseUnavailableException | DatabaseSaturatedException {
+    return this.blamesDatabase(lateMs)
       ? new DatabaseUnavailableException(
           new Error(`The database did not answer within ${this.budgetMs} ms`),
           'databaseTimeout',
@@ -97,13 +116,14 @@ export class RequestDeadline {
       : new DatabaseSaturatedException();
   }
 
-  private blamesDatabase(): boolean {
+  private blamesDatabase(lateMs: number): boolean {
     const server: ServerEvidence = this.server?.evidence() ?? {
       oldestWaitingMs: 0,
       sinceLastAnswerMs: 0,
       recentMs: 0,
     };
-    return databaseIsTheCause(this.budgetMs, { ...server, loopDelayMs: this.loopDelay?.recentMs() ?? 0 });
+    const loopDelayMs = Math.max(lateMs, this.loopDelay?.recentMs() ?? 0);
+    return databaseIsTheCause(this.budgetMs, { ...server, loopDelayMs });
   }
 }
 
