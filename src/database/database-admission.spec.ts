@@ -147,6 +147,18 @@ describe('DatabaseAdmission', () => {
     expect(lent.most).toBe(20);
   });
 
+  it('lets work without a deadline wait as long as it takes, never refusing it', async () => {
+    const { dataSource } = fakeDataSource();
+    const admission = new DatabaseAdmission(dataSource, 1, clock, new StatementTimings(clock));
+    const request = admission.withConnection(holdFor(5000), new RequestDeadline(10_000, clock));
+    const fold = outcomeOf(
+      admission.withConnection(holdFor(10), new RequestDeadline(Number.POSITIVE_INFINITY, clock), { paced: false }),
+    );
+    await jest.advanceTimersByTimeAsync(5010);
+    await request;
+    await expect(fold).resolves.toBe('served');
+  });
+
   it('gives background work its turn without letting its length change the pace requests are judged by', async () => {
     const { dataSource } = fakeDataSource();
     const admission = new DatabaseAdmission(dataSource, 1, clock, new StatementTimings(clock));

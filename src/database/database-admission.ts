@@ -13,7 +13,7 @@ export const MAX_WAITING = 512;
 
 interface Waiter {
   grant: () => void;
-  timer: NodeJS.Timeout;
+  timer?: NodeJS.Timeout;
 }
 
 /**
@@ -99,12 +99,15 @@ export class DatabaseAdmission {
           resolve();
         },
         // Past this, its turn would come too late for its own work to finish within the deadline. Who is to blame is
-        // decided once the answers that arrived meanwhile have been read (see RequestDeadline.race).
-        timer: setTimeout(() => {
-          this.waiting.splice(this.waiting.indexOf(waiter), 1);
-          const lateMs = this.clock.now() - refuseAt;
-          afterPendingIo(() => reject(deadline.refusal(lateMs)));
-        }, waitMs),
+        // decided once the answers that arrived meanwhile have been read (see RequestDeadline.race). Work without a
+        // deadline (the count fold) waits as long as it takes.
+        timer: Number.isFinite(waitMs)
+          ? setTimeout(() => {
+              this.waiting.splice(this.waiting.indexOf(waiter), 1);
+              const lateMs = this.clock.now() - refuseAt;
+              afterPendingIo(() => reject(deadline.refusal(lateMs)));
+            }, waitMs)
+          : undefined,
       };
       this.waiting.push(waiter);
     });
