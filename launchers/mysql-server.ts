@@ -4,14 +4,17 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import { createConnection } from 'mysql2/promise';
+import { waitFor } from './wait-for';
 
 export interface ThrowawayMysql {
   url: string;
   port: number;
   /** The server process's id while it runs. */
   pid(): number | undefined;
-  /** Sends a signal to the server process: SIGSTOP pauses it, SIGCONT resumes it. */
+  /** Sends a signal to the server process: SIGCONT resumes it after `pause`. */
   signal(signal: NodeJS.Signals): void;
+  /** Pauses the server (SIGSTOP), as a frozen VM would, and waits until the kernel reports it stopped. */
+  pause(): Promise<void>;
   /** Kills the server at once, as a crash would. */
   kill(): Promise<void>;
   /** Starts the server again on the same port and data, and waits until it answers. */
@@ -179,6 +182,12 @@ export async function startThrowawayMysql(
     port,
     pid: () => child.pid,
     signal: (signal) => child.kill(signal),
+    pause: async () => {
+      child.kill('SIGSTOP');
+      const stat = `/proc/${child.pid}/stat`;
+      // The third field after the command name: T once every thread has stopped.
+      await waitFor('the server to be stopped', () => / T /.test(readFileSync(stat, 'utf8').replace(/^.*\)/, '')));
+    },
     kill,
     restart: async () => {
       await kill();

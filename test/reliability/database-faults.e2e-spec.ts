@@ -95,7 +95,7 @@ describe('database faults on a real MariaDB', () => {
   }, 30_000);
 
   it('answers 503 in time while the server is paused (SIGSTOP), the query-timeout path, and 200 once it resumes', async () => {
-    server.signal('SIGSTOP');
+    await server.pause();
     try {
       await expectTimely503s(8);
       const started = Date.now();
@@ -112,7 +112,7 @@ describe('database faults on a real MariaDB', () => {
     // held theirs for the whole deadline. A healthy database first, as before any outage, so that what follows is
     // this outage alone: otherwise the pace of the last one could already have the burst refused as busy.
     for (let warmUp = 0; warmUp < 20; warmUp += 1) expect((await list()).status).toBe(200);
-    server.signal('SIGSTOP');
+    await server.pause();
     try {
       // 4 connections and 16 queued: the rest are refused at once, and the queued ones time out.
       await expectTimely503s(40);

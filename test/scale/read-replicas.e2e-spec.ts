@@ -257,7 +257,7 @@ describe('read replicas', () => {
     let resumed = 0;
     try {
       await waitFor('some load', () => load.statuses.length >= 40);
-      pair.replica.signal('SIGSTOP');
+      await pair.replica.pause();
       const stopped = Date.now();
       await waitFor('replica-1 to be marked down', async () => (await replicaHealthy(app)) === 0, { intervalMs: 5 });
       measured.push({ what: 'hung replica (SIGSTOP) marked down', ms: Date.now() - stopped });
@@ -287,7 +287,7 @@ describe('read replicas', () => {
     const load = steadyLoad();
     try {
       await waitFor('some load', () => load.statuses.length >= 40);
-      pair.primary.signal('SIGSTOP');
+      await pair.primary.pause();
       const stopped = Date.now();
       const countAtStop = load.statuses.length;
       await waitFor('load to go on without the primary', () => load.statuses.length >= countAtStop + 200);
@@ -312,7 +312,7 @@ describe('read replicas', () => {
     const readiness: number[] = [];
     try {
       await waitFor('some load', () => load.statuses.length >= 40);
-      pair.primary.signal('SIGSTOP');
+      await pair.primary.pause();
       const stopped = Date.now();
       while (Date.now() - stopped < 3000) readiness.push((await request(app.server).get('/health/ready')).status);
     } finally {
