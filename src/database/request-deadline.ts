@@ -31,6 +31,9 @@ export function databaseIsTheCause(budgetMs: number, evidence: LatenessEvidence)
   return notAnswering || slowItself;
 }
 
+/** A request that never reached a server: nothing says the database made it late. */
+const NOTHING_SEEN: ServerEvidence = { oldestWaitingMs: 0, sinceLastAnswerMs: 0, recentMs: 0 };
+
 /** Runs `then` once the event loop has handled the I/O that was ready when it was called. */
 export function afterPendingIo(then: () => void): void {
   setImmediate(then);
@@ -117,11 +120,7 @@ export class RequestDeadline {
   }
 
   private blamesDatabase(lateMs: number): boolean {
-    const server: ServerEvidence = this.server?.evidence() ?? {
-      oldestWaitingMs: 0,
-      sinceLastAnswerMs: 0,
-      recentMs: 0,
-    };
+    const server = this.server?.evidence() ?? NOTHING_SEEN;
     const loopDelayMs = Math.max(lateMs, this.loopDelay?.recentMs() ?? 0);
     return databaseIsTheCause(this.budgetMs, { ...server, loopDelayMs });
   }

@@ -108,13 +108,14 @@ describe('database faults on a real MariaDB', () => {
   }, 30_000);
 
   it('keeps answering 503, not hanging, when more requests arrive than the pool can queue', async () => {
-    // The service judges how long a request holds its connection from the recent ones, and those of an earlier pause
-    // held theirs for the whole deadline. A healthy database first, as before any outage, so that what follows is
-    // this outage alone: otherwise the pace of the last one could already have the burst refused as busy.
+    // The service paces its wait list by how long recent requests held their connections, and those of an earlier
+    // pause held theirs for the whole deadline. A healthy database first, as before any outage, so that the burst
+    // queues at a healthy pace rather than being refused at once, before the database has shown it is silent.
     for (let warmUp = 0; warmUp < 20; warmUp += 1) expect((await list()).status).toBe(200);
     await server.pause();
     try {
-      // 4 connections and 16 queued: the rest are refused at once, and the queued ones time out.
+      // 4 connections whose statements are never answered, the rest queued behind them: once a statement has waited
+      // half the deadline with nothing back from the server, every refusal names the database.
       await expectTimely503s(40);
     } finally {
       server.signal('SIGCONT');
