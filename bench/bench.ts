@@ -8,6 +8,7 @@ import * as compare from './modes/compare';
 import * as cpu from './modes/cpu';
 import * as observabilityCost from './modes/observability-cost';
 import * as profile from './modes/profile';
+import * as shapes from './modes/shapes';
 import { compareBuilds, compareFlags, compareNode } from './modes/variants';
 import { BARE_TABLES, compareWrites, PROJECT_SCHEMA } from './modes/writes';
 
@@ -23,6 +24,9 @@ Each mode runs its variants interleaved in one run, so that machine drift cancel
   --burst                  one instance under 10 to 1,000 clients at once
   --cpu                    CPU time per request of the service, the floor and MariaDB, and MariaDB's per statement
   --profile                where a user-page-1 request's time goes, by layer
+  --shapes [--compare-builds=D,D]
+                           every filter set × sort order × page 1 and 50 of the back-office, one client,
+                           on this build or on each of those builds in turn
   --writes [--writers 16,64,256 --work 0,2 --preload 200000 --listings]
                            what the listing's schema costs the order writers, on a throw-away durable primary`;
 
@@ -40,6 +44,7 @@ async function main(): Promise<void> {
       burst: { type: 'boolean', default: false },
       cpu: { type: 'boolean', default: false },
       profile: { type: 'boolean', default: false },
+      shapes: { type: 'boolean', default: false },
       writes: { type: 'boolean', default: false },
       writers: { type: 'string', default: '16,64,256' },
       work: { type: 'string', default: '0,2' },
@@ -72,7 +77,8 @@ async function main(): Promise<void> {
   console.log(`Benchmark on ${env.DB_HOST}:${env.DB_PORT}/${env.DB_DATABASE}, node ${process.version}`);
   const context = createContext(env, { ...options, connections: Number(values.connections) });
   try {
-    if (values['compare-node']) await compareNode(context, values['compare-node']);
+    if (values.shapes) await shapes.run(context, values['compare-builds']?.split(','));
+    else if (values['compare-node']) await compareNode(context, values['compare-node']);
     else if (values['compare-builds']) await compareBuilds(context, values['compare-builds'].split(','));
     else if (values['compare-flags']) await compareFlags(context, values['compare-flags'].split(' ').filter(Boolean));
     else if (values['observability-cost']) await observabilityCost.run(context);
