@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource, SelectQueryBuilder } from 'typeorm';
+import { DataSource, SelectQueryBuilder, type ObjectLiteral } from 'typeorm';
 import { toStoredDateTime } from '../common/time/local-time';
 import { QueryShapes, type QueryValues } from '../database/query-shapes';
 import type { ReadSession } from '../database/read-router';
@@ -9,7 +9,8 @@ import { OrderSeat } from './order-seat.entity';
 import { COUNT_CHANGES_TABLE, DAILY_COUNTS_TABLE } from './counting/daily-counts';
 import { Order } from './order.entity';
 import type { OrderFilters } from './query/list-orders-query';
-import type { SortField, SortKey } from './query/sort';
+import type { SortKey } from './query/sort';
+import { ReadPlanner, SORT_COLUMNS, type MatchSizes, type OrderColumn } from './read-plan';
 
 /** One row of `orders` as the page query returns it. */
 export interface OrderRow {
@@ -29,18 +30,9 @@ export interface SeatRow {
 }
 
 const DAY_MS = 86_400_000;
+/** The columns of a count statement that hold the whole table's count, not the matching orders'. */
+const TABLE_TOTAL_COLUMNS = ['tableWholeDays', 'tableUnfolded'];
 const toDay = (epochMs: number): string => new Date(epochMs).toISOString().slice(0, 10);
-
-/** Sort fields of the API → entity properties; the only way a client's text reaches ORDER BY. */
-export const SORT_COLUMNS: Record<SortField, keyof Order> = {
-  orderId: 'id',
-  userId: 'userId',
-  concertId: 'concertId',
-  totalPrice: 'totalPrice',
-  status: 'status',
-  createdAt: 'createdAt',
-  updatedAt: 'updatedAt',
-};
 
 /** A condition of the filters, with its parameter named after the alias so that several can share one statement. */
 interface Condition {
@@ -63,19 +55,39 @@ const presentIn = (conditions: Condition[]): string => conditions.map(({ name })
 @Injectable()
 export class OrdersRepository {
   private readonly shapes: QueryShapes;
+  /**
+   * MySQL and MariaDB only: SQLite has no hint that leaves it a choice (`INDEXED BY` fails when the index cannot
+   * serve), and the embedded database holds demo data that any plan reads at once.
+   */
+  private readonly planner?: ReadPlanner;
 
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
     private readonly statements: ObservedStatements,
   ) {
     this.shapes = new QueryShapes(dataSource);
+    if (dataSource.options.type === 'mysql' || dataSource.options.type === 'mariadb') {
+      this.planner = new ReadPlanner(
+        dataSource.getMetadata(Order).indices.map((index) => ({
+          name: index.name,
+          columns: index.columns.map((column) => column.propertyName as OrderColumn),
+        })),
+      );
+    }
+  }
+
+  /** Whether the page's plan depends on how many orders match: the caller then asks for `sizes` first. */
+  planDependsOnSizes(filters: OrderFilters, sort: SortKey[]): boolean {
+    return this.planner?.planDependsOnSizes(filters, sort) ?? false;
   }
 
   /**
    * A deferred join: the page's ids are found first, from the index alone
    * (filter columns, created_at, and the primary key InnoDB appends), and only
    * those rows are read. A plain OFFSET would read every skipped row in full;
-   * this keeps deep pages cheap. Still a single statement.
+   * this keeps deep pages cheap. Still a single statement. The ids are read
+   * through the index the planner chooses (ReadPlanner), told to the server as
+   * `USE INDEX`; `sizes` let it choose by how many orders match.
    */
   async findPage(
     filters: OrderFilters,
@@ -83,12 +95,15 @@ export class OrdersRepository {
     limit: number,
     offset: number,
     session: ReadSession,
+    sizes?: MatchSizes,
   ): Promise<OrderRow[]> {
     const conditions = this.conditions(filters, 'i');
     const values = { ...valuesOf(conditions), pageLimit: limit, pageOffset: offset };
-    const key = `page|${presentIn(conditions)}|${sort.map(({ field, direction }) => `${field} ${direction}`).join(',')}`;
+    const index = this.planner?.plan(filters, sort, offset + limit, sizes)?.index;
+    const key = `page|${presentIn(conditions)}|${sort.map(({ field, direction }) => `${field} ${direction}`).join(',')}|${index ?? ''}`;
     const statement = this.shapes.statement(key, values, () => {
       const pageIds = this.sorted(this.matching(conditions, 'i'), 'i', sort).select('i.id', 'id');
+      if (index) pageIds.useIndex(index);
       const query = this.dataSource
         .createQueryBuilder(Order, 'o')
         // Limit and offset as parameters, so that every page of a shape shares its SQL.
@@ -116,12 +131,35 @@ export class OrdersRepository {
    * either side of it.
    */
   async count(filters: OrderFilters, session: ReadSession): Promise<number> {
-    if (filters.userId !== undefined || filters.concertId !== undefined) return this.countRows(filters, session);
+    return (await this.counted(filters, false, session)).matching;
+  }
+
+  /** The count and, in the same statement, the whole table's: what the planner weighs. */
+  async sizes(filters: OrderFilters, session: ReadSession): Promise<MatchSizes> {
+    return this.counted(filters, true, session);
+  }
+
+  private async counted(filters: OrderFilters, withTable: boolean, session: ReadSession): Promise<MatchSizes> {
+    const [row] = await this.run<Array<Record<string, number | string | null>>>(
+      'count',
+      this.countStatement(filters, withTable),
+      session,
+    );
+    const sizes = { matching: 0, table: 0 };
+    for (const [column, value] of Object.entries(row ?? {})) {
+      sizes[TABLE_TOTAL_COLUMNS.includes(column) ? 'table' : 'matching'] += Number(value ?? 0);
+    }
+    return sizes;
+  }
+
+  private countStatement(filters: OrderFilters, withTable: boolean): [string, unknown[]] {
+    const tableKey = withTable ? '|table' : '';
+    if (filters.userId !== undefined || filters.concertId !== undefined) return this.countRows(filters, withTable);
     const { createdFrom: from, createdBefore: before } = filters;
     const firstWholeDay = from === undefined ? undefined : Math.ceil(from / DAY_MS) * DAY_MS;
     const afterWholeDays = before === undefined ? undefined : Math.floor(before / DAY_MS) * DAY_MS;
     if (firstWholeDay !== undefined && afterWholeDays !== undefined && firstWholeDay >= afterWholeDays) {
-      return this.countRows(filters, session);
+      return this.countRows(filters, withTable);
     }
 
     const whole: Condition[] = [];
@@ -144,8 +182,8 @@ export class OrdersRepository {
       (part) => part !== undefined,
     );
     const values = Object.assign(valuesOf(whole), ...edges.map((part) => valuesOf(part.conditions))) as QueryValues;
-    const key = `daily|${presentIn(whole)}|${edges.map((part) => `${part.name}:${presentIn(part.conditions)}`).join('|')}`;
-    const statement = this.shapes.statement(key, values, () => {
+    const key = `daily|${presentIn(whole)}|${edges.map((part) => `${part.name}:${presentIn(part.conditions)}`).join('|')}${tableKey}`;
+    return this.shapes.statement(key, values, () => {
       const wholeDays = this.dataSource
         .createQueryBuilder()
         .from(DAILY_COUNTS_TABLE, 'd')
@@ -163,19 +201,28 @@ export class OrdersRepository {
         const rows = this.matching(part.conditions, part.name).select('COUNT(*)');
         wholeDays.addSelect(`(${rows.getQuery()})`, part.name).setParameters(rows.getParameters());
       }
-      return wholeDays;
+      return withTable ? this.withTableTotal(wholeDays) : wholeDays;
     });
-    const [row] = await this.run<Array<Record<string, number | string | null>>>('count', statement, session);
-    return Object.values(row ?? {}).reduce<number>((total, value) => total + Number(value ?? 0), 0);
   }
 
-  private async countRows(filters: OrderFilters, session: ReadSession): Promise<number> {
+  private countRows(filters: OrderFilters, withTable: boolean): [string, unknown[]] {
     const conditions = this.conditions(filters, 'o');
-    const statement = this.shapes.statement(`count|${presentIn(conditions)}`, valuesOf(conditions), () =>
-      this.matching(conditions, 'o').select('COUNT(*)', 'total'),
+    return this.shapes.statement(
+      `count|${presentIn(conditions)}${withTable ? '|table' : ''}`,
+      valuesOf(conditions),
+      () => {
+        const rows = this.matching(conditions, 'o').select('COUNT(*)', 'total');
+        return withTable ? this.withTableTotal(rows) : rows;
+      },
     );
-    const [row] = await this.run<Array<{ total: number | string }>>('count', statement, session);
-    return Number(row?.total ?? 0);
+  }
+
+  /** The whole table's count as the unfiltered listing counts it: every day's total and every change not folded. */
+  private withTableTotal<T extends ObjectLiteral>(query: SelectQueryBuilder<T>): SelectQueryBuilder<T> {
+    const [wholeDays, unfolded] = TABLE_TOTAL_COLUMNS;
+    return query
+      .addSelect(`(SELECT COALESCE(SUM(t.orders), 0) FROM ${DAILY_COUNTS_TABLE} t)`, wholeDays)
+      .addSelect(`(SELECT COALESCE(SUM(u.delta), 0) FROM ${COUNT_CHANGES_TABLE} u)`, unfolded);
   }
 
   async findSeats(orderIds: number[], session: ReadSession): Promise<SeatRow[]> {

@@ -30,6 +30,8 @@ const query = (overrides: Partial<ListOrdersQuery> = {}): ListOrdersQuery => ({
 
 describe('OrdersService', () => {
   let repository: {
+    planDependsOnSizes: jest.Mock<OrdersRepository['planDependsOnSizes']>;
+    sizes: jest.Mock<OrdersRepository['sizes']>;
     findPage: jest.Mock<OrdersRepository['findPage']>;
     count: jest.Mock<OrdersRepository['count']>;
     findSeats: jest.Mock<OrdersRepository['findSeats']>;
@@ -37,7 +39,14 @@ describe('OrdersService', () => {
   let service: OrdersService;
 
   beforeEach(() => {
-    repository = { findPage: jest.fn(), count: jest.fn(), findSeats: jest.fn() };
+    repository = {
+      // Most shapes are planned from the shape alone (ReadPlanner has its own tests); one test below is not.
+      planDependsOnSizes: jest.fn(() => false),
+      sizes: jest.fn(),
+      findPage: jest.fn(),
+      count: jest.fn(),
+      findSeats: jest.fn(),
+    };
     // Routing lends a connection at once and a deadline that never passes: routing and queueing are tested on their own.
     const reads = { withConnection: <T>(work: (session: ReadSession) => Promise<T>) => work(session) };
     service = new OrdersService(
@@ -53,7 +62,7 @@ describe('OrdersService', () => {
     repository.count.mockResolvedValue(5);
     repository.findSeats.mockResolvedValue([]);
     await service.list({ id: 7, role: Role.User }, query());
-    expect(repository.findPage).toHaveBeenCalledWith({ userId: 7 }, query().sort, 2, 0, session);
+    expect(repository.findPage).toHaveBeenCalledWith({ userId: 7 }, query().sort, 2, 0, session, undefined);
     expect(repository.count).toHaveBeenCalledWith({ userId: 7 }, session);
   });
 
@@ -63,7 +72,14 @@ describe('OrdersService', () => {
     repository.count.mockResolvedValue(3);
     repository.findSeats.mockResolvedValue([]);
     const page = await service.list({ id: 1, role: Role.Admin }, query({ page: 4 }));
-    expect(repository.findPage).toHaveBeenCalledWith({ userId: 99, status: 'REFUNDED' }, query().sort, 2, 6, session);
+    expect(repository.findPage).toHaveBeenCalledWith(
+      { userId: 99, status: 'REFUNDED' },
+      query().sort,
+      2,
+      6,
+      session,
+      undefined,
+    );
     expect(page).toMatchObject({ totalElementCount: 3, totalPages: 2, currentPage: 4, elements: [] });
   });
 
@@ -82,6 +98,23 @@ describe('OrdersService', () => {
     const page = await service.list({ id: 7, role: Role.User }, query());
     expect(repository.count).not.toHaveBeenCalled();
     expect(page.totalElementCount).toBe(0);
+  });
+
+  it('counts first where the plan depends on the sizes, and answers that count as the total', async () => {
+    repository.planDependsOnSizes.mockReturnValue(true);
+    // 41 of 1,000 orders match: what the planner weighs, and the total the envelope must carry.
+    const sizes = { matching: 41, table: 1000 };
+    repository.sizes.mockResolvedValue(sizes);
+    repository.findPage.mockResolvedValue([row(11), row(10)]);
+    repository.findSeats.mockResolvedValue([]);
+    const filters = { status: 'REFUNDED' as const };
+    const sort = [{ field: 'updatedAt' as const, direction: 'DESC' as const }];
+    const page = await service.list({ id: 1, role: Role.Admin }, query({ filters, sort }));
+    expect(repository.planDependsOnSizes).toHaveBeenCalledWith(filters, sort);
+    expect(repository.sizes).toHaveBeenCalledWith(filters, session);
+    expect(repository.findPage).toHaveBeenCalledWith(filters, sort, 2, 0, session, sizes);
+    expect(repository.count).not.toHaveBeenCalled();
+    expect(page).toMatchObject({ totalElementCount: 41, totalPages: 21 });
   });
 
   it('fetches the seats of the whole page in one call and maps rows in the contract’s shape', async () => {

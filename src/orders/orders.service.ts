@@ -39,8 +39,12 @@ export class OrdersService {
     const offset = (query.page - 1) * query.size;
 
     const { rows, total, seats } = await this.reads.withConnection(async (session) => {
-      const rows = await this.orders.findPage(filters, query.sort, query.size, offset, session);
-      const total = await this.countMatching(filters, rows.length, offset, query.size, session);
+      // Where the best plan depends on how many orders match, the count comes first and is the page's total.
+      const sizes = this.orders.planDependsOnSizes(filters, query.sort)
+        ? await this.orders.sizes(filters, session)
+        : undefined;
+      const rows = await this.orders.findPage(filters, query.sort, query.size, offset, session, sizes);
+      const total = sizes?.matching ?? (await this.countMatching(filters, rows.length, offset, query.size, session));
       const seats = await this.orders.findSeats(
         rows.map((row) => row.id),
         session,

@@ -1,9 +1,10 @@
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
 import request from 'supertest';
 import type { Logger } from 'typeorm';
 import { generateOrders } from '../../src/orders/seeding/order-generator';
 import { writeOrders } from '../../src/orders/seeding/order-writer';
 import { OrderCountFolding } from '../../src/orders/counting/order-count-folding';
+import { PRIMARY_KEY, ReadPlanner, type PlanRule, type ReadPlan } from '../../src/orders/read-plan';
 import { freshMysqlDatabase, mysqlEnvironment } from '../support/app/test-database';
 import { startTestApp, type TestApp } from '../support/app/test-app';
 import { adminToken, userToken } from '../support/app/tokens';
@@ -176,5 +177,97 @@ describe('query plans and statements on MariaDB', () => {
     const seats = statements.filter((statement) => /order_seats/.test(statement.sql));
     expect(seats).toHaveLength(1);
     expect(seats[0].parameters).toHaveLength(100);
+  });
+
+  describe('the plan the service chooses, and what it answers', () => {
+    /** The planner, called through: its rule is not in the SQL, only its index is. */
+    let planner: jest.Spied<ReadPlanner['plan']>;
+    const lastPlan = () => planner.mock.results.at(-1)?.value as ReadPlan | undefined;
+    beforeAll(() => {
+      planner = jest.spyOn(ReadPlanner.prototype, 'plan');
+    });
+    afterAll(() => {
+      planner.mockRestore();
+    });
+
+    const YEAR = 'startDate=2025-01-01&endDate=2025-12-31';
+    const MONTH = 'startDate=2025-06-01&endDate=2025-06-30';
+    // Shares of the 40,000 orders: completed 70 %, refunded 8 %, a year 50 %, a month 4 %.
+    it.each([
+      ['member-or-concert', 'userId=1&sort=totalPrice,desc', 'idx_orders_user_created'],
+      [
+        'member-or-concert',
+        'consertId=7&orderStatus=PAYMENT_COMPLETED&sort=updatedAt,asc',
+        'idx_orders_concert_created',
+      ],
+      ['index-order', `orderStatus=REFUNDED&${YEAR}`, 'idx_orders_status_created'],
+      [
+        'index-order',
+        'orderStatus=REFUNDED&sort=status,desc&sort=createdAt,asc&sort=orderId,asc',
+        'idx_orders_status_created',
+      ],
+      ['key-walk', 'orderStatus=PAYMENT_COMPLETED&sort=orderId,desc', PRIMARY_KEY],
+      ['filter-index', `${MONTH}&sort=updatedAt,desc`, 'idx_orders_created'],
+      [
+        'filter-index',
+        'orderStatus=PAYMENT_PENDING&endDate=2025-03-31&sort=totalPrice,asc',
+        'idx_orders_status_created',
+      ],
+      ['table-scan', `orderStatus=PAYMENT_COMPLETED&${YEAR}&sort=updatedAt,desc`, PRIMARY_KEY],
+      ['table-scan', 'sort=userId,asc', PRIMARY_KEY],
+    ] as Array<[PlanRule, string, string]>)(
+      '%s: %s reads through %s, and answers what the plain query does',
+      async (rule, query) => {
+        for (const page of [1, 5]) {
+          planner.mockClear();
+          recorder.statements = [];
+          const response = await request(context.server)
+            .get(`/orders?${query}&page=${page}&size=20`)
+            .set('Authorization', `Bearer ${adminToken()}`);
+          expect(response.status).toBe(200);
+          expect(lastPlan()?.rule).toBe(rule);
+          const statement = pageStatement(recorder.statements) as Statement;
+          const index = lastPlan()?.index as string;
+          expect(statement.sql).toContain(`USE INDEX (\`${index}\`)`);
+
+          // The server takes the hint: the derived table reads that index, or scans the table in its order.
+          const derived = (await explain(statement)).filter((row) => row.select_type === 'DERIVED');
+          expect(derived).toHaveLength(1);
+          if (rule === 'table-scan') expect(derived[0].type).toBe('ALL');
+          else expect(derived[0].key).toBe(index);
+
+          // The same statement without the hint is the optimizer's own plan: the same rows in the same order.
+          const plain = statement.sql.replace(/ USE INDEX \(`[^`]+`\)/, '');
+          expect(plain).not.toBe(statement.sql);
+          const ids = (rows: Array<{ id: number | string }>) => rows.map((row) => Number(row.id));
+          const expected = ids(await context.dataSource.query(plain, statement.parameters));
+          expect(ids(await context.dataSource.query(statement.sql, statement.parameters))).toEqual(expected);
+          expect(
+            (response.body as { elements: Array<{ orderId: number }> }).elements.map((order) => order.orderId),
+          ).toEqual(expected);
+          expect(expected).toHaveLength(20);
+        }
+      },
+    );
+
+    it('counts first for a plan that depends on the sizes, and its total is what COUNT(*) finds', async () => {
+      recorder.statements = [];
+      const response = await request(context.server)
+        .get(`/orders?orderStatus=PAYMENT_COMPLETED&${YEAR}&sort=updatedAt,desc`)
+        .set('Authorization', `Bearer ${adminToken()}`);
+      expect(response.status).toBe(200);
+      const kinds = recorder.statements.map((statement) =>
+        isCount(statement.sql) ? 'count' : /INNER JOIN \(SELECT/.test(statement.sql) ? 'page' : 'seats',
+      );
+      expect(kinds).toEqual(['count', 'page', 'seats']);
+      // Every match, by the page statement itself with no limit: its last two parameters are LIMIT and OFFSET.
+      const page = pageStatement(recorder.statements) as Statement;
+      const [{ total }] = await context.dataSource.query<Array<{ total: string }>>(
+        `SELECT COUNT(*) AS total FROM (${page.sql}) every_match`,
+        [...page.parameters.slice(0, -2), Number.MAX_SAFE_INTEGER, 0],
+      );
+      expect(Number(total)).toBeGreaterThan(1000);
+      expect((response.body as { totalElementCount: number }).totalElementCount).toBe(Number(total));
+    });
   });
 });

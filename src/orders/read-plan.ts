@@ -1,0 +1,185 @@
+import type { Order } from './order.entity';
+import type { OrderFilters } from './query/list-orders-query';
+import type { SortField, SortKey } from './query/sort';
+
+/** A column of `orders`, by the entity's property name. */
+export type OrderColumn = Exclude<keyof Order, 'seats'>;
+
+/** Sort fields of the API → entity properties; the only way a client's text reaches ORDER BY. */
+export const SORT_COLUMNS: Record<SortField, OrderColumn> = {
+  orderId: 'id',
+  userId: 'userId',
+  concertId: 'concertId',
+  totalPrice: 'totalPrice',
+  status: 'status',
+  createdAt: 'createdAt',
+  updatedAt: 'updatedAt',
+};
+
+/** A secondary index of `orders`, as the entity declares it; InnoDB appends the primary key to its entries. */
+export interface OrdersIndex {
+  name: string;
+  columns: readonly OrderColumn[];
+}
+
+/** MySQL's name for the clustered index: reading by it is a walk in `id` order or a scan of the whole table. */
+export const PRIMARY_KEY = 'PRIMARY';
+
+/** What the service knows before it reads a page: how many orders match, and how many there are. */
+export interface MatchSizes {
+  matching: number;
+  table: number;
+}
+
+export type PlanRule = 'member-or-concert' | 'index-order' | 'key-walk' | 'filter-index' | 'table-scan';
+
+/** Which index the page's ids are read through, and the rule that chose it. */
+export interface ReadPlan {
+  index: string;
+  rule: PlanRule;
+}
+
+/**
+ * What reading one row costs, in rows of a table scan (MariaDB 10.11, the 1M-order bench data, a warm buffer
+ * pool; docs/BENCHMARKS.md, "Choosing the plan"). A table scan reads rows in the clustered index's order at
+ * 0.08–0.12 µs each, the filter evaluated and the page kept in a bounded sort as it goes. An index entry whose
+ * row must be looked up in the clustered index (the sort column is not in the index) costs 1.0–1.3 µs: about
+ * 14 rows of a scan, which puts the break-even near 7 % of the table (a status held by 8 % of the orders
+ * measured 100 ms through its index, 78 ms by a scan). An entry that holds everything the query needs (filter,
+ * sort key and `id`) costs about 0.16 µs with its share of the sort: 2.
+ */
+const SCAN_ROW = 1;
+const LOOKUP_ROW = 14;
+const COVERING_ROW = 2;
+
+/**
+ * Member and concert filters come first: one member's or one concert's orders are a short range of their
+ * index (thousands of rows at most, in the bench data 4,459 for the busiest member), sorted in memory in a few
+ * ms whatever the sort. A member's own index goes first because a concert can sell a stadium.
+ */
+const SELECTIVE_FILTERS: ReadonlyArray<OrderColumn> = ['userId', 'concertId'];
+
+/**
+ * Chooses how the page of a listing reads `orders`, so that the plan does not depend on the optimizer's guess.
+ * MariaDB prefers, for `ORDER BY … LIMIT`, walking an index of the sort column and filtering as it goes even
+ * when the matches are few or lie at the far end of it, and it estimates a status from index statistics that
+ * can be off by 2× (it read all 700,000 completed orders through their index to find those of one year, in
+ * 450 ms, where a table scan takes 120 ms). The service knows better: how many orders match, exactly and
+ * cheaply, from the totals it keeps. The rules, in order:
+ *
+ * 1. `member-or-concert`: a member or concert filter reads that filter's index.
+ * 2. `index-order`: an index whose leading columns hold every filter as one range, and whose order past the
+ *    columns the filters fix is the sort's, is walked in order: every entry it yields is a match, so the
+ *    page is the first rows it reads, whatever the sizes.
+ * 3. Otherwise the plan depends on the sizes (`planDependsOnSizes`): the cheapest of
+ *    - `key-walk`: a sort that starts with `orderId` walks the primary key, filtering as it goes; it reads
+ *      about (offset + size) × table / matching rows before the page is complete;
+ *    - `filter-index`: the filter's index range, every match sorted (covering or with a lookup per row);
+ *    - `table-scan`: every order read once in the clustered index's order, the matches sorted as they come.
+ */
+export class ReadPlanner {
+  constructor(private readonly indexes: readonly OrdersIndex[]) {}
+
+  /**
+   * The plan for reading `rowsWanted` rows (offset + size) of a listing, or `undefined` when it depends on
+   * the sizes and none were given.
+   */
+  plan(filters: OrderFilters, sort: readonly SortKey[], rowsWanted: number, sizes?: MatchSizes): ReadPlan | undefined {
+    const fixed = fixedColumns(filters);
+    const filtered = filterColumns(filters);
+    const order = effectiveOrder(sort, fixed);
+
+    for (const column of SELECTIVE_FILTERS) {
+      const index = this.indexes.find((candidate) => candidate.columns[0] === column);
+      if (fixed.includes(column) && index) return { index: index.name, rule: 'member-or-concert' };
+    }
+    const primary: OrdersIndex = { name: PRIMARY_KEY, columns: ['id'] };
+    const inOrder = [primary, ...this.indexes].find(
+      (index) => holdsAsOneRange(index, fixed, filtered) && readsInOrder(index, fixed, order),
+    );
+    if (inOrder) return { index: inOrder.name, rule: 'index-order' };
+    // With no filter every order matches: nothing to choose between but reading them all.
+    if (filtered.length === 0) return { index: PRIMARY_KEY, rule: 'table-scan' };
+    if (!sizes) return undefined;
+
+    const { matching, table } = sizes;
+    const candidates: Array<ReadPlan & { cost: number }> = [
+      { index: PRIMARY_KEY, rule: 'table-scan', cost: table * SCAN_ROW },
+    ];
+    if (order[0].column === 'id') {
+      const walked = Math.min(table, matching === 0 ? table : (rowsWanted * table) / matching);
+      candidates.push({ index: PRIMARY_KEY, rule: 'key-walk', cost: walked * SCAN_ROW });
+    }
+    const filterIndex = this.indexes.find((index) => holdsAsOneRange(index, fixed, filtered));
+    if (filterIndex) {
+      const covering = order.every(({ column }) => column === 'id' || filterIndex.columns.includes(column));
+      candidates.push({
+        index: filterIndex.name,
+        rule: 'filter-index',
+        cost: matching * (covering ? COVERING_ROW : LOOKUP_ROW),
+      });
+    }
+    const { index, rule } = candidates.reduce((best, candidate) => (candidate.cost < best.cost ? candidate : best));
+    return { index, rule };
+  }
+
+  /** Whether `plan` needs the sizes for this shape: the service then counts before it reads the page. */
+  planDependsOnSizes(filters: OrderFilters, sort: readonly SortKey[]): boolean {
+    return this.plan(filters, sort, 0) === undefined;
+  }
+}
+
+/** Columns an equality filter fixes to one value. */
+function fixedColumns(filters: OrderFilters): OrderColumn[] {
+  const fixed: OrderColumn[] = [];
+  if (filters.userId !== undefined) fixed.push('userId');
+  if (filters.concertId !== undefined) fixed.push('concertId');
+  if (filters.status !== undefined) fixed.push('status');
+  return fixed;
+}
+
+function filterColumns(filters: OrderFilters): OrderColumn[] {
+  const ranged = filters.createdFrom !== undefined || filters.createdBefore !== undefined;
+  return ranged ? [...fixedColumns(filters), 'createdAt'] : fixedColumns(filters);
+}
+
+/**
+ * The sort as the rows are ordered: keys on a fixed column order nothing, and nothing after `orderId` (unique)
+ * does either. Every sort holds `orderId` (`parseSort` appends it), so the order ends there.
+ */
+function effectiveOrder(sort: readonly SortKey[], fixed: readonly OrderColumn[]) {
+  const order: Array<{ column: OrderColumn; direction: SortKey['direction'] }> = [];
+  for (const { field, direction } of sort) {
+    const column = SORT_COLUMNS[field];
+    if (!fixed.includes(column)) order.push({ column, direction });
+    if (column === 'id') break;
+  }
+  return order;
+}
+
+/**
+ * The index begins with the columns the filters fix and then, if the filters bound a range, that range's
+ * column: the matches are one contiguous range of it, and every entry read there is a match.
+ */
+function holdsAsOneRange(index: OrdersIndex, fixed: readonly OrderColumn[], filtered: readonly OrderColumn[]): boolean {
+  const leading = index.columns.slice(0, filtered.length);
+  return (
+    fixed.every((column) => leading.slice(0, fixed.length).includes(column)) &&
+    filtered.every((column) => leading.includes(column))
+  );
+}
+
+/**
+ * Whether reading the index forwards or backwards yields the rows in `order`: past the columns the filters
+ * fix, its columns (and then `id`) are the order's, in one direction.
+ */
+function readsInOrder(
+  index: OrdersIndex,
+  fixed: readonly OrderColumn[],
+  order: ReadonlyArray<{ column: OrderColumn; direction: SortKey['direction'] }>,
+): boolean {
+  const entryOrder = [...index.columns.slice(fixed.length), ...(index.columns.includes('id') ? [] : ['id'])];
+  return order.every(
+    ({ column, direction }, position) => entryOrder[position] === column && direction === order[0].direction,
+  );
+}
