@@ -99,11 +99,11 @@ export class OrdersRepository {
   ): Promise<OrderRow[]> {
     const conditions = this.conditions(filters, 'i');
     const values = { ...valuesOf(conditions), pageLimit: limit, pageOffset: offset };
-    const index = this.planner?.plan(filters, sort, offset + limit, sizes)?.index;
-    const key = `page|${presentIn(conditions)}|${sort.map(({ field, direction }) => `${field} ${direction}`).join(',')}|${index ?? ''}`;
+    const indexes = this.planner?.plan(filters, sort, offset + limit, sizes)?.indexes;
+    const key = `page|${presentIn(conditions)}|${sort.map(({ field, direction }) => `${field} ${direction}`).join(',')}|${indexes?.join(',') ?? ''}`;
     const statement = this.shapes.statement(key, values, () => {
       const pageIds = this.sorted(this.matching(conditions, 'i'), 'i', sort).select('i.id', 'id');
-      if (index) pageIds.useIndex(index);
+      if (indexes) pageIds.useIndex([...indexes]);
       const query = this.dataSource
         .createQueryBuilder(Order, 'o')
         // Limit and offset as parameters, so that every page of a shape shares its SQL.

@@ -217,7 +217,7 @@ describe('query plans and statements on MariaDB', () => {
       ['table-scan', 'sort=userId,asc', PRIMARY_KEY],
     ] as Array<[PlanRule, string, string]>)(
       '%s: %s reads through %s, and answers what the plain query does',
-      async (rule, query) => {
+      async (rule, query, index) => {
         for (const page of [1, 5]) {
           planner.mockClear();
           recorder.statements = [];
@@ -227,17 +227,18 @@ describe('query plans and statements on MariaDB', () => {
           expect(response.status).toBe(200);
           expect(lastPlan()?.rule).toBe(rule);
           const statement = pageStatement(recorder.statements) as Statement;
-          const index = lastPlan()?.index as string;
-          expect(statement.sql).toContain(`USE INDEX (\`${index}\`)`);
+          const indexes = lastPlan()?.indexes ?? [];
+          expect(indexes).toEqual([index]);
+          expect(statement.sql).toContain(`USE INDEX (${indexes.map((index) => `\`${index}\``).join(', ')})`);
 
           // The server takes the hint: the derived table reads that index, or scans the table in its order.
           const derived = (await explain(statement)).filter((row) => row.select_type === 'DERIVED');
           expect(derived).toHaveLength(1);
           if (rule === 'table-scan') expect(derived[0].type).toBe('ALL');
-          else expect(derived[0].key).toBe(index);
+          else expect(indexes).toContain(derived[0].key);
 
           // The same statement without the hint is the optimizer's own plan: the same rows in the same order.
-          const plain = statement.sql.replace(/ USE INDEX \(`[^`]+`\)/, '');
+          const plain = statement.sql.replace(/ USE INDEX \([^)]+\)/, '');
           expect(plain).not.toBe(statement.sql);
           const ids = (rows: Array<{ id: number | string }>) => rows.map((row) => Number(row.id));
           const expected = ids(await context.dataSource.query(plain, statement.parameters));
