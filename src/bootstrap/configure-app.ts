@@ -94,7 +94,10 @@ function setUpSwagger(app: INestApplication): void {
  * plugin would answer a plain-text 400.
  */
 function enableCors(app: NestFastifyApplication, origins: string[]): void {
-  const options: FastifyCorsOptions = { origin: origins, exposedHeaders: ['Link', REQUEST_ID_HEADER, 'Retry-After'] };
+  const options: FastifyCorsOptions = {
+    origin: origins,
+    exposedHeaders: ['ETag', 'Link', REQUEST_ID_HEADER, 'Retry-After'],
+  };
   app.enableCors({
     delegator: ({ method, headers }, answer) => {
       const notPreflight = method === 'OPTIONS' && (!headers.origin || !headers['access-control-request-method']);

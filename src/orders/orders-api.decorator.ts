@@ -1,5 +1,5 @@
 import { applyDecorators } from '@nestjs/common';
-import { ApiOkResponse, ApiOperation, ApiQuery } from '@nestjs/swagger';
+import { ApiHeader, ApiOkResponse, ApiOperation, ApiQuery, ApiResponse } from '@nestjs/swagger';
 import { ApiProblemResponses, REQUEST_ID_HEADER_DOC } from '../common/problem/api-problem-responses.decorator';
 import { DEFAULT_PAGE_SIZE, MAX_ID, MAX_PAGE_SIZE, STATUS_VALUES } from './dto/orders-query.dto';
 import { OrdersPageDto } from './dto/orders-page.dto';
@@ -16,6 +16,10 @@ const STATUS_TABLE = ORDER_STATUS_CODES.map((code) => `\`${code}\` = ${ORDER_STA
 // A space before the offset is a `+` that arrived unencoded, which the service reads as `+` (CONTRACT §3).
 const DATE_PATTERN = '^\\d{4}-\\d{2}-\\d{2}(T\\d{2}:\\d{2}:\\d{2}(\\.\\d{1,9})?(Z|[+ -]\\d{2}:\\d{2})?)?$';
 const ID = { type: 'integer', minimum: 1, maximum: MAX_ID } as const;
+const VALIDATOR_HEADERS_DOC = {
+  ETag: { description: 'Strong entity tag of the page’s body (RFC 9110).', schema: { type: 'string' } },
+  'Cache-Control': { description: 'Always `private, no-cache`.', schema: { type: 'string' } },
+};
 
 /** The OpenAPI description of GET /orders: parameters, both variants of the page, every error. */
 export function ApiListOrders(): MethodDecorator {
@@ -32,6 +36,8 @@ export function ApiListOrders(): MethodDecorator {
         'Parameters go in the query string; a JSON body with the same names is accepted too, and the query string wins. Unknown parameters are 400, a repeated single-valued parameter is 400. Checks run in the order 401, 403, 400.',
         '',
         'The `Link` header (RFC 8288) gives `first`, `prev`, `next` and `last` pages with all of the request’s parameters.',
+        '',
+        'Every page carries a strong `ETag`; send it back in `If-None-Match` to poll, and an unchanged page answers `304` with no body.',
       ].join('\n'),
     }),
     ApiQuery({
@@ -101,6 +107,12 @@ export function ApiListOrders(): MethodDecorator {
       description: `Inclusive upper bound on createdAt, same formats: a bare date includes the whole day, a date-time without fraction the whole second; e.g. 2026-03-31. Must not be before startDate. ${ADMIN_ONLY}`,
       schema: { type: 'string', pattern: DATE_PATTERN },
     }),
+    ApiHeader({
+      name: 'If-None-Match',
+      required: false,
+      description: 'The `ETag` of a page already held: `304` with no body if the page is still the same.',
+      schema: { type: 'string' },
+    }),
     ApiOkResponse({
       description: 'A page of orders: elements are UserOrderDto for a USER token and AdminOrderDto for an ADMIN token.',
       type: OrdersPageDto,
@@ -110,8 +122,14 @@ export function ApiListOrders(): MethodDecorator {
             'RFC 8288 links: `</orders?page=2&size=20&sort=createdAt,desc>; rel="next"`, with first, prev, next and last where they exist.',
           schema: { type: 'string' },
         },
+        ...VALIDATOR_HEADERS_DOC,
         ...REQUEST_ID_HEADER_DOC,
       },
+    }),
+    ApiResponse({
+      status: 304,
+      description: 'The page is the one whose `ETag` was sent in `If-None-Match`; no body.',
+      headers: { ...VALIDATOR_HEADERS_DOC, ...REQUEST_ID_HEADER_DOC },
     }),
     ApiProblemResponses(
       400,

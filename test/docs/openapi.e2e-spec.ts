@@ -141,6 +141,7 @@ describe('the OpenAPI document', () => {
       'orderStatus',
       'startDate',
       'endDate',
+      'If-None-Match',
     ]);
     expect(parameters.size.schema).toMatchObject({ type: 'integer', minimum: 1, maximum: 100, default: 20 });
     expect(parameters.page.schema).toMatchObject({ type: 'integer', minimum: 1, default: 1 });
@@ -209,6 +210,19 @@ describe('the OpenAPI document', () => {
       expect(statuses).toContain(FOREIGN_STATUS);
       const asAdmin = validator.componentValidator('AdminOrderDto');
       for (const element of (response.body as { elements: unknown[] }).elements) expect(asAdmin(element)).toBe(true);
+    });
+
+    it('304 to a page polled with its ETag: no body, and the headers the document names', async () => {
+      const first = await list(userToken(1), '?size=5');
+      const polled = await list(userToken(1), '?size=5').set('If-None-Match', String(first.headers.etag));
+      expect(polled.status).toBe(304);
+      type Response = { content?: unknown; headers: object };
+      const paths = document.paths as Record<string, { get: { responses: Record<string, Response> } }>;
+      const documented = paths['/orders'].get.responses['304'];
+      expect(documented.content).toBeUndefined();
+      for (const header of Object.keys(documented.headers)) {
+        expect(polled.headers[header.toLowerCase()]).toBeDefined();
+      }
     });
 
     it('400, 401 and 403; an unknown route’s 404 is a problem too', async () => {

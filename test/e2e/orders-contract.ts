@@ -623,6 +623,66 @@ export function describeOrdersContract(database: DatabaseKind): void {
       });
     });
 
+    describe('polling (§13)', () => {
+      it('tags every page with a strong ETag of its body, kept private and revalidated', async () => {
+        const response = await get(userToken(MEMBERS[0]), 'size=5');
+        expect(response.status).toBe(200);
+        expect(response.headers.etag).toMatch(/^"[A-Za-z0-9_-]+"$/);
+        expect(response.headers['cache-control']).toBe('private, no-cache');
+        // The same bytes, the same tag; another page, another tag.
+        expect((await get(userToken(MEMBERS[0]), 'size=5')).headers.etag).toBe(response.headers.etag);
+        expect((await get(userToken(MEMBERS[0]), 'size=5&page=2')).headers.etag).not.toBe(response.headers.etag);
+        expect((await get(adminToken(), 'size=5')).headers.etag).not.toBe(response.headers.etag);
+      });
+
+      it('answers 304 without a body to a matching If-None-Match, in every form RFC 9110 allows', async () => {
+        const { headers } = await get(adminToken(), 'size=3');
+        const etag = String(headers.etag);
+        for (const ifNoneMatch of [etag, `W/${etag}`, `"other", ${etag}`, '*']) {
+          const response = await get(adminToken(), 'size=3').set('If-None-Match', ifNoneMatch);
+          expect(response.status).toBe(304);
+          expect(response.text).toBe('');
+          expect(response.headers.etag).toBe(etag);
+          expect(response.headers['cache-control']).toBe('private, no-cache');
+          expect(response.headers.link).toBe(headers.link);
+        }
+        // A reload that still sends its tag asked for the comparison.
+        const reload = get(adminToken(), 'size=3').set('If-None-Match', etag).set('Cache-Control', 'no-cache');
+        expect((await reload).status).toBe(304);
+        expect((await get(adminToken(), 'size=3').set('If-None-Match', '"other"')).status).toBe(200);
+      });
+
+      it('answers the changed page, with a new tag, once an order on it changes', async () => {
+        const member = MEMBERS[1];
+        const first = await get(userToken(member), 'size=3');
+        const [newest] = (first.body as { elements: Array<{ orderId: number }> }).elements;
+        const stored = orders.find((order) => order.id === newest.orderId)?.status;
+        const changedStatus = stored === 'REFUNDED' ? 'CANCELLED' : 'REFUNDED';
+        const setStatus = (status: string | undefined) =>
+          context.dataSource.query('UPDATE orders SET status = ? WHERE id = ?', [status, newest.orderId]);
+        await setStatus(changedStatus);
+        try {
+          const changed = await get(userToken(member), 'size=3').set('If-None-Match', String(first.headers.etag));
+          expect(changed.status).toBe(200);
+          expect(changed.headers.etag).not.toBe(first.headers.etag);
+          expect((changed.body as { elements: Array<{ status: string }> }).elements[0].status).toBe(
+            LABELS[changedStatus],
+          );
+        } finally {
+          await setStatus(stored);
+        }
+        expect((await get(userToken(member), 'size=3').set('If-None-Match', String(first.headers.etag))).status).toBe(
+          304,
+        );
+      });
+
+      it('tags no error', async () => {
+        const response = await get(adminToken(), 'size=0');
+        expectProblem(response, 400);
+        expect(response.headers.etag).toBeUndefined();
+      });
+    });
+
     describe('errors (§6)', () => {
       it.each(['/nope', '/orders/1', '/orders/..%2Fadmin'])('answers 404 problem+json to GET %s', async (path) => {
         expectProblem(await request(context.server).get(path).set('Authorization', `Bearer ${adminToken()}`), 404);

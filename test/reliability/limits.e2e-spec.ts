@@ -34,6 +34,15 @@ describe('rate limit of 5 per minute', () => {
     expect((await list(userToken(12))).status).toBe(200);
   });
 
+  it('counts a revalidation answered 304 as a request (CONTRACT §13)', async () => {
+    const first = await list(userToken(15));
+    const etag = String(first.headers.etag);
+    for (let attempt = 0; attempt < 4; attempt += 1) {
+      expect((await list(userToken(15)).set('If-None-Match', etag)).status).toBe(304);
+    }
+    expectProblem(await list(userToken(15)).set('If-None-Match', etag), 429);
+  });
+
   it('counts callers without an accepted token by address', async () => {
     for (let attempt = 0; attempt < 5; attempt += 1) expectProblem(await list(), 401);
     expectProblem(await list('forged.token.value'), 429);
@@ -49,6 +58,7 @@ describe('rate limit of 5 per minute', () => {
     const allowed = await list(userToken(13)).set('Origin', 'https://admin.tickets.example');
     expect(allowed.headers['access-control-allow-origin']).toBe('https://admin.tickets.example');
     expect(String(allowed.headers['access-control-expose-headers']).split(/\s*,\s*/)).toEqual([
+      'ETag',
       'Link',
       'X-Request-Id',
       'Retry-After',
