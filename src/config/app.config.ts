@@ -1,5 +1,8 @@
 import type { EnvironmentVariables } from './environment';
 
+/** Signs page links where no secret is configured: development and tests only (refused with NODE_ENV=production). */
+export const DEVELOPMENT_PAGE_LINK_SECRET = 'development-only-page-link-secret-not-for-production';
+
 export interface AppConfig {
   nodeEnv: 'development' | 'production' | 'test';
   port: number;
@@ -9,6 +12,8 @@ export interface AppConfig {
   /** Where rate limits are shared between instances; each instance counts alone without it. */
   redisUrl?: string;
   corsOrigins: string[];
+  /** Signs and checks the continuations of page links. */
+  pageLinkSecret: string;
   shutdownGraceMs: number;
   shutdownDelayMs: number;
   /** `0`: no metrics listener. */
@@ -26,6 +31,7 @@ export function toAppConfig(env: EnvironmentVariables): AppConfig {
     rateLimitPerMinute: env.RATE_LIMIT_PER_MINUTE,
     redisUrl: env.REDIS_URL,
     corsOrigins: env.CORS_ORIGINS,
+    pageLinkSecret: env.PAGE_LINK_SECRET ?? DEVELOPMENT_PAGE_LINK_SECRET,
     shutdownGraceMs: env.SHUTDOWN_GRACE_MS,
     shutdownDelayMs: env.SHUTDOWN_DELAY_MS,
     metricsPort: env.METRICS_PORT,

@@ -102,13 +102,17 @@ describe('validateEnvironment', () => {
     expect(problemsOf({ JWT_PUBLIC_KEY: 'hello' })[0]).toMatch(/^JWT_PUBLIC_KEY:/);
   });
 
-  it('refuses the embedded database and the development secret in production', () => {
+  it('refuses the embedded database, the development secret and a missing page link secret in production', () => {
     const problems = problemsOf({ NODE_ENV: 'production' });
-    expect(problems.map((problem) => problem.split(':')[0])).toEqual(['DB_TYPE', 'JWT_SECRET']);
-    expect(problemsOf({ NODE_ENV: 'production', DB_TYPE: 'mysql', JWT_SECRET: DEVELOPMENT_JWT_SECRET })).toHaveLength(
-      1,
-    );
-    expect(problemsOf({ NODE_ENV: 'production', DB_TYPE: 'mysql', JWT_PUBLIC_KEY: rsaPublicKey })).toEqual([]);
+    expect(problems.map((problem) => problem.split(':')[0])).toEqual(['DB_TYPE', 'PAGE_LINK_SECRET', 'JWT_SECRET']);
+    const production = { NODE_ENV: 'production', DB_TYPE: 'mysql', PAGE_LINK_SECRET: 'p'.repeat(32) };
+    expect(problemsOf({ ...production, JWT_SECRET: DEVELOPMENT_JWT_SECRET })).toHaveLength(1);
+    expect(problemsOf({ ...production, JWT_PUBLIC_KEY: rsaPublicKey })).toEqual([]);
+    // Every instance must sign with the same secret, so a per-process default would break links across a fleet.
+    expect(problemsOf({ NODE_ENV: 'production', DB_TYPE: 'mysql', JWT_PUBLIC_KEY: rsaPublicKey })).toEqual([
+      expect.stringMatching(/^PAGE_LINK_SECRET:/),
+    ]);
+    expect(problemsOf({ PAGE_LINK_SECRET: 'short' })[0]).toMatch(/^PAGE_LINK_SECRET:/);
   });
 });
 

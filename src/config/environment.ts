@@ -158,6 +158,15 @@ export class EnvironmentVariables {
   @Matches(LIST_ITEM, { each: true, message: ROLE_VALUE_MESSAGE })
   JWT_USER_ROLES: string[] = ['USER'];
 
+  /**
+   * Signs the continuations in `Link` (CONTRACT §13); every instance behind one address must share it, so that a
+   * link written by one is accepted by the next. Required with NODE_ENV=production.
+   */
+  @IsOptional()
+  @IsString()
+  @MinLength(32)
+  PAGE_LINK_SECRET?: string;
+
   @IsIanaTimeZone()
   APP_TIMEZONE: string = 'Asia/Seoul';
 
@@ -235,6 +244,11 @@ function crossFieldProblems(env: EnvironmentVariables): string[] {
   if (env.NODE_ENV === 'production') {
     if (env.DB_TYPE === 'sqlite') {
       problems.push('DB_TYPE: the embedded database is for development only; use mysql with NODE_ENV=production');
+    }
+    if (env.PAGE_LINK_SECRET === undefined) {
+      problems.push(
+        'PAGE_LINK_SECRET: required with NODE_ENV=production, the same on every instance (32 characters or more)',
+      );
     }
     if (verification?.mode === 'secret' && verification.secret === DEVELOPMENT_JWT_SECRET) {
       problems.push(

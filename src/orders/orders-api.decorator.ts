@@ -1,7 +1,13 @@
 import { applyDecorators } from '@nestjs/common';
 import { ApiHeader, ApiOkResponse, ApiOperation, ApiQuery, ApiResponse } from '@nestjs/swagger';
 import { ApiProblemResponses, REQUEST_ID_HEADER_DOC } from '../common/problem/api-problem-responses.decorator';
-import { DEFAULT_PAGE_SIZE, MAX_ID, MAX_PAGE_SIZE, STATUS_VALUES } from './dto/orders-query.dto';
+import {
+  DEFAULT_PAGE_SIZE,
+  MAX_CONTINUATION_LENGTH,
+  MAX_ID,
+  MAX_PAGE_SIZE,
+  STATUS_VALUES,
+} from './dto/orders-query.dto';
 import { OrdersPageDto } from './dto/orders-page.dto';
 import { ORDER_STATUS_CODES, ORDER_STATUS_LABELS } from './order-status';
 import { DATE_FORMATS_HINT } from './query/date-bound';
@@ -35,7 +41,7 @@ export function ApiListOrders(): MethodDecorator {
         '',
         'Parameters go in the query string; a JSON body with the same names is accepted too, and the query string wins. Unknown parameters are 400, a repeated single-valued parameter is 400. Checks run in the order 401, 403, 400.',
         '',
-        'The `Link` header (RFC 8288) gives `first`, `prev`, `next` and `last` pages with all of the request’s parameters.',
+        'The `Link` header (RFC 8288) gives `first`, `prev`, `next` and `last` pages with all of the request’s parameters; `next` and `prev` also carry a continuation (`after`, `before`) that makes following them stable while orders are placed, and as cheap deep in the list as near its start.',
         '',
         'Every page carries a strong `ETag`; send it back in `If-None-Match` to poll, and an unchanged page answers `304` with no body.',
       ].join('\n'),
@@ -70,6 +76,19 @@ export function ApiListOrders(): MethodDecorator {
         default: [DEFAULT_SORT],
         example: [DEFAULT_SORT],
       },
+    }),
+    ApiQuery({
+      name: 'after',
+      required: false,
+      description:
+        'Continuation written by the service into the `next` link: the page then starts after the previous page’s last order, by its sort key, and orders placed since the walk began stay out. Opaque; sent with any other parameter changed it is 400.',
+      schema: { type: 'string', maxLength: MAX_CONTINUATION_LENGTH },
+    }),
+    ApiQuery({
+      name: 'before',
+      required: false,
+      description: 'As `after`, written into the `prev` link: the page ends before the next page’s first order.',
+      schema: { type: 'string', maxLength: MAX_CONTINUATION_LENGTH },
     }),
     ApiQuery({
       name: 'userId',

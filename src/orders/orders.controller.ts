@@ -7,7 +7,8 @@ import { sendConditionally } from '../common/conditional-response';
 import { ListOrdersParameters } from './list-orders-request.decorator';
 import { ApiListOrders } from './orders-api.decorator';
 import { OrdersService } from './orders.service';
-import { buildLinkHeader } from './paging/link-header';
+import { ContinuationTokens } from './paging/continuation';
+import { buildLinkHeader, type ContinuationWriter } from './paging/link-header';
 import type { ListOrdersQuery } from './query/list-orders-query';
 import { ListOrdersQueryPipe } from './query/list-orders-query.pipe';
 
@@ -16,7 +17,10 @@ const ORDERS_PATH = '/orders';
 @ApiTags('orders')
 @Controller(ORDERS_PATH)
 export class OrdersController {
-  constructor(private readonly ordersService: OrdersService) {}
+  constructor(
+    private readonly ordersService: OrdersService,
+    private readonly continuations: ContinuationTokens,
+  ) {}
 
   /** The page is serialized here, not by Fastify, because its entity tag is derived from the bytes sent. */
   @Get()
@@ -28,8 +32,17 @@ export class OrdersController {
     @Req() request: FastifyRequest,
     @Res() reply: FastifyReply,
   ): Promise<void> {
-    const page = await this.ordersService.list(caller, query);
-    const link = buildLinkHeader(ORDERS_PATH, query.echoedParameters, page.currentPage, page.totalPages);
+    const { page, boundaries } = await this.ordersService.list(caller, query);
+    // `next` continues after the page's last element, `prev` before its first, both within the walk's bound.
+    const continuation: ContinuationWriter | undefined =
+      boundaries &&
+      ((direction, targetPage) =>
+        this.continuations.write(
+          { direction, key: direction === 'after' ? boundaries.last : boundaries.first, bound: boundaries.bound },
+          targetPage,
+          query.walkScope,
+        ));
+    const link = buildLinkHeader(ORDERS_PATH, query.echoedParameters, page.currentPage, page.totalPages, continuation);
     if (link) void reply.header('Link', link);
     void sendConditionally(request, reply, JSON.stringify(page));
   }

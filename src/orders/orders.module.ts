@@ -9,6 +9,7 @@ import { ORDER_ENTITIES } from './order-entities';
 import { OrdersController } from './orders.controller';
 import { OrdersRepository } from './orders.repository';
 import { OrdersService } from './orders.service';
+import { ContinuationTokens } from './paging/continuation';
 import { ListOrdersQueryPipe } from './query/list-orders-query.pipe';
 import { DemoDataSeeder } from './seeding/demo-data';
 
@@ -21,6 +22,11 @@ import { DemoDataSeeder } from './seeding/demo-data';
     OrderCountFolding,
     ListOrdersQueryPipe,
     DemoDataSeeder,
+    {
+      provide: ContinuationTokens,
+      inject: [APP_CONFIG],
+      useFactory: (config: AppConfig) => new ContinuationTokens(config.pageLinkSecret),
+    },
     {
       provide: LocalTimeFormatter,
       inject: [APP_CONFIG],

@@ -8,8 +8,9 @@ import { ObservedStatements, type ListingStatement } from '../observability/obse
 import { OrderSeat } from './order-seat.entity';
 import { COUNT_CHANGES_TABLE, DAILY_COUNTS_TABLE } from './counting/daily-counts';
 import { Order } from './order.entity';
+import type { Seek, SortValue } from './paging/continuation';
 import type { OrderFilters } from './query/list-orders-query';
-import type { SortKey } from './query/sort';
+import type { SortField, SortKey } from './query/sort';
 import { ReadPlanner, SORT_COLUMNS, type MatchSizes, type OrderColumn } from './read-plan';
 
 /** One row of `orders` as the page query returns it. */
@@ -21,6 +22,17 @@ export interface OrderRow {
   status: string;
   createdAt: Date | string;
   updatedAt: Date | string;
+  /** The highest order id at the time of reading, on each row of a page read without a seek: a walk's bound. */
+  walkBound?: number;
+}
+
+/** A page to read: by offset, or, with `seek`, from a boundary key within a walk's bound (offset then unused). */
+export interface PageRequest {
+  filters: OrderFilters;
+  sort: SortKey[];
+  limit: number;
+  offset: number;
+  seek?: Seek;
 }
 
 export interface SeatRow {
@@ -30,6 +42,7 @@ export interface SeatRow {
 }
 
 const DAY_MS = 86_400_000;
+const TIME_FIELDS: ReadonlySet<SortField> = new Set(['createdAt', 'updatedAt']);
 /** The columns of a count statement that hold the whole table's count, not the matching orders'. */
 const TABLE_TOTAL_COLUMNS = ['tableWholeDays', 'tableUnfolded'];
 const toDay = (epochMs: number): string => new Date(epochMs).toISOString().slice(0, 10);
@@ -40,6 +53,9 @@ interface Condition {
   name: string;
   value: unknown;
 }
+
+const reversed = (sort: SortKey[]): SortKey[] =>
+  sort.map(({ field, direction }) => ({ field, direction: direction === 'ASC' ? 'DESC' : 'ASC' }));
 
 const valuesOf = (conditions: Condition[]): QueryValues =>
   Object.fromEntries(conditions.map(({ name, value }) => [name, value]));
@@ -88,21 +104,33 @@ export class OrdersRepository {
    * this keeps deep pages cheap. Still a single statement. The ids are read
    * through the index the planner chooses (ReadPlanner), told to the server as
    * `USE INDEX`; `sizes` let it choose by how many orders match.
+   *
+   * With a seek, the ids are the first `limit` past the boundary key in the
+   * walk's direction (a range of the same index, no offset), among the orders
+   * the walk's bound admits; backwards, they are read in reverse and the outer
+   * ORDER BY puts them back. Without one, each row also carries the walk bound
+   * a link from this page starts with, read in the same snapshot.
    */
-  async findPage(
-    filters: OrderFilters,
-    sort: SortKey[],
-    limit: number,
-    offset: number,
-    session: ReadSession,
-    sizes?: MatchSizes,
-  ): Promise<OrderRow[]> {
+  async findPage(request: PageRequest, session: ReadSession, sizes?: MatchSizes): Promise<OrderRow[]> {
+    const { filters, sort, limit, offset, seek } = request;
     const conditions = this.conditions(filters, 'i');
-    const values = { ...valuesOf(conditions), pageLimit: limit, pageOffset: offset };
-    const indexes = this.planner?.plan(filters, sort, offset + limit, sizes)?.indexes;
-    const key = `page|${presentIn(conditions)}|${sort.map(({ field, direction }) => `${field} ${direction}`).join(',')}|${indexes?.join(',') ?? ''}`;
+    const seekConditions = seek ? this.seekConditions(sort, seek, 'i') : [];
+    const values = {
+      ...valuesOf(conditions),
+      ...valuesOf(seekConditions),
+      pageLimit: limit,
+      pageOffset: seek ? 0 : offset,
+    };
+    const indexes = this.planner?.plan(filters, sort, (seek ? 0 : offset) + limit, sizes)?.indexes;
+    const key = `page|${presentIn(conditions)}|${sort.map(({ field, direction }) => `${field} ${direction}`).join(',')}|${indexes?.join(',') ?? ''}|${seek?.direction ?? ''}`;
     const statement = this.shapes.statement(key, values, () => {
-      const pageIds = this.sorted(this.matching(conditions, 'i'), 'i', sort).select('i.id', 'id');
+      const pageIds = this.matching(conditions, 'i');
+      if (seekConditions.length > 0) {
+        const [bound, ...keys] = seekConditions;
+        pageIds.andWhere(bound.sql, { [bound.name]: bound.value });
+        pageIds.andWhere(`(${keys.map(({ sql }) => sql).join(' OR ')})`, valuesOf(keys));
+      }
+      this.sorted(pageIds, 'i', seek?.direction === 'before' ? reversed(sort) : sort).select('i.id', 'id');
       if (indexes) pageIds.useIndex([...indexes]);
       const query = this.dataSource
         .createQueryBuilder(Order, 'o')
@@ -116,6 +144,10 @@ export class OrdersRepository {
         .addSelect('o.status', 'status')
         .addSelect('o.createdAt', 'createdAt')
         .addSelect('o.updatedAt', 'updatedAt');
+      if (!seek) {
+        const newest = this.dataSource.createQueryBuilder(Order, 'n').select('MAX(n.id)');
+        query.addSelect(`(${newest.getQuery()})`, 'walkBound');
+      }
       return this.sorted(query, 'o', sort);
     });
     return this.run<OrderRow[]>('page', statement, session);
@@ -258,6 +290,31 @@ export class OrdersRepository {
       query.addOrderBy(`${alias}.${SORT_COLUMNS[field]}`, direction);
     }
     return query;
+  }
+
+  /**
+   * The walk's bound first, then one term per sort key, to be joined by OR:
+   * equal on every key before it, past the boundary on this one. Each term is
+   * a range of an index that holds the keys in order, which MariaDB and SQLite
+   * both read as such (a row comparison `(a, b) < (?, ?)` holds only for one
+   * direction on every key).
+   */
+  private seekConditions(sort: SortKey[], seek: Seek, alias: string): Condition[] {
+    const value = (field: SortField, sortValue: SortValue): unknown =>
+      TIME_FIELDS.has(field) ? toStoredDateTime(Number(sortValue)) : sortValue;
+    const column = (field: SortField) => `${alias}.${SORT_COLUMNS[field]}`;
+    const parameter = (index: number) => `seek${index}_${alias}`;
+    const terms = sort.map(({ field, direction }, index): Condition => {
+      const ascending = (direction === 'ASC') === (seek.direction === 'after');
+      const equalBefore = sort.slice(0, index).map((key, before) => `${column(key.field)} = :${parameter(before)}`);
+      const past = `${column(field)} ${ascending ? '>' : '<'} :${parameter(index)}`;
+      return {
+        sql: `(${[...equalBefore, past].join(' AND ')})`,
+        name: parameter(index),
+        value: value(field, seek.key[index]),
+      };
+    });
+    return [{ sql: `${alias}.id <= :walkBound_${alias}`, name: `walkBound_${alias}`, value: seek.bound }, ...terms];
   }
 
   /** The filters present, in a fixed order; parameters are named after the alias. */

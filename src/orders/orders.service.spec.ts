@@ -24,6 +24,7 @@ const query = (overrides: Partial<ListOrdersQuery> = {}): ListOrdersQuery => ({
   size: 2,
   sort: [{ field: 'createdAt', direction: 'DESC' }],
   filters: { userId: 99, status: 'REFUNDED' },
+  walkScope: 'the scope a continuation is checked against (the pipe’s concern)',
   echoedParameters: [],
   ...overrides,
 });
@@ -62,7 +63,11 @@ describe('OrdersService', () => {
     repository.count.mockResolvedValue(5);
     repository.findSeats.mockResolvedValue([]);
     await service.list({ id: 7, role: Role.User }, query());
-    expect(repository.findPage).toHaveBeenCalledWith({ userId: 7 }, query().sort, 2, 0, session, undefined);
+    expect(repository.findPage).toHaveBeenCalledWith(
+      { filters: { userId: 7 }, sort: query().sort, limit: 2, offset: 0, seek: undefined },
+      session,
+      undefined,
+    );
     expect(repository.count).toHaveBeenCalledWith({ userId: 7 }, session);
   });
 
@@ -71,12 +76,9 @@ describe('OrdersService', () => {
     repository.findPage.mockResolvedValue([]);
     repository.count.mockResolvedValue(3);
     repository.findSeats.mockResolvedValue([]);
-    const page = await service.list({ id: 1, role: Role.Admin }, query({ page: 4 }));
+    const { page } = await service.list({ id: 1, role: Role.Admin }, query({ page: 4 }));
     expect(repository.findPage).toHaveBeenCalledWith(
-      { userId: 99, status: 'REFUNDED' },
-      query().sort,
-      2,
-      6,
+      { filters: { userId: 99, status: 'REFUNDED' }, sort: query().sort, limit: 2, offset: 6, seek: undefined },
       session,
       undefined,
     );
@@ -87,7 +89,7 @@ describe('OrdersService', () => {
     // One row on page 3 of size 2: it is the last page, and the total is 4 + 1.
     repository.findPage.mockResolvedValue([row(1)]);
     repository.findSeats.mockResolvedValue([]);
-    const page = await service.list({ id: 1, role: Role.Admin }, query({ page: 3 }));
+    const { page } = await service.list({ id: 1, role: Role.Admin }, query({ page: 3 }));
     expect(repository.count).not.toHaveBeenCalled();
     expect(page.totalElementCount).toBe(5);
   });
@@ -95,7 +97,7 @@ describe('OrdersService', () => {
   it('skips COUNT(*) when the first page is empty', async () => {
     repository.findPage.mockResolvedValue([]);
     repository.findSeats.mockResolvedValue([]);
-    const page = await service.list({ id: 7, role: Role.User }, query());
+    const { page } = await service.list({ id: 7, role: Role.User }, query());
     expect(repository.count).not.toHaveBeenCalled();
     expect(page.totalElementCount).toBe(0);
   });
@@ -109,12 +111,57 @@ describe('OrdersService', () => {
     repository.findSeats.mockResolvedValue([]);
     const filters = { status: 'REFUNDED' as const };
     const sort = [{ field: 'updatedAt' as const, direction: 'DESC' as const }];
-    const page = await service.list({ id: 1, role: Role.Admin }, query({ filters, sort }));
+    const { page } = await service.list({ id: 1, role: Role.Admin }, query({ filters, sort }));
     expect(repository.planDependsOnSizes).toHaveBeenCalledWith(filters, sort);
     expect(repository.sizes).toHaveBeenCalledWith(filters, session);
-    expect(repository.findPage).toHaveBeenCalledWith(filters, sort, 2, 0, session, sizes);
+    expect(repository.findPage).toHaveBeenCalledWith(
+      { filters, sort, limit: 2, offset: 0, seek: undefined },
+      session,
+      sizes,
+    );
     expect(repository.count).not.toHaveBeenCalled();
     expect(page).toMatchObject({ totalElementCount: 41, totalPages: 21 });
+  });
+
+  it('tells where links from the page continue: the first and last elements’ sort keys and the bound read with them', async () => {
+    // The page statement carries the newest id in the same snapshot as the rows.
+    repository.findPage.mockResolvedValue([
+      { ...row(11), walkBound: 500 },
+      { ...row(10), walkBound: 500 },
+    ]);
+    repository.count.mockResolvedValue(9);
+    repository.findSeats.mockResolvedValue([]);
+    const sort = [
+      { field: 'createdAt' as const, direction: 'DESC' as const },
+      { field: 'totalPrice' as const, direction: 'ASC' as const },
+      { field: 'orderId' as const, direction: 'DESC' as const },
+    ];
+    const { boundaries } = await service.list({ id: 1, role: Role.Admin }, query({ sort }));
+    const createdAt = Date.parse('2026-03-09T15:00:00.999Z');
+    expect(boundaries).toEqual({ first: [createdAt, 120.5, 11], last: [createdAt, 120.5, 10], bound: 500 });
+  });
+
+  it('reads a followed page from its seek, keeps the walk’s bound and counts the total', async () => {
+    // A full page after the boundary; its total cannot come from an offset the walk does not have.
+    repository.findPage.mockResolvedValue([row(8), row(7)]);
+    repository.count.mockResolvedValue(40);
+    repository.findSeats.mockResolvedValue([]);
+    const seek = { direction: 'after' as const, key: [Date.parse('2026-03-09T15:00:00Z'), 9], bound: 300 };
+    const { page, boundaries } = await service.list({ id: 1, role: Role.Admin }, query({ page: 5, seek }));
+    expect(repository.findPage).toHaveBeenCalledWith(
+      { filters: query().filters, sort: query().sort, limit: 2, offset: 8, seek },
+      session,
+      undefined,
+    );
+    expect(page).toMatchObject({ currentPage: 5, totalElementCount: 40 });
+    expect(boundaries?.bound).toBe(300);
+  });
+
+  it('has no boundaries on an empty page, which no link can continue from', async () => {
+    repository.findPage.mockResolvedValue([]);
+    repository.count.mockResolvedValue(3);
+    repository.findSeats.mockResolvedValue([]);
+    expect((await service.list({ id: 1, role: Role.Admin }, query({ page: 9 }))).boundaries).toBeUndefined();
   });
 
   it('fetches the seats of the whole page in one call and maps rows in the contract’s shape', async () => {
@@ -126,7 +173,7 @@ describe('OrdersService', () => {
       { orderId: 11, seatPriceId: 2, price: 60.5 },
     ];
     repository.findSeats.mockResolvedValue(seats);
-    const page = await service.list({ id: 1, role: Role.Admin }, query());
+    const { page } = await service.list({ id: 1, role: Role.Admin }, query());
     expect(repository.findSeats).toHaveBeenCalledTimes(1);
     expect(repository.findSeats).toHaveBeenCalledWith([11, 10], session);
     expect(JSON.stringify(page.elements[0])).toBe(
@@ -150,7 +197,7 @@ describe('OrdersService', () => {
   it('leaves userId out of a member’s elements', async () => {
     repository.findPage.mockResolvedValue([row(11)]);
     repository.findSeats.mockResolvedValue([]);
-    const page = await service.list({ id: 7, role: Role.User }, query());
+    const { page } = await service.list({ id: 7, role: Role.User }, query());
     expect(Object.keys(page.elements[0])).toEqual([
       'orderId',
       'concertId',

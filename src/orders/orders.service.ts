@@ -5,10 +5,41 @@ import { ReadRouter, type ReadSession } from '../database/read-router';
 import type { AdminOrderDto, SeatDto, UserOrderDto } from './dto/order.dto';
 import { toAdminOrder, toUserOrder } from './order-element';
 import { OrdersRepository, type OrderRow, type SeatRow } from './orders.repository';
+import type { SortValue } from './paging/continuation';
 import { buildPage, type Page } from './paging/page';
 import type { ListOrdersQuery, OrderFilters } from './query/list-orders-query';
+import { storedDateTimeToEpochMs } from '../common/time/local-time';
+import type { SortKey } from './query/sort';
 
 export type OrdersPage = Page<UserOrderDto> | Page<AdminOrderDto>;
+
+/** Where the links from a page continue: the sort keys of its first and last elements, and the walk's bound. */
+export interface PageBoundaries {
+  first: SortValue[];
+  last: SortValue[];
+  bound: number;
+}
+
+export interface ListedPage {
+  page: OrdersPage;
+  /** Absent on an empty page, which has no element to continue from. */
+  boundaries?: PageBoundaries;
+}
+
+/** A row's value of each sort key, as a continuation carries it (times as epoch milliseconds). */
+function sortValuesOf(row: OrderRow, sort: SortKey[]): SortValue[] {
+  return sort.map(({ field }) => {
+    switch (field) {
+      case 'orderId':
+        return row.id;
+      case 'createdAt':
+      case 'updatedAt':
+        return storedDateTimeToEpochMs(row[field]);
+      default:
+        return row[field];
+    }
+  });
+}
 
 function groupSeats(seats: SeatRow[]): Map<number, SeatDto[]> {
   const byOrder = new Map<number, SeatDto[]>();
@@ -33,18 +64,24 @@ export class OrdersService {
    * administrator sees all that match. The page, the count and the seats are
    * read on one connection of one server (CONTRACT §11), one after the other.
    */
-  async list(caller: Caller, query: ListOrdersQuery): Promise<OrdersPage> {
+  async list(caller: Caller, query: ListOrdersQuery): Promise<ListedPage> {
     const isAdmin = caller.role === Role.Admin;
     const filters: OrderFilters = isAdmin ? query.filters : { userId: caller.id };
-    const offset = (query.page - 1) * query.size;
+    const { sort, size, seek } = query;
+    const offset = (query.page - 1) * size;
 
     const { rows, total, seats } = await this.reads.withConnection(async (session) => {
       // Where the best plan depends on how many orders match, the count comes first and is the page's total.
-      const sizes = this.orders.planDependsOnSizes(filters, query.sort)
+      const sizes = this.orders.planDependsOnSizes(filters, sort)
         ? await this.orders.sizes(filters, session)
         : undefined;
-      const rows = await this.orders.findPage(filters, query.sort, query.size, offset, session, sizes);
-      const total = sizes?.matching ?? (await this.countMatching(filters, rows.length, offset, query.size, session));
+      const rows = await this.orders.findPage({ filters, sort, limit: size, offset, seek }, session, sizes);
+      // A followed page's position in the list is not its offset once orders were placed or removed, so it is counted.
+      const total =
+        sizes?.matching ??
+        (seek
+          ? await this.orders.count(filters, session)
+          : await this.countMatching(filters, rows.length, offset, size, session));
       const seats = await this.orders.findSeats(
         rows.map((row) => row.id),
         session,
@@ -54,19 +91,28 @@ export class OrdersService {
 
     const seatsByOrder = groupSeats(seats);
     const seatsOf = (row: OrderRow) => seatsByOrder.get(row.id) ?? [];
-    return isAdmin
+    const page = isAdmin
       ? buildPage(
           rows.map((row) => toAdminOrder(row, seatsOf(row), this.time)),
           total,
           query.page,
-          query.size,
+          size,
         )
       : buildPage(
           rows.map((row) => toUserOrder(row, seatsOf(row), this.time)),
           total,
           query.page,
-          query.size,
+          size,
         );
+    const [first, last] = [rows.at(0), rows.at(-1)];
+    const bound = seek?.bound ?? first?.walkBound;
+    return {
+      page,
+      boundaries:
+        first && last && bound !== undefined
+          ? { first: sortValuesOf(first, sort), last: sortValuesOf(last, sort), bound: Number(bound) }
+          : undefined,
+    };
   }
 
   /**

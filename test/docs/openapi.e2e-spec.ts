@@ -135,6 +135,8 @@ describe('the OpenAPI document', () => {
       'page',
       'size',
       'sort',
+      'after',
+      'before',
       'userId',
       'consertId',
       'concertId',

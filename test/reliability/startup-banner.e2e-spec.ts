@@ -19,6 +19,7 @@ describe('start-up banner', () => {
       ...mysqlEnvironment(target),
       NODE_ENV: 'production',
       JWT_SECRET: 'a-production-secret-that-is-long-enough-0123',
+      PAGE_LINK_SECRET: 'a-page-link-secret-that-is-long-enough-0123',
     });
     service.child.kill('SIGTERM');
     expect(await service.exited).toBe(0);

@@ -1,4 +1,4 @@
-import { IsIn, IsInt, IsString, Max, Min } from 'class-validator';
+import { IsIn, IsInt, IsString, Max, MaxLength, Min } from 'class-validator';
 import { ORDER_STATUS_CODES, ORDER_STATUS_LABELS } from '../order-status';
 import { DATE_FORMATS_HINT } from '../query/date-bound';
 import { Optional, ToInteger, ToList } from './validation';
@@ -7,11 +7,21 @@ export const MAX_PAGE_SIZE = 100;
 export const DEFAULT_PAGE_SIZE = 20;
 export const MAX_ID = Number.MAX_SAFE_INTEGER;
 
-export const USER_PARAMETERS = ['page', 'size', 'sort'] as const;
+/** Continuations of a walk (CONTRACT §13): only the service writes them, into the `Link` header. */
+export const CONTINUATION_PARAMETERS = ['after', 'before'] as const;
+export const USER_PARAMETERS = ['page', 'size', 'sort', ...CONTINUATION_PARAMETERS] as const;
 /** The filters only an administrator may send (CONTRACT §1); `concertId` is the alias of `consertId`. */
 export const ADMIN_FILTERS = ['userId', 'consertId', 'concertId', 'orderStatus', 'startDate', 'endDate'] as const;
 /** Parameters that take one value; repeating one is a 400 (CONTRACT §3). */
-export const SINGLE_VALUED_PARAMETERS: readonly string[] = ['page', 'size', ...ADMIN_FILTERS];
+export const SINGLE_VALUED_PARAMETERS: readonly string[] = [
+  'page',
+  'size',
+  ...CONTINUATION_PARAMETERS,
+  ...ADMIN_FILTERS,
+];
+/** Far above any token the service writes (a bound and eight keys), far below what would cost to read. */
+export const MAX_CONTINUATION_LENGTH = 512;
+const continuation = { message: '$property must be the continuation of a Link header, as the service wrote it' };
 
 export const STATUS_VALUES = [...Object.values(ORDER_STATUS_LABELS), ...ORDER_STATUS_CODES];
 
@@ -37,6 +47,16 @@ export class UserOrdersQueryDto {
   @ToList()
   @IsString({ each: true, message: '$property must be a string or an array of strings' })
   sort?: string[];
+
+  @Optional()
+  @IsString(continuation)
+  @MaxLength(MAX_CONTINUATION_LENGTH, continuation)
+  after?: string;
+
+  @Optional()
+  @IsString(continuation)
+  @MaxLength(MAX_CONTINUATION_LENGTH, continuation)
+  before?: string;
 }
 
 export class AdminOrdersQueryDto extends UserOrdersQueryDto {

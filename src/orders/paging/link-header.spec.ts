@@ -30,6 +30,20 @@ describe('buildLinkHeader', () => {
     );
   });
 
+  it('adds the walk’s continuation to next (after) and prev (before) only, for the page each targets', () => {
+    const continuation = (direction: string, page: number) => `${direction}-token-for-${page}`;
+    expect(buildLinkHeader('/orders', [['size', '5']], 3, 5, continuation)).toBe(
+      [
+        '</orders?page=1&size=5>; rel="first"',
+        '</orders?page=2&size=5&before=before-token-for-2>; rel="prev"',
+        '</orders?page=4&size=5&after=after-token-for-4>; rel="next"',
+        '</orders?page=5&size=5>; rel="last"',
+      ].join(', '),
+    );
+    // No element to continue from (a page past the end): the plain link of CONTRACT §4.
+    expect(buildLinkHeader('/orders', [], 7, 2, () => undefined)).toContain('</orders?page=6>; rel="prev"');
+  });
+
   it('has no header at all when nothing matches on page 1', () => {
     expect(buildLinkHeader('/orders', parameters, 1, 0)).toBeUndefined();
   });

@@ -3,10 +3,12 @@ import { ForbiddenException } from '@nestjs/common';
 import { Role } from '../../auth/role';
 import { InvalidParametersException } from '../../common/problem/invalid-parameters.exception';
 import type { AppConfig } from '../../config/app.config';
+import { ContinuationTokens } from '../paging/continuation';
 import { ListOrdersQueryPipe } from './list-orders-query.pipe';
 
 // Only the zone matters to the parser; the other settings are irrelevant here.
-const pipe = new ListOrdersQueryPipe({ timeZone: 'Asia/Seoul' } as AppConfig);
+const tokens = new ContinuationTokens('a-secret-for-the-pipe-tests-0123456789');
+const pipe = new ListOrdersQueryPipe({ timeZone: 'Asia/Seoul' } as AppConfig, tokens);
 const user = { id: 7, role: Role.User };
 const admin = { id: 1, role: Role.Admin };
 
@@ -30,6 +32,7 @@ describe('ListOrdersQueryPipe', () => {
         { field: 'orderId', direction: 'DESC' },
       ],
       filters: {},
+      walkScope: expect.any(String),
       echoedParameters: [
         ['size', '20'],
         ['sort', 'createdAt,desc'],
@@ -129,6 +132,72 @@ describe('ListOrdersQueryPipe', () => {
       ['sort', 'totalPrice,desc'],
       ['orderStatus', 'CANCELLED'],
     ]);
+  });
+});
+
+describe('ListOrdersQueryPipe continuations (CONTRACT §13)', () => {
+  const seek = { direction: 'after' as const, key: [Date.UTC(2026, 2, 10), 'PAYMENT_COMPLETED', 41], bound: 900 };
+  const request = { page: '3', size: '5', sort: ['createdAt,desc', 'status'], orderStatus: 'CANCELLED' };
+  /** A token as the Link of page 2 of `request` would carry it to page 3. */
+  const linkFrom = (query: Record<string, unknown>, caller = admin, written = seek) =>
+    tokens.write(written, 3, pipe.transform({ caller, query, body: undefined }).walkScope);
+  const read = (query: Record<string, unknown>, caller = admin) => pipe.transform({ caller, query, body: undefined });
+
+  it('reads the seek of a continuation the service wrote for this very request, and echoes no continuation', () => {
+    const query = read({ ...request, after: linkFrom(request) });
+    expect(query.seek).toEqual(seek);
+    expect(query.echoedParameters.map(([name]) => name)).not.toContain('after');
+    expect(
+      read({ ...request, before: tokens.write({ ...seek, direction: 'before' }, 3, query.walkScope) }).seek,
+    ).toMatchObject({ direction: 'before' });
+  });
+
+  it.each([
+    ['another page', { page: '4' }],
+    ['another size', { size: '6' }],
+    ['another sort', { sort: ['createdAt,desc'] }],
+    ['another filter', { orderStatus: 'REFUNDED' }],
+    ['an added filter', { userId: '3' }],
+  ])('refuses, naming after, a continuation sent with %s', (_, change) => {
+    expect(errorsOf(() => read({ ...request, ...change, after: linkFrom(request) }))).toEqual([
+      { field: 'after', message: expect.stringContaining('was not written by this service for this request') },
+    ]);
+  });
+
+  it('refuses a continuation that was altered, cut, or is sent in the other direction', () => {
+    const token = linkFrom(request);
+    const [payload, mac] = token.split('.');
+    const altered = Buffer.from(JSON.stringify([900, Date.UTC(2026, 2, 10), 'PAYMENT_COMPLETED', 1])).toString(
+      'base64url',
+    );
+    for (const forged of [`${altered}.${mac}`, payload, `${payload}.`, `${token}.x`, 'not-a-token', '']) {
+      expect(errorsOf(() => read({ ...request, after: forged }))[0].field).toBe('after');
+    }
+    expect(errorsOf(() => read({ ...request, before: token }))[0].field).toBe('before');
+  });
+
+  it('refuses one member’s continuation to another, and an administrator’s to a member', () => {
+    const memberQuery = { page: '3', size: '5' };
+    // The default sort: createdAt, then orderId.
+    const memberSeek = { ...seek, key: [Date.UTC(2026, 2, 10), 41] };
+    const own = linkFrom(memberQuery, user, memberSeek);
+    expect(read({ ...memberQuery, after: own }, user).seek).toBeDefined();
+    expect(errorsOf(() => read({ ...memberQuery, after: own }, { id: 8, role: Role.User }))[0].field).toBe('after');
+    expect(
+      errorsOf(() => read({ ...memberQuery, after: linkFrom(memberQuery, admin, memberSeek) }, user))[0].field,
+    ).toBe('after');
+  });
+
+  it('refuses after and before together, and a continuation that is not a string', () => {
+    const token = linkFrom(request);
+    expect(errorsOf(() => read({ ...request, after: token, before: token }))).toEqual([
+      { field: 'before', message: expect.stringContaining('send one of them') },
+    ]);
+    expect(errorsOf(() => pipe.transform({ caller: admin, query: {}, body: { after: 42 } }))[0].field).toBe('after');
+    expect(errorsOf(() => read({ after: ['a', 'b'] }))[0]).toEqual({
+      field: 'after',
+      message: 'after must be given once',
+    });
   });
 });
 

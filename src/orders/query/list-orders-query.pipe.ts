@@ -9,16 +9,18 @@ import { APP_CONFIG } from '../../config/config.module';
 import {
   ADMIN_FILTERS,
   AdminOrdersQueryDto,
+  CONTINUATION_PARAMETERS,
   DEFAULT_PAGE_SIZE,
   SINGLE_VALUED_PARAMETERS,
   USER_PARAMETERS,
   UserOrdersQueryDto,
 } from '../dto/orders-query.dto';
 import { toOrderStatusCode } from '../order-status';
+import { ContinuationTokens, type Seek } from '../paging/continuation';
 import { boundsRows, parseEndBound, parseStartBound, startsAfterEnd } from './date-bound';
 import type { ListOrdersQuery, OrderFilters } from './list-orders-query';
 import { mergeRequestParameters, parameterNames, toQueryValues, type RequestParameters } from './request-parameters';
-import { ADMIN_SORT_FIELDS, DEFAULT_SORT, parseSort, USER_SORT_FIELDS } from './sort';
+import { ADMIN_SORT_FIELDS, DEFAULT_SORT, parseSort, USER_SORT_FIELDS, type SortKey } from './sort';
 
 /** What the listing handler receives: who calls, and the raw parameters from both transports. */
 export interface ListOrdersRequest {
@@ -56,7 +58,10 @@ function fieldErrors(errors: ValidationError[]): FieldError[] {
  */
 @Injectable()
 export class ListOrdersQueryPipe implements PipeTransform<ListOrdersRequest, ListOrdersQuery> {
-  constructor(@Inject(APP_CONFIG) private readonly config: AppConfig) {}
+  constructor(
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly continuations: ContinuationTokens,
+  ) {}
 
   transform({ caller, query, body, bodyError }: ListOrdersRequest): ListOrdersQuery {
     const isAdmin = caller.role === Role.Admin;
@@ -93,8 +98,32 @@ export class ListOrdersQueryPipe implements PipeTransform<ListOrdersRequest, Lis
       throw new InvalidParametersException(errors);
     }
 
+    const page = dto.page ?? 1;
     const size = dto.size ?? DEFAULT_PAGE_SIZE;
-    return { page: dto.page ?? 1, size, sort: sort.keys, filters, echoedParameters: echo(values, size) };
+    const walkScope = scopeOf(caller, filters, sort.keys, size);
+    const seek = this.seekOf(dto, page, walkScope, sort.keys);
+    return { page, size, sort: sort.keys, filters, seek, walkScope, echoedParameters: echo(values, size) };
+  }
+
+  /** The continuation sent, checked against the rest of the request; a 400 naming it when the service did not write it for this one. */
+  private seekOf(dto: UserOrdersQueryDto, page: number, scope: string, sort: SortKey[]): Seek | undefined {
+    if (dto.after !== undefined && dto.before !== undefined) {
+      throw new InvalidParametersException([
+        { field: 'before', message: 'after and before continue a walk in opposite directions; send one of them' },
+      ]);
+    }
+    const direction = dto.after !== undefined ? 'after' : dto.before !== undefined ? 'before' : undefined;
+    if (direction === undefined) return undefined;
+    const seek = this.continuations.read(dto[direction] ?? '', direction, page, scope, sort);
+    if (!seek) {
+      throw new InvalidParametersException([
+        {
+          field: direction,
+          message: `${direction} was not written by this service for this request: follow the Link header's targets as they are, changing none of their parameters`,
+        },
+      ]);
+    }
+    return seek;
   }
 
   /** Builds the filters, adding to `errors` what only shows once values are combined or read in the service's zone. */
@@ -133,13 +162,25 @@ export class ListOrdersQueryPipe implements PipeTransform<ListOrdersRequest, Lis
   }
 }
 
-/** Every parameter of the request but `page`, written as a query string would carry it, with the size and sort in effect. */
+/**
+ * What a walk is: who may follow it (a member's own orders, or an administrator's view), the filters, the sort and
+ * the size. A continuation written for one scope is refused in any other.
+ */
+function scopeOf(caller: Caller, filters: OrderFilters, sort: SortKey[], size: number): string {
+  const who = caller.role === Role.Admin ? Role.Admin : `${Role.User}:${caller.id}`;
+  const { userId, concertId, status, createdFrom, createdBefore } = filters;
+  return JSON.stringify([who, userId, concertId, status, createdFrom, createdBefore, sort, size]);
+}
+
+const NOT_ECHOED: ReadonlySet<string> = new Set(['page', 'size', 'sort', ...CONTINUATION_PARAMETERS]);
+
+/** Every parameter of the request but `page` and the continuations, written as a query string would carry it, with the size and sort in effect. */
 function echo(parameters: RequestParameters['values'], size: number): Array<[string, string]> {
   const echoed: Array<[string, string]> = [['size', String(size)]];
   const sort = parameters.has('sort') ? toQueryValues(parameters.get('sort')) : [DEFAULT_SORT];
   echoed.push(...sort.map((term): [string, string] => ['sort', term]));
   for (const [name, value] of parameters) {
-    if (name !== 'page' && name !== 'size' && name !== 'sort') {
+    if (!NOT_ECHOED.has(name)) {
       echoed.push(...toQueryValues(value).map((text): [string, string] => [name, text]));
     }
   }

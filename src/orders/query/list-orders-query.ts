@@ -1,4 +1,5 @@
 import type { OrderStatusCode } from '../order-status';
+import type { Seek } from '../paging/continuation';
 import type { SortKey } from './sort';
 
 export interface OrderFilters {
@@ -17,6 +18,10 @@ export interface ListOrdersQuery {
   size: number;
   sort: SortKey[];
   filters: OrderFilters;
-  /** The request's parameters as sent, but `page`, for the `Link` header. */
+  /** Where a followed link continues its walk; absent, the page is read by offset. */
+  seek?: Seek;
+  /** What a continuation is bound to: the caller's variant (a member's id), the filters, the sort and the size. */
+  walkScope: string;
+  /** The request's parameters as sent, but `page` and the continuations, for the `Link` header. */
   echoedParameters: Array<[name: string, value: string]>;
 }

@@ -1,0 +1,194 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import fc from 'fast-check';
+import request from 'supertest';
+import { adminQuery, inverted, sortTerms, written } from '../support/data/arbitraries';
+import { MEMBERS, plantOrders, seedDataset, type TestOrder } from '../support/data/dataset';
+import { USER_SORT_FIELDS } from '../support/data/oracle';
+import { freshMysqlDatabase, mysqlEnvironment } from '../support/app/test-database';
+import { startTestApp, type TestApp } from '../support/app/test-app';
+import { adminToken, userToken } from '../support/app/tokens';
+
+/** `TEST_QUICK=1` runs a tenth of the walks, for a developer's inner loop; CI runs them all. */
+const RUN_SHARE = process.env.TEST_QUICK === '1' ? 0.1 : 1;
+const ADMIN_WALKS = Math.ceil(60 * RUN_SHARE);
+const MEMBER_WALKS = Math.ceil(30 * RUN_SHARE);
+
+type Links = Partial<Record<'first' | 'prev' | 'next' | 'last', string>>;
+
+const linksOf = (header: string | undefined): Links =>
+  Object.fromEntries(
+    (header ?? '')
+      .split(', ')
+      .filter(Boolean)
+      .map((part) => {
+        const [, target, rel] = /^<([^>]+)>; rel="(\w+)"$/.exec(part) ?? [];
+        return [rel, target];
+      }),
+  );
+
+interface Page {
+  currentPage: number;
+  elements: Array<{ orderId: number }>;
+}
+
+/**
+ * CONTRACT §13, following `Link`: on a table that does not change, every page
+ * reached by `next` or `prev` is byte for byte the page the same parameters
+ * answer by offset (property-tested over random filters, sorts and sizes), and
+ * on one that does, a walk is neither pushed by new orders nor fed them.
+ */
+describe.each(['sqlite', 'mysql'] as const)('following Link on %s (CONTRACT §13)', (database) => {
+  let context: TestApp;
+  let orders: TestOrder[];
+
+  beforeAll(async () => {
+    const environment = database === 'mysql' ? mysqlEnvironment(await freshMysqlDatabase('walks')) : {};
+    context = await startTestApp({ ...environment, RATE_LIMIT_PER_MINUTE: '0' });
+    orders = await seedDataset(context.dataSource, 130613);
+  }, 120_000);
+
+  afterAll(async () => {
+    await context?.close();
+  });
+
+  const get = (token: string, target: string) =>
+    request(context.server).get(target).set('Authorization', `Bearer ${token}`);
+
+  /**
+   * Follows `next` from the first page to the last, then `prev` back to the
+   * first, checking each followed page against the offset page of the same
+   * parameters. Returns the order ids in the order the forward walk saw them.
+   */
+  async function walkBothWays(token: string, firstTarget: string, offsetTarget: (page: number) => string) {
+    const seen: number[] = [];
+    let response = await get(token, firstTarget);
+    expect(response.status).toBe(200);
+    seen.push(...(response.body as Page).elements.map(({ orderId }) => orderId));
+    for (let next = linksOf(response.headers.link).next; next; next = linksOf(response.headers.link).next) {
+      expect(next).toMatch(/[?&]after=[\w-]+\.[\w-]+$/);
+      response = await get(token, next);
+      const { currentPage, elements } = response.body as Page;
+      expect(response.text).toBe((await get(token, offsetTarget(currentPage))).text);
+      seen.push(...elements.map(({ orderId }) => orderId));
+    }
+    for (let prev = linksOf(response.headers.link).prev; prev; prev = linksOf(response.headers.link).prev) {
+      expect(prev).toMatch(/[?&]before=[\w-]+\.[\w-]+$/);
+      response = await get(token, prev);
+      expect(response.text).toBe((await get(token, offsetTarget((response.body as Page).currentPage))).text);
+    }
+    expect((response.body as Page).currentPage).toBe(1);
+    return seen;
+  }
+
+  it(`over ${ADMIN_WALKS} random admin queries, next and prev links answer exactly the offset pages`, async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        adminQuery.filter((query) => !inverted(query)),
+        fc.integer({ min: 3, max: 60 }),
+        async (query, size) => {
+          const sized = { ...query, size };
+          const seen = await walkBothWays(
+            adminToken(),
+            `/orders?${written(sized, 1).text}`,
+            (page) => `/orders?${written(sized, page).text}`,
+          );
+          expect(new Set(seen).size).toBe(seen.length);
+        },
+      ),
+      { numRuns: ADMIN_WALKS, seed: 13 },
+    );
+  }, 300_000);
+
+  it(`over ${MEMBER_WALKS} random member queries, the same holds for a member's own orders`, async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.constantFrom(...MEMBERS),
+        fc.integer({ min: 2, max: 30 }),
+        sortTerms(USER_SORT_FIELDS),
+        async (member, size, sort) => {
+          const target = (page: number) =>
+            `/orders?page=${page}&size=${size}${sort.map((term) => `&sort=${encodeURIComponent(term.written)}`).join('')}`;
+          const seen = await walkBothWays(userToken(member), target(1), target);
+          expect(seen.length).toBe(orders.filter((order) => order.userId === member).length);
+        },
+      ),
+      { numRuns: MEMBER_WALKS, seed: 17 },
+    );
+  }, 300_000);
+
+  it('keeps every parameter and the page in next and prev, and leaves first and last plain', async () => {
+    const response = await get(adminToken(), '/orders?page=3&size=4&sort=totalPrice,desc&orderStatus=CANCELLED');
+    const links = linksOf(response.headers.link);
+    const rest = 'size=4&sort=totalPrice,desc&orderStatus=CANCELLED';
+    expect(links.first).toBe(`/orders?page=1&${rest}`);
+    expect(links.last).toMatch(new RegExp(`^/orders\\?page=\\d+&${rest}$`));
+    expect(links.prev).toMatch(new RegExp(`^/orders\\?page=2&${rest}&before=[\\w-]+\\.[\\w-]+$`));
+    expect(links.next).toMatch(new RegExp(`^/orders\\?page=4&${rest}&after=[\\w-]+\\.[\\w-]+$`));
+    // Followed, the next page links on with a continuation of its own, not the one it was reached with.
+    const next = linksOf((await get(adminToken(), String(links.next))).headers.link).next;
+    expect(next).toMatch(/page=5&/);
+    expect(next?.split('after=')[1]).not.toBe(links.next?.split('after=')[1]);
+  });
+
+  it('answers 400 naming the continuation when any other parameter of the link was changed', async () => {
+    const { next } = linksOf((await get(adminToken(), '/orders?size=4&orderStatus=CANCELLED')).headers.link);
+    for (const [from, to] of [
+      ['page=2', 'page=3'],
+      ['size=4', 'size=5'],
+      ['orderStatus=CANCELLED', 'orderStatus=REFUNDED'],
+      ['sort=createdAt,desc', 'sort=createdAt,asc'],
+    ]) {
+      const changed = await get(adminToken(), String(next).replace(from, to));
+      expect(changed.status).toBe(400);
+      expect(changed.headers['content-type']).toContain('application/problem+json');
+      expect((changed.body as { errors: Array<{ field: string }> }).errors).toEqual([
+        expect.objectContaining({ field: 'after' }),
+      ]);
+    }
+    // A member cannot follow an administrator's link, nor another member's.
+    const memberNext = linksOf((await get(userToken(MEMBERS[0]), '/orders?size=2')).headers.link).next;
+    expect((await get(userToken(MEMBERS[1]), String(memberNext))).status).toBe(400);
+  });
+
+  it('is neither pushed nor fed by orders placed after the walk began', async () => {
+    const newestFirst = '/orders?size=5&sort=createdAt,desc';
+    const oldestFirst = '/orders?size=5&sort=createdAt,asc';
+    const [pageOne, oldestPageOne] = [await get(adminToken(), newestFirst), await get(adminToken(), oldestFirst)];
+    const offsetPageTwo = await get(adminToken(), `${newestFirst}&page=2`);
+    const maxId = Math.max(...orders.map((order) => order.id));
+    // Placed now: later than every order of the data set, which runs to the end of its year.
+    const now = Math.max(...orders.map((order) => order.createdAtMs)) + 60_000;
+    const placed: TestOrder[] = [1, 2, 3].map((index) => ({
+      id: maxId + index,
+      userId: MEMBERS[0],
+      concertId: 1,
+      totalPrice: 1000,
+      status: 'PAYMENT_PENDING',
+      createdAtMs: now + index,
+      updatedAtMs: now + index,
+      seats: [],
+    }));
+    await plantOrders(context.dataSource, placed);
+    try {
+      // New orders sort first; by offset they push three elements of page 1 onto page 2.
+      const followed = await get(adminToken(), String(linksOf(pageOne.headers.link).next));
+      const ids = (page: { body: unknown }) => (page.body as Page).elements.map(({ orderId }) => orderId);
+      expect(ids(followed)).toEqual(ids(offsetPageTwo));
+      expect(ids(await get(adminToken(), `${newestFirst}&page=2`))).not.toEqual(ids(offsetPageTwo));
+      // The totals are counted as of the request: they include the new orders (README, "Following pages").
+      expect((followed.body as { totalElementCount: number }).totalElementCount).toBe(orders.length + placed.length);
+
+      // Oldest first, the new orders would come last; the walk's bound keeps them out of it.
+      let response = oldestPageOne;
+      const walked: number[] = ids(response);
+      for (let next = linksOf(response.headers.link).next; next; next = linksOf(response.headers.link).next) {
+        response = await get(adminToken(), next);
+        walked.push(...ids(response));
+      }
+      expect(walked).toHaveLength(orders.length);
+      expect(walked.filter((id) => id > maxId)).toEqual([]);
+    } finally {
+      await context.dataSource.query(`DELETE FROM orders WHERE id > ?`, [maxId]);
+    }
+  });
+});
