@@ -32,7 +32,7 @@ export class OrdersController {
     @Req() request: FastifyRequest,
     @Res() reply: FastifyReply,
   ): Promise<void> {
-    const { page, boundaries } = await this.ordersService.list(caller, query);
+    const { page, boundaries, walk } = await this.ordersService.list(caller, query);
     // `next` continues after the page's last element, `prev` before its first, both within the walk's bound.
     const continuation: ContinuationWriter | undefined =
       boundaries &&
@@ -42,7 +42,14 @@ export class OrdersController {
           targetPage,
           query.walkScope,
         ));
-    const link = buildLinkHeader(ORDERS_PATH, query.echoedParameters, page.currentPage, page.totalPages, continuation);
+    const link = buildLinkHeader(
+      ORDERS_PATH,
+      query.echoedParameters,
+      page.currentPage,
+      page.totalPages,
+      continuation,
+      walk,
+    );
     if (link) void reply.header('Link', link);
     void sendConditionally(request, reply, JSON.stringify(page));
   }

@@ -45,6 +45,18 @@ const DAY_MS = 86_400_000;
 const TIME_FIELDS: ReadonlySet<SortField> = new Set(['createdAt', 'updatedAt']);
 /** The columns of a count statement that hold the whole table's count, not the matching orders'. */
 const TABLE_TOTAL_COLUMNS = ['tableWholeDays', 'tableUnfolded'];
+/** The column of a count statement that holds the matching orders a walk leaves out, to be subtracted. */
+const NEWER_THAN_WALK_COLUMN = 'newerThanWalk';
+
+interface CountOptions {
+  /** Also sum the whole table, for the planner. */
+  withTable: boolean;
+  /** Count only the orders a walk with this bound includes. */
+  walkBound?: number;
+}
+
+const countKey = ({ withTable, walkBound }: CountOptions): string =>
+  `${withTable ? '|table' : ''}${walkBound === undefined ? '' : '|walk'}`;
 const toDay = (epochMs: number): string => new Date(epochMs).toISOString().slice(0, 10);
 
 /** A condition of the filters, with its parameter named after the alias so that several can share one statement. */
@@ -162,36 +174,36 @@ export class OrdersRepository {
    * changes into the totals in one transaction, and the sum is the same on
    * either side of it.
    */
-  async count(filters: OrderFilters, session: ReadSession): Promise<number> {
-    return (await this.counted(filters, false, session)).matching;
+  async count(filters: OrderFilters, session: ReadSession, walkBound?: number): Promise<number> {
+    return (await this.counted(filters, { withTable: false, walkBound }, session)).matching;
   }
 
   /** The count and, in the same statement, the whole table's: what the planner weighs. */
-  async sizes(filters: OrderFilters, session: ReadSession): Promise<MatchSizes> {
-    return this.counted(filters, true, session);
+  async sizes(filters: OrderFilters, session: ReadSession, walkBound?: number): Promise<MatchSizes> {
+    return this.counted(filters, { withTable: true, walkBound }, session);
   }
 
-  private async counted(filters: OrderFilters, withTable: boolean, session: ReadSession): Promise<MatchSizes> {
+  private async counted(filters: OrderFilters, options: CountOptions, session: ReadSession): Promise<MatchSizes> {
     const [row] = await this.run<Array<Record<string, number | string | null>>>(
       'count',
-      this.countStatement(filters, withTable),
+      this.countStatement(filters, options),
       session,
     );
     const sizes = { matching: 0, table: 0 };
     for (const [column, value] of Object.entries(row ?? {})) {
-      sizes[TABLE_TOTAL_COLUMNS.includes(column) ? 'table' : 'matching'] += Number(value ?? 0);
+      if (column === NEWER_THAN_WALK_COLUMN) sizes.matching -= Number(value ?? 0);
+      else sizes[TABLE_TOTAL_COLUMNS.includes(column) ? 'table' : 'matching'] += Number(value ?? 0);
     }
     return sizes;
   }
 
-  private countStatement(filters: OrderFilters, withTable: boolean): [string, unknown[]] {
-    const tableKey = withTable ? '|table' : '';
-    if (filters.userId !== undefined || filters.concertId !== undefined) return this.countRows(filters, withTable);
+  private countStatement(filters: OrderFilters, options: CountOptions): [string, unknown[]] {
+    if (filters.userId !== undefined || filters.concertId !== undefined) return this.countRows(filters, options);
     const { createdFrom: from, createdBefore: before } = filters;
     const firstWholeDay = from === undefined ? undefined : Math.ceil(from / DAY_MS) * DAY_MS;
     const afterWholeDays = before === undefined ? undefined : Math.floor(before / DAY_MS) * DAY_MS;
     if (firstWholeDay !== undefined && afterWholeDays !== undefined && firstWholeDay >= afterWholeDays) {
-      return this.countRows(filters, withTable);
+      return this.countRows(filters, options);
     }
 
     const whole: Condition[] = [];
@@ -213,8 +225,13 @@ export class OrdersRepository {
     const edges = [edge('firstDay', from, firstWholeDay), edge('lastDay', afterWholeDays, before)].filter(
       (part) => part !== undefined,
     );
-    const values = Object.assign(valuesOf(whole), ...edges.map((part) => valuesOf(part.conditions))) as QueryValues;
-    const key = `daily|${presentIn(whole)}|${edges.map((part) => `${part.name}:${presentIn(part.conditions)}`).join('|')}${tableKey}`;
+    const newer = this.newerThanWalk(filters, options.walkBound);
+    const values = Object.assign(
+      valuesOf(whole),
+      ...edges.map((part) => valuesOf(part.conditions)),
+      valuesOf(newer),
+    ) as QueryValues;
+    const key = `daily|${presentIn(whole)}|${edges.map((part) => `${part.name}:${presentIn(part.conditions)}`).join('|')}${countKey(options)}`;
     return this.shapes.statement(key, values, () => {
       const wholeDays = this.dataSource
         .createQueryBuilder()
@@ -233,20 +250,41 @@ export class OrdersRepository {
         const rows = this.matching(part.conditions, part.name).select('COUNT(*)');
         wholeDays.addSelect(`(${rows.getQuery()})`, part.name).setParameters(rows.getParameters());
       }
-      return withTable ? this.withTableTotal(wholeDays) : wholeDays;
+      return this.withCountOptions(wholeDays, options, newer);
     });
   }
 
-  private countRows(filters: OrderFilters, withTable: boolean): [string, unknown[]] {
+  private countRows(filters: OrderFilters, options: CountOptions): [string, unknown[]] {
     const conditions = this.conditions(filters, 'o');
+    const newer = this.newerThanWalk(filters, options.walkBound);
     return this.shapes.statement(
-      `count|${presentIn(conditions)}${withTable ? '|table' : ''}`,
-      valuesOf(conditions),
-      () => {
-        const rows = this.matching(conditions, 'o').select('COUNT(*)', 'total');
-        return withTable ? this.withTableTotal(rows) : rows;
-      },
+      `count|${presentIn(conditions)}${countKey(options)}`,
+      { ...valuesOf(conditions), ...valuesOf(newer) },
+      () => this.withCountOptions(this.matching(conditions, 'o').select('COUNT(*)', 'total'), options, newer),
     );
+  }
+
+  /**
+   * The orders a walk leaves out, those placed after it began: matching the
+   * filters, with an id past its bound. Subtracted from the count, this
+   * counts the walk's orders as they are now, without giving up the per-day
+   * totals; the ids past the bound are a short range of the primary key.
+   */
+  private newerThanWalk(filters: OrderFilters, walkBound: number | undefined): Condition[] {
+    if (walkBound === undefined) return [];
+    return [{ sql: 'w.id > :walkBound_w', name: 'walkBound_w', value: walkBound }, ...this.conditions(filters, 'w')];
+  }
+
+  private withCountOptions<T extends ObjectLiteral>(
+    query: SelectQueryBuilder<T>,
+    { withTable }: CountOptions,
+    newer: Condition[],
+  ): SelectQueryBuilder<T> {
+    if (newer.length > 0) {
+      const rows = this.matching(newer, 'w').select('COUNT(*)');
+      query.addSelect(`(${rows.getQuery()})`, NEWER_THAN_WALK_COLUMN).setParameters(rows.getParameters());
+    }
+    return withTable ? this.withTableTotal(query) : query;
   }
 
   /** The whole table's count as the unfiltered listing counts it: every day's total and every change not folded. */

@@ -113,7 +113,7 @@ describe('OrdersService', () => {
     const sort = [{ field: 'updatedAt' as const, direction: 'DESC' as const }];
     const { page } = await service.list({ id: 1, role: Role.Admin }, query({ filters, sort }));
     expect(repository.planDependsOnSizes).toHaveBeenCalledWith(filters, sort);
-    expect(repository.sizes).toHaveBeenCalledWith(filters, session);
+    expect(repository.sizes).toHaveBeenCalledWith(filters, session, undefined);
     expect(repository.findPage).toHaveBeenCalledWith(
       { filters, sort, limit: 2, offset: 0, seek: undefined },
       session,
@@ -141,20 +141,42 @@ describe('OrdersService', () => {
     expect(boundaries).toEqual({ first: [createdAt, 120.5, 11], last: [createdAt, 120.5, 10], bound: 500 });
   });
 
-  it('reads a followed page from its seek, keeps the walk’s bound and counts the total', async () => {
-    // A full page after the boundary; its total cannot come from an offset the walk does not have.
-    repository.findPage.mockResolvedValue([row(8), row(7)]);
+  it('reads a followed page from its seek, one order past it, and counts the walk’s orders', async () => {
+    // Three rows for a page of two: the third, past the page, says the walk goes on and is not shown.
+    repository.findPage.mockResolvedValue([row(8), row(7), row(6)]);
     repository.count.mockResolvedValue(40);
     repository.findSeats.mockResolvedValue([]);
     const seek = { direction: 'after' as const, key: [Date.parse('2026-03-09T15:00:00Z'), 9], bound: 300 };
-    const { page, boundaries } = await service.list({ id: 1, role: Role.Admin }, query({ page: 5, seek }));
+    const listed = await service.list({ id: 1, role: Role.Admin }, query({ page: 5, seek }));
     expect(repository.findPage).toHaveBeenCalledWith(
-      { filters: query().filters, sort: query().sort, limit: 2, offset: 8, seek },
+      { filters: query().filters, sort: query().sort, limit: 3, offset: 8, seek },
       session,
       undefined,
     );
-    expect(page).toMatchObject({ currentPage: 5, totalElementCount: 40 });
-    expect(boundaries?.bound).toBe(300);
+    expect(repository.count).toHaveBeenCalledWith(query().filters, session, 300);
+    expect(repository.findSeats).toHaveBeenCalledWith([8, 7], session);
+    expect(listed.page).toMatchObject({ currentPage: 5, totalElementCount: 40, currentElementCount: 2 });
+    // The sort of these queries is createdAt alone, and every row here was created at the same time.
+    const createdAt = Date.parse('2026-03-09T15:00:00.999Z');
+    expect(listed.boundaries).toEqual({ first: [createdAt], last: [createdAt], bound: 300 });
+    expect(listed.walk).toEqual({ direction: 'after', more: true });
+  });
+
+  it('drops the order before a page followed backwards, and says when the walk has nothing further back', async () => {
+    // Read in reverse and put back in sort order by the statement: the first row is the one past the page.
+    repository.findPage.mockResolvedValue([row(9), row(8), row(7)]);
+    repository.count.mockResolvedValue(40);
+    repository.findSeats.mockResolvedValue([]);
+    const seek = { direction: 'before' as const, key: [Date.parse('2026-03-09T15:00:00Z'), 6], bound: 300 };
+    const back = await service.list({ id: 1, role: Role.Admin }, query({ page: 4, seek }));
+    expect(back.page.elements.map((element) => element.orderId)).toEqual([8, 7]);
+    expect(back.walk).toEqual({ direction: 'before', more: true });
+    // Exactly a page: nothing before it in the walk.
+    repository.findPage.mockResolvedValue([row(2), row(1)]);
+    expect((await service.list({ id: 1, role: Role.Admin }, query({ page: 2, seek }))).walk).toEqual({
+      direction: 'before',
+      more: false,
+    });
   });
 
   it('has no boundaries on an empty page, which no link can continue from', async () => {

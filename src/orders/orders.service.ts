@@ -5,7 +5,7 @@ import { ReadRouter, type ReadSession } from '../database/read-router';
 import type { AdminOrderDto, SeatDto, UserOrderDto } from './dto/order.dto';
 import { toAdminOrder, toUserOrder } from './order-element';
 import { OrdersRepository, type OrderRow, type SeatRow } from './orders.repository';
-import type { SortValue } from './paging/continuation';
+import type { SeekDirection, SortValue } from './paging/continuation';
 import { buildPage, type Page } from './paging/page';
 import type { ListOrdersQuery, OrderFilters } from './query/list-orders-query';
 import { storedDateTimeToEpochMs } from '../common/time/local-time';
@@ -20,10 +20,17 @@ export interface PageBoundaries {
   bound: number;
 }
 
+export interface FollowedWalk {
+  direction: SeekDirection;
+  more: boolean;
+}
+
 export interface ListedPage {
   page: OrdersPage;
   /** Absent on an empty page, which has no element to continue from. */
   boundaries?: PageBoundaries;
+  /** On a followed page: whether its walk has orders past it, in the direction it was followed. */
+  walk?: FollowedWalk;
 }
 
 /** A row's value of each sort key, as a continuation carries it (times as epoch milliseconds). */
@@ -70,23 +77,27 @@ export class OrdersService {
     const { sort, size, seek } = query;
     const offset = (query.page - 1) * size;
 
-    const { rows, total, seats } = await this.reads.withConnection(async (session) => {
+    const { rows, more, total, seats } = await this.reads.withConnection(async (session) => {
       // Where the best plan depends on how many orders match, the count comes first and is the page's total.
+      // A followed page counts the orders of its walk: those matching now, but for any placed since it began.
       const sizes = this.orders.planDependsOnSizes(filters, sort)
-        ? await this.orders.sizes(filters, session)
+        ? await this.orders.sizes(filters, session, seek?.bound)
         : undefined;
-      const rows = await this.orders.findPage({ filters, sort, limit: size, offset, seek }, session, sizes);
-      // A followed page's position in the list is not its offset once orders were placed or removed, so it is counted.
+      // One order past a followed page tells whether its walk goes on.
+      const limit = seek ? size + 1 : size;
+      const read = await this.orders.findPage({ filters, sort, limit, offset, seek }, session, sizes);
+      // Backwards, the order past the page is its first (the outer ORDER BY puts the rows back in sort order).
+      const rows = seek?.direction === 'before' ? read.slice(-size) : read.slice(0, size);
       const total =
         sizes?.matching ??
         (seek
-          ? await this.orders.count(filters, session)
+          ? await this.orders.count(filters, session, seek.bound)
           : await this.countMatching(filters, rows.length, offset, size, session));
       const seats = await this.orders.findSeats(
         rows.map((row) => row.id),
         session,
       );
-      return { rows, total, seats };
+      return { rows, more: read.length > size, total, seats };
     });
 
     const seatsByOrder = groupSeats(seats);
@@ -112,6 +123,7 @@ export class OrdersService {
         first && last && bound !== undefined
           ? { first: sortValuesOf(first, sort), last: sortValuesOf(last, sort), bound: Number(bound) }
           : undefined,
+      walk: seek && { direction: seek.direction, more },
     };
   }
 

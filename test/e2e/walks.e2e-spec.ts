@@ -175,8 +175,11 @@ describe.each(['sqlite', 'mysql'] as const)('following Link on %s (CONTRACT §13
       const ids = (page: { body: unknown }) => (page.body as Page).elements.map(({ orderId }) => orderId);
       expect(ids(followed)).toEqual(ids(offsetPageTwo));
       expect(ids(await get(adminToken(), `${newestFirst}&page=2`))).not.toEqual(ids(offsetPageTwo));
-      // The totals are counted as of the request: they include the new orders (README, "Following pages").
-      expect((followed.body as { totalElementCount: number }).totalElementCount).toBe(orders.length + placed.length);
+      expect(linksOf(followed.headers.link).next).toMatch(/after=/);
+      // A followed page counts its walk's orders, leaving the new ones out (README, "Following pages"); a plain one all.
+      expect((followed.body as { totalElementCount: number }).totalElementCount).toBe(orders.length);
+      const plain = await get(adminToken(), `${newestFirst}&page=2`);
+      expect((plain.body as { totalElementCount: number }).totalElementCount).toBe(orders.length + placed.length);
 
       // Oldest first, the new orders would come last; the walk's bound keeps them out of it.
       let response = oldestPageOne;

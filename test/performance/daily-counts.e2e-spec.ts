@@ -1,9 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { createConnection, type Connection, type ResultSetHeader, type RowDataPacket } from 'mysql2/promise';
+import { createConnection, type Connection, type RowDataPacket } from 'mysql2/promise';
 import request from 'supertest';
 import { DataSource } from 'typeorm';
 import { buildDataSourceOptions, MIGRATIONS } from '../../src/database/data-source-options';
-import { randomSource } from '../../src/orders/seeding/order-generator';
 import { OrderCountFolding } from '../../src/orders/counting/order-count-folding';
 import type { OrderFilters } from '../../src/orders/query/list-orders-query';
 import { OrdersRepository } from '../../src/orders/orders.repository';
@@ -13,15 +12,17 @@ import { RequestDeadline } from '../../src/database/request-deadline';
 import { ServerAttempt } from '../../src/database/server-attempt';
 import { waitFor } from '../../launchers/wait-for';
 import { seedDataset } from '../support/data/dataset';
+import { writeLikeASale } from '../support/data/sale';
 import { freshMysqlDatabase, mysqlEnvironment, type MysqlTarget } from '../support/app/test-database';
 import { startTestApp, type TestApp } from '../support/app/test-app';
 import { adminToken } from '../support/app/tokens';
 
-const STATUSES = ['PAYMENT_PENDING', 'PAYMENT_COMPLETED', 'CANCELLED', 'REFUNDED'];
 const DAY_MS = 86_400_000;
 /** Writers place orders on these UTC days, and move some across the midnight between them. */
 const FIRST_DAY = Date.UTC(2026, 2, 10);
-const stored = (epochMs: number) => new Date(epochMs).toISOString().slice(0, 23).replace('T', ' ');
+/** Ten minutes either side of the midnights after FIRST_DAY, so that re-dating crosses them. */
+const nearTheMidnights = (random: () => number) =>
+  FIRST_DAY + (1 + Math.floor(random() * 2)) * DAY_MS + Math.floor((random() - 0.5) * 1_200_000);
 
 /** The totals the listing reports, each with the WHERE of the COUNT(*) it must equal. */
 const TOTALS: Array<{ name: string; query: string; filters: OrderFilters; where: string }> = [
@@ -58,63 +59,6 @@ function connectTo(target: MysqlTarget): Promise<Connection> {
     password: target.password,
     database: target.database,
   });
-}
-
-/**
- * One order service's connection during a sale: it places orders and then
- * pays, cancels, re-dates across a midnight or deletes only its own, as real
- * services do, so that whatever makes two writers wait for each other or
- * deadlock can only come from what the listing added to the tables. One
- * transaction in ten is abandoned: what it appended must vanish with it.
- */
-async function writeLikeASale(connection: Connection, seed: number, operations: number): Promise<void> {
-  const random = randomSource(seed);
-  const own: number[] = [];
-  const transaction = async (work: () => Promise<void>) => {
-    await connection.beginTransaction();
-    await work();
-    if (random() < 0.1) await connection.rollback();
-    else await connection.commit();
-  };
-  for (let done = 0; done < operations; done += 1) {
-    const roll = random();
-    const order = own[Math.floor(random() * own.length)];
-    if (roll < 0.35 || order === undefined) {
-      await transaction(async () => {
-        // Ten minutes either side of a midnight, so that re-dating crosses it.
-        const created = FIRST_DAY + (1 + Math.floor(random() * 2)) * DAY_MS + Math.floor((random() - 0.5) * 1_200_000);
-        const [placed] = await connection.query<ResultSetHeader>(
-          `INSERT INTO orders (user_id, concert_id, total_price, status, created_at, updated_at)
-           VALUES (?, 9001, 110000, 'PAYMENT_PENDING', ?, ?)`,
-          [1 + Math.floor(random() * 50), stored(created), stored(created)],
-        );
-        await connection.query(
-          'INSERT INTO order_seats (order_id, seat_price_id, price) VALUES (?, 1, 55000), (?, 2, 55000)',
-          [placed.insertId, placed.insertId],
-        );
-        own.push(placed.insertId);
-      });
-    } else if (roll < 0.65) {
-      await transaction(async () => {
-        await connection.query('UPDATE orders SET status = ?, updated_at = UTC_TIMESTAMP(3) WHERE id = ?', [
-          STATUSES[Math.floor(random() * STATUSES.length)],
-          order,
-        ]);
-      });
-    } else if (roll < 0.85) {
-      await transaction(async () => {
-        await connection.query(
-          `UPDATE orders SET created_at = IF(TIME(created_at) >= '12:00:00',
-             created_at + INTERVAL 20 MINUTE, created_at - INTERVAL 20 MINUTE) WHERE id = ?`,
-          [order],
-        );
-      });
-    } else {
-      await transaction(async () => {
-        await connection.query('DELETE FROM orders WHERE id = ?', [order]);
-      });
-    }
-  }
 }
 
 /**
@@ -168,7 +112,11 @@ describe('exact totals under a sale’s concurrent writes on MariaDB', () => {
     const snapshots: Array<Array<{ name: string; listed: number; counted: number }>> = [];
     const listingStatuses = new Set<number>();
     try {
-      const writers = Promise.all(connections.map((connection, index) => writeLikeASale(connection, index + 1, 150)));
+      const writers = Promise.all(
+        connections.map((connection, index) =>
+          writeLikeASale(connection, index + 1, { operations: 150, createdAt: nearTheMidnights }),
+        ),
+      );
       const readers = (async () => {
         while (writing) {
           snapshots.push(await countsAtOneSnapshot());
@@ -229,7 +177,7 @@ describe('exact totals under a sale’s concurrent writes on MariaDB', () => {
     await context.app.get(OrderCountFolding).stop();
     const connection = await connectTo(target);
     try {
-      await writeLikeASale(connection, 99, 200);
+      await writeLikeASale(connection, 99, { operations: 200, createdAt: nearTheMidnights });
     } finally {
       await connection.end();
     }
@@ -339,7 +287,10 @@ describe('the counting migration on a database being written to, on MariaDB', ()
       const writers = Promise.all(
         connections.map(async (connection, index) => {
           for (let round = 0; round < 40 || !migrated; round += 1) {
-            await writeLikeASale(connection, 100 + index * 1000 + round, 5).catch(async (error: { code?: string }) => {
+            await writeLikeASale(connection, 100 + index * 1000 + round, {
+              operations: 5,
+              createdAt: nearTheMidnights,
+            }).catch(async (error: { code?: string }) => {
               await connection.rollback();
               if (error.code !== 'ER_LOCK_DEADLOCK' || migrated) throw error;
             });

@@ -44,6 +44,28 @@ describe('buildLinkHeader', () => {
     expect(buildLinkHeader('/orders', [], 7, 2, () => undefined)).toContain('</orders?page=6>; rel="prev"');
   });
 
+  it('on a followed page, links on in the walk’s direction exactly while the walk has orders past the page', () => {
+    const rels = (header: string | undefined) => [...(header ?? '').matchAll(/rel="(\w+)"/g)].map(([, rel]) => rel);
+    // The totals say page 4 is not the last, but the walk has nothing after it (its orders moved or went): no next.
+    expect(rels(buildLinkHeader('/orders', [], 4, 9, undefined, { direction: 'after', more: false }))).toEqual([
+      'first',
+      'prev',
+      'last',
+    ]);
+    // The totals say page 4 is the last, but the walk has more (an order moved ahead of it): next all the same.
+    expect(rels(buildLinkHeader('/orders', [], 4, 4, undefined, { direction: 'after', more: true }))).toEqual([
+      'first',
+      'prev',
+      'next',
+      'last',
+    ]);
+    expect(rels(buildLinkHeader('/orders', [], 3, 9, undefined, { direction: 'before', more: false }))).toEqual([
+      'first',
+      'next',
+      'last',
+    ]);
+  });
+
   it('has no header at all when nothing matches on page 1', () => {
     expect(buildLinkHeader('/orders', parameters, 1, 0)).toBeUndefined();
   });
