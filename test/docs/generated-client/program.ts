@@ -51,6 +51,40 @@ export async function myOrders(token: string): Promise<UserOrder[]> {
   return envelope.elements.filter((element): element is UserOrder => !('userId' in element));
 }
 
+/**
+ * Following a walk: the `next` link's page and continuation, passed on through
+ * the typed parameters (a link could also be fetched as it is).
+ */
+export async function followNext(token: string, nextLink: string): Promise<AdminOrder[]> {
+  const link = new URL(nextLink, 'http://localhost:3000');
+  const after = link.searchParams.get('after');
+  if (after === null) throw new Error('a next link always carries its continuation');
+  const { data, error } = await client.GET('/orders', {
+    params: {
+      query: {
+        page: Number(link.searchParams.get('page')),
+        size: Number(link.searchParams.get('size')),
+        sort: link.searchParams.getAll('sort'),
+        after,
+      },
+    },
+    headers: { Authorization: `Bearer ${token}` },
+  });
+  if (error) throw new Error(describeProblem(error));
+  return data.elements.filter((element): element is AdminOrder => 'userId' in element);
+}
+
+/** Polling: the page's ETag sent back; `unchanged` when the service answers 304. */
+export async function pollMyOrders(token: string, etag: string): Promise<UserOrder[] | 'unchanged'> {
+  const { data, error, response } = await client.GET('/orders', {
+    params: { header: { 'If-None-Match': etag } },
+    headers: { Authorization: `Bearer ${token}` },
+  });
+  if (response.status === 304) return 'unchanged';
+  if (error) throw new Error(describeProblem(error));
+  return data.elements.filter((element): element is UserOrder => !('userId' in element));
+}
+
 /** A 400 lists every invalid parameter by name. */
 export function describeProblem(problem: Problem): string {
   const fields = (problem.errors ?? []).map((error) => `${error.field}: ${error.message}`);
