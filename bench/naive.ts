@@ -12,7 +12,7 @@ import { LocalTimeFormatter } from '../src/common/time/local-time';
 import { toAdminOrder, toUserOrder } from '../src/orders/order-element';
 import { Order } from '../src/orders/order.entity';
 import { SORT_COLUMNS } from '../src/orders/read-plan';
-import { OrdersService, type OrdersPage } from '../src/orders/orders.service';
+import { OrdersService, type ListedPage } from '../src/orders/orders.service';
 import { buildPage } from '../src/orders/paging/page';
 import type { ListOrdersQuery } from '../src/orders/query/list-orders-query';
 
@@ -28,7 +28,8 @@ class NaiveOrdersService {
     private readonly time: LocalTimeFormatter,
   ) {}
 
-  async list(caller: Caller, query: ListOrdersQuery): Promise<OrdersPage> {
+  /** The page only: a first version writes no continuation, so its links are the plain ones of CONTRACT §4. */
+  async list(caller: Caller, query: ListOrdersQuery): Promise<ListedPage> {
     const isAdmin = caller.role === Role.Admin;
     const filters = isAdmin ? query.filters : { userId: caller.id };
     const where: FindOptionsWhere<Order> = {};
@@ -59,7 +60,7 @@ class NaiveOrdersService {
         this.time,
       ),
     );
-    return buildPage(elements, total, query.page, query.size);
+    return { page: buildPage(elements, total, query.page, query.size) };
   }
 }
 

@@ -64,6 +64,8 @@ async function main(): Promise<void> {
       ...pair.environment,
       REDIS_URL: redis.url,
       JWT_SECRET: jwtSecret,
+      // One secret for both instances: a page link written by one is followed on the other.
+      PAGE_LINK_SECRET: randomBytes(32).toString('base64url'),
       NODE_ENV: 'development',
       LOG_LEVEL: 'warn',
       SHUTDOWN_DELAY_MS,

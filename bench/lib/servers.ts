@@ -11,6 +11,17 @@ const COMMANDS: Record<ServerName, string[]> = {
   naive: ['-r', 'ts-node/register', 'bench/naive.ts'],
 };
 export const PORTS: Record<ServerName, number> = { service: 3910, floor: 3911, naive: 3912 };
+
+/** Every server this process started and has not stopped: a mode that fails half-way must leave none running. */
+const running = new Set<ChildProcess>();
+process.once('exit', () => {
+  for (const child of running) child.kill('SIGKILL');
+});
+const started = (child: ChildProcess): ChildProcess => {
+  running.add(child);
+  child.once('exit', () => running.delete(child));
+  return child;
+};
 /** Starts one of them on its port and waits until it answers a listing. */
 export async function start(
   { adminToken }: BenchContext,
@@ -18,12 +29,14 @@ export async function start(
   extra: Record<string, string> = {},
   nodeArguments: string[] = [],
 ): Promise<ChildProcess> {
-  const child = spawn(process.execPath, [...nodeArguments, ...COMMANDS[name]], {
-    // `test` logs JSON lines as production does (development would pretty-print them); production itself would
-    // refuse the development secret the bench signs its tokens with.
-    env: { ...process.env, PORT: String(PORTS[name]), RATE_LIMIT_PER_MINUTE: '0', NODE_ENV: 'test', ...extra },
-    stdio: 'ignore',
-  });
+  const child = started(
+    spawn(process.execPath, [...nodeArguments, ...COMMANDS[name]], {
+      // `test` logs JSON lines as production does (development would pretty-print them); production itself would
+      // refuse the development secret the bench signs its tokens with.
+      env: { ...process.env, PORT: String(PORTS[name]), RATE_LIMIT_PER_MINUTE: '0', NODE_ENV: 'test', ...extra },
+      stdio: 'ignore',
+    }),
+  );
   // The floor and the naive server answer listings only; a page of one says they serve.
   await waitUntilServing(child, `http://127.0.0.1:${PORTS[name]}`, {
     path: '/orders?size=1',
@@ -54,18 +67,20 @@ export interface Variant {
 }
 
 export async function startVariant(variant: Variant): Promise<ChildProcess> {
-  const child = spawn(variant.node, [...(variant.flags ?? []), ...PRODUCTION_NODE_ARGUMENTS], {
-    cwd: variant.cwd,
-    env: {
-      ...process.env,
-      PORT: String(variant.port),
-      RATE_LIMIT_PER_MINUTE: '0',
-      NODE_ENV: 'test',
-      METRICS_PORT: '0',
-      ...variant.env,
-    },
-    stdio: 'ignore',
-  });
+  const child = started(
+    spawn(variant.node, [...(variant.flags ?? []), ...PRODUCTION_NODE_ARGUMENTS], {
+      cwd: variant.cwd,
+      env: {
+        ...process.env,
+        PORT: String(variant.port),
+        RATE_LIMIT_PER_MINUTE: '0',
+        NODE_ENV: 'test',
+        METRICS_PORT: '0',
+        ...variant.env,
+      },
+      stdio: 'ignore',
+    }),
+  );
   await waitUntilServing(child, `http://127.0.0.1:${variant.port}`, { path: '/health/ready' });
   return child;
 }

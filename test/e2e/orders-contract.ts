@@ -19,6 +19,7 @@ import {
   type Field,
   type OracleQuery,
 } from '../support/data/oracle';
+import { linksOf } from '../support/assertions/link-header';
 import { expectProblem } from '../support/assertions/problem';
 import { freshMysqlDatabase, mysqlEnvironment } from '../support/app/test-database';
 import { startTestApp, type TestApp } from '../support/app/test-app';
@@ -573,17 +574,6 @@ export function describeOrdersContract(database: DatabaseKind): void {
       });
 
       describe('Link header (§4)', () => {
-        const links = (header: string | undefined): Record<string, string> =>
-          Object.fromEntries(
-            (header ?? '')
-              .split(', ')
-              .filter(Boolean)
-              .map((part) => {
-                const [, target, rel] = /^<([^>]+)>; rel="(\w+)"$/.exec(part) ?? [];
-                return [rel, target];
-              }),
-          );
-
         it('links first, prev, next and last with every parameter, body ones included', async () => {
           const response = await request(context.server)
             .get('/orders')
@@ -597,7 +587,7 @@ export function describeOrdersContract(database: DatabaseKind): void {
           // `prev` and `next` also continue the walk (§13: test/e2e/walks.e2e-spec.ts).
           const continuation = '[A-Za-z0-9_-]+\\.[A-Za-z0-9_-]+';
           const escaped = rest.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-          expect(links(response.headers.link)).toEqual({
+          expect(linksOf(response.headers.link)).toEqual({
             first: `/orders?page=1${rest}`,
             prev: expect.stringMatching(new RegExp(`^/orders\\?page=2${escaped}&before=${continuation}$`)),
             next: expect.stringMatching(new RegExp(`^/orders\\?page=4${escaped}&after=${continuation}$`)),
@@ -606,18 +596,18 @@ export function describeOrdersContract(database: DatabaseKind): void {
         });
 
         it('has no prev on the first page and no next on the last', async () => {
-          expect(Object.keys(links((await get(adminToken(), 'page=1')).headers.link))).toEqual([
+          expect(Object.keys(linksOf((await get(adminToken(), 'page=1')).headers.link))).toEqual([
             'first',
             'next',
             'last',
           ]);
           const lastPage = Math.ceil(orders.length / 20);
-          expect(Object.keys(links((await get(adminToken(), { page: lastPage })).headers.link))).toEqual([
+          expect(Object.keys(linksOf((await get(adminToken(), { page: lastPage })).headers.link))).toEqual([
             'first',
             'prev',
             'last',
           ]);
-          expect(Object.keys(links((await get(adminToken(), { page: lastPage + 1 })).headers.link))).toEqual([
+          expect(Object.keys(linksOf((await get(adminToken(), { page: lastPage + 1 })).headers.link))).toEqual([
             'first',
             'prev',
             'last',

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import fc from 'fast-check';
 import request from 'supertest';
+import { linksOf } from '../support/assertions/link-header';
 import { adminQuery, inverted, sortTerms, written } from '../support/data/arbitraries';
 import { MEMBERS, plantOrders, seedDataset, type TestOrder } from '../support/data/dataset';
 import { USER_SORT_FIELDS } from '../support/data/oracle';
@@ -12,19 +13,6 @@ import { adminToken, userToken } from '../support/app/tokens';
 const RUN_SHARE = process.env.TEST_QUICK === '1' ? 0.1 : 1;
 const ADMIN_WALKS = Math.ceil(60 * RUN_SHARE);
 const MEMBER_WALKS = Math.ceil(30 * RUN_SHARE);
-
-type Links = Partial<Record<'first' | 'prev' | 'next' | 'last', string>>;
-
-const linksOf = (header: string | undefined): Links =>
-  Object.fromEntries(
-    (header ?? '')
-      .split(', ')
-      .filter(Boolean)
-      .map((part) => {
-        const [, target, rel] = /^<([^>]+)>; rel="(\w+)"$/.exec(part) ?? [];
-        return [rel, target];
-      }),
-  );
 
 interface Page {
   currentPage: number;

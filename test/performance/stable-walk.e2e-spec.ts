@@ -3,6 +3,7 @@ import { createConnection, type Connection } from 'mysql2/promise';
 import request from 'supertest';
 import { generateOrders } from '../../src/orders/seeding/order-generator';
 import { writeOrders } from '../../src/orders/seeding/order-writer';
+import { linksOf } from '../support/assertions/link-header';
 import { writeLikeASale } from '../support/data/sale';
 import { freshMysqlDatabase, mysqlEnvironment, type MysqlTarget } from '../support/app/test-database';
 import { startTestApp, type TestApp } from '../support/app/test-app';
@@ -12,8 +13,6 @@ const PAGES = 2_000;
 const SIZE = 5;
 const WRITERS = 4;
 const DAY_MS = 86_400_000;
-
-const nextLink = (header: string | undefined): string | undefined => /<([^>]+)>; rel="next"/.exec(header ?? '')?.[1];
 
 /**
  * CONTRACT §13's promise where it matters: an administrator follows `next`
@@ -79,7 +78,7 @@ describe('a walk of 2,000 pages through the links during a sale, on MariaDB', ()
           expect(response.status).toBe(200);
           seen.push(...(response.body as { elements: Array<{ orderId: number }> }).elements.map((e) => e.orderId));
           pages += 1;
-          const next = nextLink(response.headers.link);
+          const next = linksOf(response.headers.link).next;
           if (!next) break;
           response = await get(next);
         }
