@@ -6,7 +6,7 @@ import { hash } from 'node:crypto';
 const REVALIDATE_PRIVATELY = 'private, no-cache';
 
 /** A strong validator for a JSON body: the same bytes give the same tag on every instance of the fleet. */
-export const entityTagOf = (body: string): string => `"${hash('sha1', body, 'base64url')}"`;
+export const entityTagOf = (body: Buffer): string => `"${hash('sha1', body, 'base64url')}"`;
 
 /**
  * Sends a JSON body with its entity tag, or `304` with no body when the
@@ -15,7 +15,9 @@ export const entityTagOf = (body: string): string => `"${hash('sha1', body, 'bas
  * otherwise treat a request's `Cache-Control: no-cache` as unconditional, and
  * a polling client that sent a tag asked for the comparison.
  */
-export function sendConditionally(request: FastifyRequest, reply: FastifyReply, body: string): FastifyReply {
+export function sendConditionally(request: FastifyRequest, reply: FastifyReply, json: string): FastifyReply {
+  // Encoded once, for the tag and for the socket alike.
+  const body = Buffer.from(json, 'utf8');
   const etag = entityTagOf(body);
   void reply.header('ETag', etag).header('Cache-Control', REVALIDATE_PRIVATELY);
   const ifNoneMatch = request.headers['if-none-match'];

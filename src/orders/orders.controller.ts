@@ -40,7 +40,7 @@ export class OrdersController {
         this.continuations.write(
           { direction, key: direction === 'after' ? boundaries.last : boundaries.first, bound: boundaries.bound },
           targetPage,
-          query.walkScope,
+          query.walkScope(),
         ));
     const link = buildLinkHeader(
       ORDERS_PATH,

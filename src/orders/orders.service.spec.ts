@@ -24,7 +24,7 @@ const query = (overrides: Partial<ListOrdersQuery> = {}): ListOrdersQuery => ({
   size: 2,
   sort: [{ field: 'createdAt', direction: 'DESC' }],
   filters: { userId: 99, status: 'REFUNDED' },
-  walkScope: 'the scope a continuation is checked against (the pipe’s concern)',
+  walkScope: () => 'the scope a continuation is checked against (the pipe’s concern)',
   echoedParameters: [],
   ...overrides,
 });

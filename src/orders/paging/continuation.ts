@@ -1,4 +1,4 @@
-import { createHmac, timingSafeEqual } from 'node:crypto';
+import { createHmac, createSecretKey, timingSafeEqual, type KeyObject } from 'node:crypto';
 import type { SortField, SortKey } from '../query/sort';
 
 /** `after` continues a walk forwards from a page's last element (`next`), `before` backwards from its first (`prev`). */
@@ -35,7 +35,12 @@ const isValueOf = (field: SortField, value: unknown): value is SortValue =>
  * values of an element the caller was just shown.
  */
 export class ContinuationTokens {
-  constructor(private readonly secret: string) {}
+  /** Imported once: given the text, every HMAC would import the key again. */
+  private readonly key: KeyObject;
+
+  constructor(secret: string) {
+    this.key = createSecretKey(Buffer.from(secret, 'utf8'));
+  }
 
   write(seek: Seek, page: number, scope: string): string {
     const payload = Buffer.from(JSON.stringify([seek.bound, ...seek.key])).toString('base64url');
@@ -59,7 +64,7 @@ export class ContinuationTokens {
   }
 
   private mac(payload: string, direction: SeekDirection, page: number, scope: string): Buffer {
-    return createHmac('sha256', this.secret)
+    return createHmac('sha256', this.key)
       .update(`${FORMAT}\n${direction}\n${page}\n${scope}\n${payload}`)
       .digest()
       .subarray(0, MAC_BYTES);

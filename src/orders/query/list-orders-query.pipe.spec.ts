@@ -32,7 +32,7 @@ describe('ListOrdersQueryPipe', () => {
         { field: 'orderId', direction: 'DESC' },
       ],
       filters: {},
-      walkScope: expect.any(String),
+      walkScope: expect.any(Function),
       echoedParameters: [
         ['size', '20'],
         ['sort', 'createdAt,desc'],
@@ -140,7 +140,7 @@ describe('ListOrdersQueryPipe continuations (CONTRACT §13)', () => {
   const request = { page: '3', size: '5', sort: ['createdAt,desc', 'status'], orderStatus: 'CANCELLED' };
   /** A token as the Link of page 2 of `request` would carry it to page 3. */
   const linkFrom = (query: Record<string, unknown>, caller = admin, written = seek) =>
-    tokens.write(written, 3, pipe.transform({ caller, query, body: undefined }).walkScope);
+    tokens.write(written, 3, pipe.transform({ caller, query, body: undefined }).walkScope());
   const read = (query: Record<string, unknown>, caller = admin) => pipe.transform({ caller, query, body: undefined });
 
   it('reads the seek of a continuation the service wrote for this very request, and echoes no continuation', () => {
@@ -148,7 +148,7 @@ describe('ListOrdersQueryPipe continuations (CONTRACT §13)', () => {
     expect(query.seek).toEqual(seek);
     expect(query.echoedParameters.map(([name]) => name)).not.toContain('after');
     expect(
-      read({ ...request, before: tokens.write({ ...seek, direction: 'before' }, 3, query.walkScope) }).seek,
+      read({ ...request, before: tokens.write({ ...seek, direction: 'before' }, 3, query.walkScope()) }).seek,
     ).toMatchObject({ direction: 'before' });
   });
 

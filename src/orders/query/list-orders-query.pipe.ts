@@ -100,13 +100,14 @@ export class ListOrdersQueryPipe implements PipeTransform<ListOrdersRequest, Lis
 
     const page = dto.page ?? 1;
     const size = dto.size ?? DEFAULT_PAGE_SIZE;
-    const walkScope = scopeOf(caller, filters, sort.keys, size);
+    let scope: string | undefined;
+    const walkScope = () => (scope ??= scopeOf(caller, filters, sort.keys, size));
     const seek = this.seekOf(dto, page, walkScope, sort.keys);
     return { page, size, sort: sort.keys, filters, seek, walkScope, echoedParameters: echo(values, size) };
   }
 
   /** The continuation sent, checked against the rest of the request; a 400 naming it when the service did not write it for this one. */
-  private seekOf(dto: UserOrdersQueryDto, page: number, scope: string, sort: SortKey[]): Seek | undefined {
+  private seekOf(dto: UserOrdersQueryDto, page: number, scope: () => string, sort: SortKey[]): Seek | undefined {
     if (dto.after !== undefined && dto.before !== undefined) {
       throw new InvalidParametersException([
         { field: 'before', message: 'after and before continue a walk in opposite directions; send one of them' },
@@ -114,7 +115,7 @@ export class ListOrdersQueryPipe implements PipeTransform<ListOrdersRequest, Lis
     }
     const direction = dto.after !== undefined ? 'after' : dto.before !== undefined ? 'before' : undefined;
     if (direction === undefined) return undefined;
-    const seek = this.continuations.read(dto[direction] ?? '', direction, page, scope, sort);
+    const seek = this.continuations.read(dto[direction] ?? '', direction, page, scope(), sort);
     if (!seek) {
       throw new InvalidParametersException([
         {

@@ -20,8 +20,11 @@ export interface ListOrdersQuery {
   filters: OrderFilters;
   /** Where a followed link continues its walk; absent, the page is read by offset. */
   seek?: Seek;
-  /** What a continuation is bound to: the caller's variant (a member's id), the filters, the sort and the size. */
-  walkScope: string;
+  /**
+   * What a continuation is bound to: the caller's variant (a member's id), the filters, the sort and the size.
+   * Worked out on first use, since most requests neither carry a continuation nor write one for every link.
+   */
+  walkScope: () => string;
   /** The request's parameters as sent, but `page` and the continuations, for the `Link` header. */
   echoedParameters: Array<[name: string, value: string]>;
 }
