@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, SelectQueryBuilder, type ObjectLiteral } from 'typeorm';
-import { toStoredDateTime } from '../common/time/local-time';
+import { storedDateTimeToEpochMs, toStoredDateTime } from '../common/time/local-time';
 import { QueryShapes, type QueryValues } from '../database/query-shapes';
 import type { ReadSession } from '../database/read-router';
 import { ObservedStatements, type ListingStatement } from '../observability/observed-statements';
@@ -24,6 +24,15 @@ export interface OrderRow {
   updatedAt: Date | string;
   /** The highest order id at the time of reading, on each row of a page read without a seek: a walk's bound. */
   walkBound?: number;
+}
+
+/** A row's value of each sort key, as a continuation carries it and `findPage` seeks from it (times as epoch ms). */
+export function sortValuesOf(row: OrderRow, sort: SortKey[]): SortValue[] {
+  return sort.map(({ field }) => {
+    const value = row[SORT_COLUMNS[field]];
+    // A time is a Date from mysql2 and stored text from sql.js; the token carries neither, but the instant.
+    return TIME_FIELDS.has(field) ? storedDateTimeToEpochMs(value as Date | string) : (value as SortValue);
+  });
 }
 
 /** A page to read: by offset, or, with `seek`, from a boundary key within a walk's bound (offset then unused). */
@@ -124,23 +133,23 @@ export class OrdersRepository {
    * a link from this page starts with, read in the same snapshot.
    */
   async findPage(request: PageRequest, session: ReadSession, sizes?: MatchSizes): Promise<OrderRow[]> {
-    const { filters, sort, limit, offset, seek } = request;
+    const { filters, sort, limit, seek } = request;
+    const offset = seek ? 0 : request.offset;
     const conditions = this.conditions(filters, 'i');
-    const seekConditions = seek ? this.seekConditions(sort, seek, 'i') : [];
+    const walk = seek && this.walkConditions(sort, seek, 'i');
     const values = {
       ...valuesOf(conditions),
-      ...valuesOf(seekConditions),
+      ...(walk && valuesOf([walk.bound, ...walk.terms])),
       pageLimit: limit,
-      pageOffset: seek ? 0 : offset,
+      pageOffset: offset,
     };
-    const indexes = this.planner?.plan(filters, sort, (seek ? 0 : offset) + limit, sizes)?.indexes;
+    const indexes = this.planner?.plan(filters, sort, offset + limit, sizes)?.indexes;
     const key = `page|${presentIn(conditions)}|${sort.map(({ field, direction }) => `${field} ${direction}`).join(',')}|${indexes?.join(',') ?? ''}|${seek?.direction ?? ''}`;
     const statement = this.shapes.statement(key, values, () => {
       const pageIds = this.matching(conditions, 'i');
-      if (seekConditions.length > 0) {
-        const [bound, ...keys] = seekConditions;
-        pageIds.andWhere(bound.sql, { [bound.name]: bound.value });
-        pageIds.andWhere(`(${keys.map(({ sql }) => sql).join(' OR ')})`, valuesOf(keys));
+      if (walk) {
+        pageIds.andWhere(walk.bound.sql, valuesOf([walk.bound]));
+        pageIds.andWhere(`(${walk.terms.map(({ sql }) => sql).join(' OR ')})`, valuesOf(walk.terms));
       }
       this.sorted(pageIds, 'i', seek?.direction === 'before' ? reversed(sort) : sort).select('i.id', 'id');
       if (indexes) pageIds.useIndex([...indexes]);
@@ -331,15 +340,13 @@ export class OrdersRepository {
   }
 
   /**
-   * The walk's bound first, then one term per sort key, to be joined by OR:
-   * equal on every key before it, past the boundary on this one. Each term is
-   * a range of an index that holds the keys in order, which MariaDB and SQLite
-   * both read as such (a row comparison `(a, b) < (?, ?)` holds only for one
+   * The walk's bound, and one term per sort key, to be joined by OR: equal on
+   * every key before it, past the boundary on this one. Each term is a range
+   * of an index that holds the keys in order, which MariaDB and SQLite both
+   * read as such (a row comparison `(a, b) < (?, ?)` holds only for one
    * direction on every key).
    */
-  private seekConditions(sort: SortKey[], seek: Seek, alias: string): Condition[] {
-    const value = (field: SortField, sortValue: SortValue): unknown =>
-      TIME_FIELDS.has(field) ? toStoredDateTime(Number(sortValue)) : sortValue;
+  private walkConditions(sort: SortKey[], seek: Seek, alias: string): { bound: Condition; terms: Condition[] } {
     const column = (field: SortField) => `${alias}.${SORT_COLUMNS[field]}`;
     const parameter = (index: number) => `seek${index}_${alias}`;
     const terms = sort.map(({ field, direction }, index): Condition => {
@@ -349,10 +356,11 @@ export class OrdersRepository {
       return {
         sql: `(${[...equalBefore, past].join(' AND ')})`,
         name: parameter(index),
-        value: value(field, seek.key[index]),
+        value: TIME_FIELDS.has(field) ? toStoredDateTime(Number(seek.key[index])) : seek.key[index],
       };
     });
-    return [{ sql: `${alias}.id <= :walkBound_${alias}`, name: `walkBound_${alias}`, value: seek.bound }, ...terms];
+    const bound = { sql: `${alias}.id <= :walkBound_${alias}`, name: `walkBound_${alias}`, value: seek.bound };
+    return { bound, terms };
   }
 
   /** The filters present, in a fixed order; parameters are named after the alias. */

@@ -4,12 +4,10 @@ import { LocalTimeFormatter } from '../common/time/local-time';
 import { ReadRouter, type ReadSession } from '../database/read-router';
 import type { AdminOrderDto, SeatDto, UserOrderDto } from './dto/order.dto';
 import { toAdminOrder, toUserOrder } from './order-element';
-import { OrdersRepository, type OrderRow, type SeatRow } from './orders.repository';
+import { OrdersRepository, sortValuesOf, type OrderRow, type SeatRow } from './orders.repository';
 import type { SeekDirection, SortValue } from './paging/continuation';
 import { buildPage, type Page } from './paging/page';
 import type { ListOrdersQuery, OrderFilters } from './query/list-orders-query';
-import { storedDateTimeToEpochMs } from '../common/time/local-time';
-import type { SortKey } from './query/sort';
 
 export type OrdersPage = Page<UserOrderDto> | Page<AdminOrderDto>;
 
@@ -31,21 +29,6 @@ export interface ListedPage {
   boundaries?: PageBoundaries;
   /** On a followed page: whether its walk has orders past it, in the direction it was followed. */
   walk?: FollowedWalk;
-}
-
-/** A row's value of each sort key, as a continuation carries it (times as epoch milliseconds). */
-function sortValuesOf(row: OrderRow, sort: SortKey[]): SortValue[] {
-  return sort.map(({ field }) => {
-    switch (field) {
-      case 'orderId':
-        return row.id;
-      case 'createdAt':
-      case 'updatedAt':
-        return storedDateTimeToEpochMs(row[field]);
-      default:
-        return row[field];
-    }
-  });
 }
 
 function groupSeats(seats: SeatRow[]): Map<number, SeatDto[]> {
