@@ -9,7 +9,8 @@ export interface AppConfig {
   timeZone: string;
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
   rateLimitPerMinute: number;
-  /** Where rate limits are shared between instances; each instance counts alone without it. */
+  exportsPerCaller: number;
+  /** Where rate limits and running exports are shared between instances; each instance counts alone without it. */
   redisUrl?: string;
   corsOrigins: string[];
   /** Signs and checks the continuations of page links. */
@@ -29,6 +30,7 @@ export function toAppConfig(env: EnvironmentVariables): AppConfig {
     timeZone: env.APP_TIMEZONE,
     logLevel: env.LOG_LEVEL,
     rateLimitPerMinute: env.RATE_LIMIT_PER_MINUTE,
+    exportsPerCaller: env.EXPORTS_PER_CALLER,
     redisUrl: env.REDIS_URL,
     corsOrigins: env.CORS_ORIGINS,
     pageLinkSecret: env.PAGE_LINK_SECRET ?? DEVELOPMENT_PAGE_LINK_SECRET,

@@ -177,6 +177,12 @@ export class EnvironmentVariables {
   @Min(0)
   RATE_LIMIT_PER_MINUTE: number = 600;
 
+  /** How many exports (CONTRACT §13) one caller may run at once, across all instances when REDIS_URL is set. */
+  @IsInt()
+  @Min(1)
+  @Max(100)
+  EXPORTS_PER_CALLER: number = 1;
+
   @Transform(toList)
   @IsString({ each: true })
   CORS_ORIGINS: string[] = [];
@@ -192,7 +198,7 @@ export class EnvironmentVariables {
   @Max(600000)
   SHUTDOWN_DELAY_MS: number = 0;
 
-  /** Rate limits are counted here, across all instances, when set (`redis://host:6379/0`); in the process otherwise. */
+  /** Rate limits and running exports are counted here, across all instances, when set (`redis://host:6379/0`); in the process otherwise. */
   @IsOptional()
   @IsUrl({ require_tld: false, protocols: ['redis', 'rediss'], require_protocol: true })
   REDIS_URL?: string;

@@ -51,6 +51,14 @@ export const PROBLEMS = {
     detail: 'Too many requests; try again after the time in Retry-After',
     when: 'The caller (member id, else address) sent more than RATE_LIMIT_PER_MINUTE requests in a minute.',
   },
+  exportsRunning: {
+    type: '/problems/exports-running',
+    title: 'Too Many Requests',
+    status: 429,
+    detail: 'This caller already runs as many exports as it may at once; try again when one has finished',
+    when: 'An export (`Accept: text/csv` or `application/x-ndjson`) while the caller already runs EXPORTS_PER_CALLER of them.',
+    retryAfterSeconds: 5,
+  },
   databaseUnavailable: {
     type: '/problems/database-unavailable',
     title: 'Service Unavailable',
