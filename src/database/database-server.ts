@@ -4,6 +4,7 @@ import type { DataSource } from 'typeorm';
 import type { Clock } from '../common/time/clock';
 import type { DatabaseConfig } from '../config/database.config';
 import { DatabaseAdmission } from './database-admission';
+import { reasonOf } from './database-errors';
 import type { GtidPosition } from './replication-lag';
 import { StatementTimings } from './statement-timings';
 
@@ -134,6 +135,20 @@ export class DatabaseServer {
     } catch (error) {
       this.closeCheck();
       throw error;
+    }
+  }
+
+  /**
+   * Stops the statement a connection is running (KILL QUERY) for a reader
+   * that no longer wants its answer: the statement fails at once, and the
+   * connection stays usable and goes back to the pool.
+   */
+  async interrupt(threadId: number): Promise<void> {
+    try {
+      await this.check(`KILL QUERY ${threadId}`);
+    } catch (error) {
+      if ((error as { errno?: number }).errno === ER_NO_SUCH_THREAD) return;
+      this.logger.warn(`Could not stop a statement no longer wanted on ${this.name}: ${reasonOf(error)}`);
     }
   }
 

@@ -7,7 +7,7 @@ import {
   isDatabaseUnavailable,
   reasonOf,
 } from './database-errors';
-import type { DatabaseServer } from './database-server';
+import type { DatabaseServer, ServerName } from './database-server';
 import { DatabaseServers } from './database-servers';
 import { progressOf } from './replication-lag';
 import { RequestDeadline, RequestDeadlines } from './request-deadline';
@@ -23,6 +23,23 @@ export interface ReadSession {
   runner: QueryRunner;
   deadline: RequestDeadline;
   statement<T>(execute: () => Promise<T>): Promise<T>;
+}
+
+/** Reads kept on one server, each call with its own connection and deadline; `cancelled` stops the one running. */
+export interface PinnedReads {
+  readonly server: ServerName;
+  withConnection<T>(work: (session: ReadSession) => Promise<T>, cancelled?: AbortSignal): Promise<T>;
+}
+
+/** A driver failure that means "not now" becomes the 503 of CONTRACT §10; anything else stays what it is (a 500). */
+async function answered<T>(reads: () => Promise<T>): Promise<T> {
+  try {
+    return await reads();
+  } catch (error) {
+    throw !(error instanceof ProblemException) && isDatabaseUnavailable(error)
+      ? new DatabaseUnavailableException(error)
+      : error;
+  }
 }
 
 /**
@@ -53,13 +70,34 @@ export class ReadRouter {
    */
   async withConnection<T>(work: (session: ReadSession) => Promise<T>): Promise<T> {
     const deadline = this.deadlines.start();
-    try {
-      return await deadline.race(this.route(work, deadline));
-    } catch (error) {
-      throw !(error instanceof ProblemException) && isDatabaseUnavailable(error)
-        ? new DatabaseUnavailableException(error)
-        : error;
-    }
+    return answered(() => deadline.race(this.route(work, deadline)));
+  }
+
+  /**
+   * CONTRACT §13: reads that must all come from one server, the one routing
+   * picks now (an export's batches). Each `withConnection` is one batch: a
+   * connection of that server and a deadline of its own. There is no retry
+   * elsewhere, since another server may hold other data; a server failing
+   * fails the reads.
+   */
+  pinned(): PinnedReads {
+    const server = this.pick();
+    return {
+      server: server.name,
+      withConnection: async (work, cancelled) => {
+        const deadline = this.deadlines.start();
+        return answered(() =>
+          deadline.race(
+            server.admission.withConnection(
+              (runner) => work(new ServerAttempt(runner, deadline, server, false, cancelled)),
+              deadline,
+              // A batch is not a request: how long it holds its connection says nothing of when the next request is answered.
+              { paced: false },
+            ),
+          ),
+        );
+      },
+    };
   }
 
   private async route<T>(work: (session: ReadSession) => Promise<T>, deadline: RequestDeadline): Promise<T> {

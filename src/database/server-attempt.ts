@@ -40,14 +40,34 @@ export class ServerNotAnsweringException extends DatabaseUnavailableException {
  * fails as the server's failure, which the router retries elsewhere.
  */
 export class ServerAttempt {
+  /**
+   * @param cancelled A reader that may stop wanting the answers (an export whose client went away): once it
+   *   fires, the statement running is stopped on the server and no further one is sent.
+   */
   constructor(
     readonly runner: QueryRunner,
     readonly deadline: RequestDeadline,
     private readonly server: DatabaseServer,
     private readonly mayGiveUp: boolean,
+    private readonly cancelled?: AbortSignal,
   ) {}
 
   async statement<T>(execute: () => Promise<T>): Promise<T> {
+    this.cancelled?.throwIfAborted();
+    if (!this.cancelled) return this.watched(execute);
+    const stop = () => {
+      const threadId = (this.runner as unknown as HeldConnection).databaseConnection?.threadId;
+      if (typeof threadId === 'number') void this.server.interrupt(threadId);
+    };
+    this.cancelled.addEventListener('abort', stop, { once: true });
+    try {
+      return await this.watched(execute);
+    } finally {
+      this.cancelled.removeEventListener('abort', stop);
+    }
+  }
+
+  private async watched<T>(execute: () => Promise<T>): Promise<T> {
     this.deadline.check();
     // Marked down while this request waited for its turn there: no point sending it what would hang too.
     if (this.mayGiveUp && !this.server.health.answering) {
