@@ -73,7 +73,7 @@ module.exports = {
     layer(
       'orders-is-a-feature',
       'orders',
-      ['common', 'config', 'database', 'observability', 'auth'],
+      ['common', 'config', 'database', 'observability', 'auth', 'rate-limit'],
       'The listing may use every lower layer, but not another feature, the HTTP set-up or the CLI.',
     ),
     layer(

@@ -3,6 +3,16 @@ import { Role } from '../auth/role';
 import { callerOf } from '../auth/token-verdict';
 import type { Metrics, Variant } from './metrics';
 
+declare module 'fastify' {
+  interface FastifyRequest {
+    /**
+     * Set when the answer is an export streamed for as long as the client reads: its duration is the
+     * client's pace and the data's size, not the service's latency, and is counted by the export metrics instead.
+     */
+    streamedExport?: boolean;
+  }
+}
+
 const KNOWN_METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS']);
 
 const variantOf = (request: FastifyRequest): Variant => {
@@ -14,10 +24,12 @@ const variantOf = (request: FastifyRequest): Variant => {
  * The one place requests are counted (CONTRACT §12), when their answer has
  * been sent. Every label is bounded whatever the client sends: the route is
  * the pattern that matched (`unmatched` for none), never the URL; methods
- * outside the standard ones are `OTHER`.
+ * outside the standard ones are `OTHER`. An export that was streamed is
+ * counted by the export metrics instead (its refusals are requests).
  */
 export function observeRequests(fastify: FastifyInstance, metrics: Metrics): void {
   fastify.addHook('onResponse', (request: FastifyRequest, reply: FastifyReply, done: () => void) => {
+    if (request.streamedExport) return done();
     const variant = variantOf(request);
     const status = reply.statusCode;
     metrics.requestDuration.observe(

@@ -42,7 +42,7 @@ export class Metrics {
 
   readonly rateLimited = new Counter({
     name: 'http_server_rate_limited_requests_total',
-    help: 'Requests answered 429 because their caller passed RATE_LIMIT_PER_MINUTE.',
+    help: 'Requests answered 429: their caller passed RATE_LIMIT_PER_MINUTE, or already ran EXPORTS_PER_CALLER exports.',
     labelNames: ['variant'] as const,
     registers: [this.registry],
   });
@@ -51,6 +51,20 @@ export class Metrics {
     name: 'http_server_unavailable_responses_total',
     help: 'Requests answered 503, by reason: database (unreachable or failing), timeout (past DB_QUERY_TIMEOUT_MS), saturated (could not be served in time), identity-provider (a token whose key could not be fetched).',
     labelNames: ['reason'] as const,
+    registers: [this.registry],
+  });
+
+  readonly exports = new Counter({
+    name: 'orders_exports_total',
+    help: 'Exports of GET /orders (CSV or NDJSON) by outcome: complete; cancelled (the client went away); failed (aborted without its end); refused (the caller already ran EXPORTS_PER_CALLER).',
+    labelNames: ['variant', 'format', 'outcome'] as const,
+    registers: [this.registry],
+  });
+
+  readonly exportedRows = new Counter({
+    name: 'orders_exported_rows_total',
+    help: 'Orders written by exports, as they are written, by variant and format.',
+    labelNames: ['variant', 'format'] as const,
     registers: [this.registry],
   });
 

@@ -1,5 +1,5 @@
 import { applyDecorators } from '@nestjs/common';
-import { ApiHeader, ApiOkResponse, ApiOperation, ApiQuery, ApiResponse } from '@nestjs/swagger';
+import { ApiExtraModels, ApiHeader, ApiOperation, ApiQuery, ApiResponse, getSchemaPath } from '@nestjs/swagger';
 import { ApiProblemResponses, REQUEST_ID_HEADER_DOC } from '../common/problem/api-problem-responses.decorator';
 import {
   DEFAULT_PAGE_SIZE,
@@ -9,6 +9,7 @@ import {
   STATUS_VALUES,
 } from './dto/orders-query.dto';
 import { OrdersPageDto } from './dto/orders-page.dto';
+import { EXPORT_MEDIA_TYPES } from './export/export-format';
 import { ORDER_STATUS_CODES, ORDER_STATUS_LABELS } from './order-status';
 import { DATE_FORMATS_HINT } from './query/date-bound';
 import { ADMIN_SORT_FIELDS, DEFAULT_SORT } from './query/sort';
@@ -23,16 +24,29 @@ const STATUS_TABLE = ORDER_STATUS_CODES.map((code) => `\`${code}\` = ${ORDER_STA
 const DATE_PATTERN = '^\\d{4}-\\d{2}-\\d{2}(T\\d{2}:\\d{2}:\\d{2}(\\.\\d{1,9})?(Z|[+ -]\\d{2}:\\d{2})?)?$';
 const ID = { type: 'integer', minimum: 1, maximum: MAX_ID } as const;
 const VALIDATOR_HEADERS_DOC = {
-  ETag: { description: 'Strong entity tag of the page’s body (RFC 9110).', schema: { type: 'string' } },
-  'Cache-Control': { description: 'Always `private, no-cache`.', schema: { type: 'string' } },
+  ETag: { description: 'Pages only: strong entity tag of the page’s body (RFC 9110).', schema: { type: 'string' } },
+  'Cache-Control': {
+    description: '`private, no-cache` on a page; `private, no-store` on an export.',
+    schema: { type: 'string' },
+  },
 };
+const CSV_EXAMPLE = [
+  'orderId,userId,concertId,seats,totalPrice,status,createdAt,updatedAt',
+  '1042,42,7,1201:55000;1202:55000,110000,결제 완료,2026-03-01T19:30:05,2026-03-01T19:31:40',
+  '',
+].join('\r\n');
+const NDJSON_EXAMPLE = [
+  '{"orderId":1042,"userId":42,"concertId":7,"seats":[{"seatPriceId":1201,"price":55000},{"seatPriceId":1202,"price":55000}],"totalPrice":110000,"status":"결제 완료","createdAt":"2026-03-01T19:30:05","updatedAt":"2026-03-01T19:31:40"}',
+  '{"complete":true,"count":1}',
+  '',
+].join('\n');
 
 /** The OpenAPI description of GET /orders: parameters, both variants of the page, every error. */
 export function ApiListOrders(): MethodDecorator {
   return applyDecorators(
     ApiOperation({
       operationId: 'listOrders',
-      summary: 'List orders, a page at a time',
+      summary: 'List orders, a page at a time, or export them all',
       description: [
         'One operation, two variants, chosen by the role in the bearer token (never by a parameter):',
         '',
@@ -44,6 +58,8 @@ export function ApiListOrders(): MethodDecorator {
         'The `Link` header (RFC 8288) gives `first`, `prev`, `next` and `last` pages with all of the request’s parameters; `next` and `prev` also carry a continuation (`after`, `before`) that makes following them stable while orders are placed, and as cheap deep in the list as near its start.',
         '',
         'Every page carries a strong `ETag`; send it back in `If-None-Match` to poll, and an unchanged page answers `304` with no body.',
+        '',
+        '`Accept: text/csv` or `application/x-ndjson` exports every matching order instead of a page, with the same filters and sort (see the 200 answer).',
       ].join('\n'),
     }),
     ApiQuery({
@@ -132,17 +148,42 @@ export function ApiListOrders(): MethodDecorator {
       description: 'The `ETag` of a page already held: `304` with no body if the page is still the same.',
       schema: { type: 'string' },
     }),
-    ApiOkResponse({
-      description: 'A page of orders: elements are UserOrderDto for a USER token and AdminOrderDto for an ADMIN token.',
-      type: OrdersPageDto,
+    ApiExtraModels(OrdersPageDto),
+    ApiResponse({
+      status: 200,
+      description: [
+        'A page of orders (`application/json`): elements are UserOrderDto for a USER token and AdminOrderDto for an ADMIN token.',
+        '',
+        `Or, asked for by \`Accept\`, an **export** of every matching order, streamed (no \`page\`, \`size\`, \`after\` or \`before\`: 400; a second export while one runs for the same caller: 429):`,
+        '',
+        "- `text/csv`: RFC 4180, a header line of the element’s field names, seats as `seatPriceId:price` joined by `;`. A text starting with `=`, `+`, `-` or `@` is written with a leading `'`, so that a spreadsheet shows it rather than running it.",
+        '- `application/x-ndjson`: one element per line, then `{"complete":true,"count":N}`.',
+        '',
+        'An export that fails after its first byte is cut off without its end: treat a transfer that did not end cleanly (and, for NDJSON, one without the last line) as failed.',
+      ].join('\n'),
       headers: {
         Link: {
           description:
-            'RFC 8288 links: `</orders?page=2&size=20&sort=createdAt,desc>; rel="next"`, with first, prev, next and last where they exist.',
+            'Pages only. RFC 8288 links: `</orders?page=2&size=20&sort=createdAt,desc>; rel="next"`, with first, prev, next and last where they exist.',
           schema: { type: 'string' },
         },
         ...VALIDATOR_HEADERS_DOC,
+        Vary: {
+          description: 'Always names `Accept`: a page and an export are told apart by it.',
+          schema: { type: 'string' },
+        },
         ...REQUEST_ID_HEADER_DOC,
+      },
+      content: {
+        'application/json': { schema: { $ref: getSchemaPath(OrdersPageDto) } },
+        [EXPORT_MEDIA_TYPES.csv]: {
+          schema: { type: 'string' },
+          example: CSV_EXAMPLE,
+        },
+        [EXPORT_MEDIA_TYPES.ndjson]: {
+          schema: { type: 'string' },
+          example: NDJSON_EXAMPLE,
+        },
       },
     }),
     ApiResponse({

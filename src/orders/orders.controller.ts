@@ -4,6 +4,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Auth, CurrentCaller } from '../auth/auth.decorator';
 import { Role, type Caller } from '../auth/role';
 import { sendConditionally } from '../common/conditional-response';
+import { OrderExports } from './export/order-exports';
 import { ListOrdersParameters } from './list-orders-request.decorator';
 import { ApiListOrders } from './orders-api.decorator';
 import { OrdersService } from './orders.service';
@@ -20,9 +21,13 @@ export class OrdersController {
   constructor(
     private readonly ordersService: OrdersService,
     private readonly continuations: ContinuationTokens,
+    private readonly exports: OrderExports,
   ) {}
 
-  /** The page is serialized here, not by Fastify, because its entity tag is derived from the bytes sent. */
+  /**
+   * A page, or with `Accept: text/csv` or `application/x-ndjson` an export of every matching order. The page
+   * is serialized here, not by Fastify, because its entity tag is derived from the bytes sent.
+   */
   @Get()
   @Auth(Role.User, Role.Admin)
   @ApiListOrders()
@@ -32,6 +37,10 @@ export class OrdersController {
     @Req() request: FastifyRequest,
     @Res() reply: FastifyReply,
   ): Promise<void> {
+    // What is answered depends on Accept, so caches must tell the representations apart.
+    const vary = reply.getHeader('Vary');
+    void reply.header('Vary', vary ? `${String(vary)}, Accept` : 'Accept');
+    if (query.exportFormat) return this.exports.send(caller, query, query.exportFormat, request, reply);
     const { page, boundaries, walk } = await this.ordersService.list(caller, query);
     // `next` continues after the page's last element, `prev` before its first, both within the walk's bound.
     const continuation: ContinuationWriter | undefined =

@@ -5,6 +5,8 @@ import type { AppConfig } from '../config/app.config';
 import { APP_CONFIG } from '../config/config.module';
 import { DatabaseModule } from '../database/database.module';
 import { OrderCountFolding } from './counting/order-count-folding';
+import { RateLimitModule } from '../rate-limit/rate-limit.module';
+import { OrderExports } from './export/order-exports';
 import { ORDER_ENTITIES } from './order-entities';
 import { OrdersController } from './orders.controller';
 import { OrdersRepository } from './orders.repository';
@@ -14,11 +16,12 @@ import { ListOrdersQueryPipe } from './query/list-orders-query.pipe';
 import { DemoDataSeeder } from './seeding/demo-data';
 
 @Module({
-  imports: [DatabaseModule, TypeOrmModule.forFeature(ORDER_ENTITIES)],
+  imports: [DatabaseModule, RateLimitModule, TypeOrmModule.forFeature(ORDER_ENTITIES)],
   controllers: [OrdersController],
   providers: [
     OrdersService,
     OrdersRepository,
+    OrderExports,
     OrderCountFolding,
     ListOrdersQueryPipe,
     DemoDataSeeder,

@@ -2,14 +2,21 @@ import { Injectable } from '@nestjs/common';
 import { Role, type Caller } from '../auth/role';
 import { LocalTimeFormatter } from '../common/time/local-time';
 import { ReadRouter, type ReadSession } from '../database/read-router';
-import type { AdminOrderDto, SeatDto, UserOrderDto } from './dto/order.dto';
+import type { AdminOrderDto, OrderElement, SeatDto, UserOrderDto } from './dto/order.dto';
 import { toAdminOrder, toUserOrder } from './order-element';
 import { OrdersRepository, sortValuesOf, type OrderRow, type SeatRow } from './orders.repository';
-import type { SeekDirection, SortValue } from './paging/continuation';
+import type { Seek, SeekDirection, SortValue } from './paging/continuation';
 import { buildPage, type Page } from './paging/page';
 import type { ListOrdersQuery, OrderFilters } from './query/list-orders-query';
+import type { MatchSizes } from './read-plan';
 
 export type OrdersPage = Page<UserOrderDto> | Page<AdminOrderDto>;
+
+/**
+ * Orders an export reads at a time: large enough that the statements' round trips are a small share of
+ * its time, small enough that a batch is a few hundred kilobytes and well within DB_QUERY_TIMEOUT_MS.
+ */
+export const EXPORT_BATCH_SIZE = 1000;
 
 /** Where the links from a page continue: the sort keys of its first and last elements, and the walk's bound. */
 export interface PageBoundaries {
@@ -83,21 +90,7 @@ export class OrdersService {
       return { rows, more: read.length > size, total, seats };
     });
 
-    const seatsByOrder = groupSeats(seats);
-    const seatsOf = (row: OrderRow) => seatsByOrder.get(row.id) ?? [];
-    const page = isAdmin
-      ? buildPage(
-          rows.map((row) => toAdminOrder(row, seatsOf(row), this.time)),
-          total,
-          query.page,
-          size,
-        )
-      : buildPage(
-          rows.map((row) => toUserOrder(row, seatsOf(row), this.time)),
-          total,
-          query.page,
-          size,
-        );
+    const page = buildPage(this.elementsOf(rows, seats, isAdmin), total, query.page, size) as OrdersPage;
     const [first, last] = [rows.at(0), rows.at(-1)];
     const bound = seek?.bound ?? first?.walkBound;
     return {
@@ -108,6 +101,49 @@ export class OrdersService {
           : undefined,
       walk: seek && { direction: seek.direction, more },
     };
+  }
+
+  /**
+   * CONTRACT §13, an export: every order the query matches, in its sort
+   * order, a batch at a time. The batches are one walk: the first records
+   * the walk's bound (orders placed after it stay out) and each next one
+   * seeks past the last order of the one before, so none is repeated or
+   * skipped while orders are written. They are all read from one server,
+   * each on a connection and within a deadline of its own, and the next one
+   * only when the consumer asks for it: a consumer that stops asking stops
+   * the reads, and `cancelled` stops the statement running.
+   */
+  async *exportBatches(caller: Caller, query: ListOrdersQuery, cancelled: AbortSignal): AsyncGenerator<OrderElement[]> {
+    const isAdmin = caller.role === Role.Admin;
+    const filters: OrderFilters = isAdmin ? query.filters : { userId: caller.id };
+    const { sort } = query;
+    const reads = this.reads.pinned();
+    let sizes: MatchSizes | undefined;
+    let seek: Seek | undefined;
+    for (;;) {
+      const { rows, more, seats } = await reads.withConnection(async (session) => {
+        if (!seek && this.orders.planDependsOnSizes(filters, sort)) sizes = await this.orders.sizes(filters, session);
+        const limit = EXPORT_BATCH_SIZE + 1;
+        const read = await this.orders.findPage({ filters, sort, limit, offset: 0, seek }, session, sizes);
+        const rows = read.slice(0, EXPORT_BATCH_SIZE);
+        const seats = await this.orders.findSeats(
+          rows.map((row) => row.id),
+          session,
+        );
+        return { rows, more: read.length > EXPORT_BATCH_SIZE, seats };
+      }, cancelled);
+      yield this.elementsOf(rows, seats, isAdmin);
+      const last = rows.at(-1);
+      const bound = seek?.bound ?? last?.walkBound;
+      if (!more || !last || bound === undefined) return;
+      seek = { direction: 'after', key: sortValuesOf(last, sort), bound: Number(bound) };
+    }
+  }
+
+  private elementsOf(rows: OrderRow[], seats: SeatRow[], isAdmin: boolean): OrderElement[] {
+    const seatsByOrder = groupSeats(seats);
+    const toElement = isAdmin ? toAdminOrder : toUserOrder;
+    return rows.map((row) => toElement(row, seatsByOrder.get(row.id) ?? [], this.time));
   }
 
   /**

@@ -227,6 +227,33 @@ describe('the OpenAPI document', () => {
       }
     });
 
+    it('200 as CSV or NDJSON: the media types the document names, and every line an element it describes', async () => {
+      type Response = { content: Record<string, unknown> };
+      const paths = document.paths as Record<string, { get: { responses: Record<string, Response> } }>;
+      const documented = paths['/orders'].get.responses['200'].content;
+      expect(Object.keys(documented).sort()).toEqual(['application/json', 'application/x-ndjson', 'text/csv']);
+      for (const [accept, mediaType] of [
+        ['text/csv', 'text/csv'],
+        ['application/x-ndjson', 'application/x-ndjson'],
+      ]) {
+        const response = await list(adminToken(), '?userId=1').set('Accept', accept).buffer(true);
+        expect(response.status).toBe(200);
+        expect(String(response.headers['content-type']).split(';')[0]).toBe(mediaType);
+      }
+      const ndjson = await list(userToken(1)).set('Accept', 'application/x-ndjson').buffer(true).parse(linesOf);
+      const lines = ndjson.body as unknown[];
+      const asUser = validator.componentValidator('UserOrderDto');
+      expect(lines.length).toBeGreaterThan(1);
+      for (const element of lines.slice(0, -1)) expect(asUser(element)).toBe(true);
+    });
+
+    it('429 to a second export of one caller: documented as its own kind', () => {
+      type Response = { content: Record<string, { examples: Record<string, unknown> }> };
+      const paths = document.paths as Record<string, { get: { responses: Record<string, Response> } }>;
+      const examples = paths['/orders'].get.responses['429'].content['application/problem+json'].examples;
+      expect(Object.keys(examples).sort()).toEqual(['exportsRunning', 'rateLimited']);
+    });
+
     it('400, 401 and 403; an unknown route’s 404 is a problem too', async () => {
       expectDocumented(await list(adminToken(), '?size=0&sort=price'), 400);
       expectDocumented(await list(undefined), 401);
@@ -266,3 +293,20 @@ describe('the OpenAPI document', () => {
     });
   });
 });
+
+/** An NDJSON body, each line parsed. */
+function linesOf(response: request.Response, done: (error: Error | null, body: unknown) => void): void {
+  const stream = response as unknown as NodeJS.ReadableStream;
+  let text = '';
+  stream.setEncoding('utf8');
+  stream.on('data', (chunk: string) => (text += chunk));
+  stream.on('end', () =>
+    done(
+      null,
+      text
+        .split('\n')
+        .filter(Boolean)
+        .map((line) => JSON.parse(line) as unknown),
+    ),
+  );
+}

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { Redis } from 'ioredis';
+import { Semaphore } from 'redis-semaphore';
 import request from 'supertest';
 import { startThrowawayRedis, type ThrowawayRedis } from '../../launchers/redis-server';
 import { startTestApp, type TestApp } from '../support/app/test-app';
@@ -65,6 +66,31 @@ describe('rate limits shared through Redis', () => {
 
   it('counts a caller’s requests on both instances against one limit', async () => {
     expect(await alternate(1, LIMIT + 2)).toEqual([...Array<number>(LIMIT).fill(200), 429, 429]);
+  });
+
+  it('shares each caller’s running exports: one held elsewhere in the fleet is refused on both instances', async () => {
+    const store = new Redis(redis.url);
+    // What another instance running member 50's export holds, as ExportSlots writes it.
+    const elsewhere = new Semaphore(store, 'orders-exports:USER:50', 1, { acquireAttemptsLimit: 1 });
+    const exportAs = (instance: TestApp) =>
+      request(instance.server)
+        .get('/orders')
+        .set('Authorization', `Bearer ${userToken(50)}`)
+        .set('Accept', 'text/csv')
+        .then((response) => response.status);
+    try {
+      expect(await elsewhere.tryAcquire()).toBe(true);
+      expect([await exportAs(instances[0]), await exportAs(instances[1])]).toEqual([429, 429]);
+      await elsewhere.release();
+      expect([await exportAs(instances[0]), await exportAs(instances[1])]).toEqual([200, 200]);
+      // Each export gives its slot back when it ends: none is left in Redis.
+      await waitFor(
+        'the exports’ slots to be given back',
+        async () => (await store.zcard('orders-exports:USER:50')) === 0,
+      );
+    } finally {
+      store.disconnect();
+    }
   });
 
   it('counts on each instance alone while Redis is down, and never answers 5xx', async () => {

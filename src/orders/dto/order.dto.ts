@@ -65,3 +65,6 @@ export class AdminOrderDto extends UserOrderDto {
   @ApiProperty({ type: 'integer', example: 42 })
   userId: number;
 }
+
+/** An element of either variant, as pages and exports write it. */
+export type OrderElement = UserOrderDto | AdminOrderDto;

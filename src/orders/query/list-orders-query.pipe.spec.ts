@@ -211,4 +211,38 @@ describe('ListOrdersQueryPipe messages', () => {
       { field: 'page', message },
     ]);
   });
+
+  describe('an export (CONTRACT §13)', () => {
+    it('refuses page, size and continuations, each by name, with the other problems of the request', () => {
+      const query = { page: '2', size: '10', after: 'x', before: 'y', sort: 'price' };
+      expect(
+        errorsOf(() => pipe.transform({ caller: admin, query, body: undefined, exportFormat: 'csv' })).map(
+          (error) => error.field,
+        ),
+      ).toEqual(['page', 'size', 'after', 'before', 'sort']);
+    });
+
+    it('keeps filters and sort as pages read them, and says which format was asked for', () => {
+      const query = pipe.transform({
+        caller: admin,
+        query: { orderStatus: 'CANCELLED', sort: 'totalPrice,desc' },
+        body: undefined,
+        exportFormat: 'ndjson',
+      });
+      expect(query).toMatchObject({
+        exportFormat: 'ndjson',
+        filters: { status: 'CANCELLED' },
+        sort: [
+          { field: 'totalPrice', direction: 'DESC' },
+          { field: 'orderId', direction: 'DESC' },
+        ],
+      });
+    });
+
+    it('still answers 403 before 400 to a member sending an admin filter', () => {
+      expect(() =>
+        pipe.transform({ caller: user, query: { userId: '1', page: '0' }, body: undefined, exportFormat: 'csv' }),
+      ).toThrow(ForbiddenException);
+    });
+  });
 });

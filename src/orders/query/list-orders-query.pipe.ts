@@ -16,6 +16,7 @@ import {
   UserOrdersQueryDto,
 } from '../dto/orders-query.dto';
 import { toOrderStatusCode } from '../order-status';
+import type { ExportFormat } from '../export/export-format';
 import { ContinuationTokens, type Seek } from '../paging/continuation';
 import { boundsRows, parseEndBound, parseStartBound, startsAfterEnd } from './date-bound';
 import type { ListOrdersQuery, OrderFilters } from './list-orders-query';
@@ -29,7 +30,12 @@ export interface ListOrdersRequest {
   body: unknown;
   /** Why the JSON body could not be read, if it could not; raised after the 403 checks. */
   bodyError?: Error;
+  /** The export `Accept` asked for, if any. */
+  exportFormat?: ExportFormat;
 }
+
+/** An export answers every matching order (CONTRACT §13): paging parameters have nothing to say to it. */
+const NOT_IN_EXPORT: ReadonlySet<string> = new Set(['page', 'size', ...CONTINUATION_PARAMETERS]);
 
 const KNOWN_PARAMETERS: Record<Role, ReadonlySet<string>> = {
   [Role.User]: new Set(USER_PARAMETERS),
@@ -63,7 +69,7 @@ export class ListOrdersQueryPipe implements PipeTransform<ListOrdersRequest, Lis
     private readonly continuations: ContinuationTokens,
   ) {}
 
-  transform({ caller, query, body, bodyError }: ListOrdersRequest): ListOrdersQuery {
+  transform({ caller, query, body, bodyError, exportFormat }: ListOrdersRequest): ListOrdersQuery {
     const isAdmin = caller.role === Role.Admin;
     if (!isAdmin) {
       // Whatever else is wrong with the request, including the shape of its body: 403 comes before 400.
@@ -81,6 +87,11 @@ export class ListOrdersQueryPipe implements PipeTransform<ListOrdersRequest, Lis
     for (const [name, value] of values) {
       if (!KNOWN_PARAMETERS[caller.role].has(name)) {
         errors.push({ field: name, message: `${name} is not a parameter of this operation` });
+      } else if (exportFormat && NOT_IN_EXPORT.has(name)) {
+        errors.push({
+          field: name,
+          message: `${name} is not a parameter of an export, which answers every matching order; leave it out, or ask for pages (Accept: application/json)`,
+        });
       } else if (repeated.has(name) && SINGLE_VALUED_PARAMETERS.includes(name)) {
         errors.push({ field: name, message: `${name} must be given once` });
       } else {
@@ -103,7 +114,16 @@ export class ListOrdersQueryPipe implements PipeTransform<ListOrdersRequest, Lis
     let scope: string | undefined;
     const walkScope = () => (scope ??= scopeOf(caller, filters, sort.keys, size));
     const seek = this.seekOf(dto, page, walkScope, sort.keys);
-    return { page, size, sort: sort.keys, filters, seek, walkScope, echoedParameters: echo(values, size) };
+    return {
+      page,
+      size,
+      sort: sort.keys,
+      filters,
+      seek,
+      walkScope,
+      exportFormat,
+      echoedParameters: echo(values, size),
+    };
   }
 
   /** The continuation sent, checked against the rest of the request; a 400 naming it when the service did not write it for this one. */

@@ -12,7 +12,11 @@ type AdminOrder = components['schemas']['AdminOrderDto'];
 type UserOrder = components['schemas']['UserOrderDto'];
 type Problem = components['schemas']['ProblemDetailsDto'];
 
-const client = createClient<paths>({ baseUrl: 'http://localhost:3000' });
+// One operation answers pages (JSON) and exports (CSV, NDJSON): each client is typed for the media type it asks
+// for, and for the problems every answer may be.
+type Problems = 'application/problem+json';
+const client = createClient<paths, 'application/json' | Problems>({ baseUrl: 'http://localhost:3000' });
+const csvClient = createClient<paths, 'text/csv' | Problems>({ baseUrl: 'http://localhost:3000' });
 
 /** Administrators: every filter, a sort with an upper-case direction, and the next page from the Link header. */
 export async function completedOrdersOfConcert(token: string): Promise<{ orders: AdminOrder[]; next?: string }> {
@@ -83,6 +87,22 @@ export async function pollMyOrders(token: string, etag: string): Promise<UserOrd
   if (response.status === 304) return 'unchanged';
   if (error) throw new Error(describeProblem(error));
   return data.elements.filter((element): element is UserOrder => !('userId' in element));
+}
+
+/**
+ * The back-office's spreadsheet: every paid order of March as CSV, streamed
+ * to wherever it is saved. The same filters as pages; `page` and `size` are no
+ * parameters of an export.
+ */
+export async function exportPaidOrdersOfMarch(token: string): Promise<ReadableStream<Uint8Array>> {
+  const { data, error } = await csvClient.GET('/orders', {
+    params: { query: { orderStatus: '결제 완료', startDate: '2026-03-01', endDate: '2026-03-31' } },
+    headers: { Authorization: `Bearer ${token}`, Accept: 'text/csv' },
+    parseAs: 'stream',
+  });
+  if (error) throw new Error(describeProblem(error));
+  if (!data) throw new Error('an export always has a body');
+  return data;
 }
 
 /** A 400 lists every invalid parameter by name. */

@@ -8,6 +8,8 @@ import { createServer, Socket, type Server } from 'node:net';
 export class TcpProxy {
   private server?: Server;
   private readonly sockets = new Set<Socket>();
+  /** Statements whose text matches are held: neither they nor anything after them on their connection is relayed. */
+  private holding?: RegExp;
   port = 0;
 
   constructor(
@@ -25,7 +27,12 @@ export class TcpProxy {
         socket.on('close', () => this.sockets.delete(socket));
         socket.on('error', () => socket.destroy());
       }
-      client.pipe(upstream).pipe(client);
+      let held = false;
+      client.on('data', (chunk: Buffer) => {
+        held ||= this.holding?.test(chunk.toString('latin1')) ?? false;
+        if (!held) upstream.write(chunk);
+      });
+      upstream.pipe(client);
       client.on('close', () => upstream.destroy());
       upstream.on('close', () => client.destroy());
     });
@@ -37,6 +44,15 @@ export class TcpProxy {
     this.port = typeof address === 'object' && address ? address.port : 0;
     this.server = server;
     return this.port;
+  }
+
+  /**
+   * From now on, a statement whose text matches `pattern` never reaches the
+   * database, nor does anything sent after it on that connection: a server
+   * that stops answering one connection mid-way, at a point the test chooses.
+   */
+  holdStatementsMatching(pattern: RegExp | undefined): void {
+    this.holding = pattern;
   }
 
   /** Drops every connection and refuses new ones, as a database that went away. */

@@ -1,0 +1,101 @@
+import { describe, expect, it } from '@jest/globals';
+import { parse } from 'csv-parse/sync';
+import type { AdminOrderDto, UserOrderDto } from '../dto/order.dto';
+import { encoderFor, exportFormatOf } from './export-format';
+
+const admin: AdminOrderDto = {
+  orderId: 1042,
+  userId: 42,
+  concertId: 7,
+  seats: [
+    { seatPriceId: 1201, price: 55000 },
+    { seatPriceId: 1202, price: 120.5 },
+  ],
+  totalPrice: 55120.5,
+  status: '결제 완료',
+  createdAt: '2026-03-01T19:30:05',
+  updatedAt: '2026-03-01T19:31:40',
+};
+const user: UserOrderDto = {
+  orderId: admin.orderId,
+  concertId: admin.concertId,
+  seats: admin.seats,
+  totalPrice: admin.totalPrice,
+  status: admin.status,
+  createdAt: admin.createdAt,
+  updatedAt: admin.updatedAt,
+};
+
+describe('export formats (CONTRACT §13)', () => {
+  describe('CSV', () => {
+    const csv = encoderFor('csv', true);
+
+    it('writes a header of the field names and one CRLF-ended record per order, seats as seatPriceId:price by ;', () => {
+      expect(csv.header() + csv.batch([admin])).toBe(
+        'orderId,userId,concertId,seats,totalPrice,status,createdAt,updatedAt\r\n' +
+          '1042,42,7,1201:55000;1202:120.5,55120.5,결제 완료,2026-03-01T19:30:05,2026-03-01T19:31:40\r\n',
+      );
+      expect(csv.trailer(1)).toBe('');
+    });
+
+    it('leaves userId out of a member’s export', () => {
+      const own = encoderFor('csv', false);
+      expect(own.header()).toBe('orderId,concertId,seats,totalPrice,status,createdAt,updatedAt\r\n');
+      expect(own.batch([user])).toBe(
+        '1042,7,1201:55000;1202:120.5,55120.5,결제 완료,2026-03-01T19:30:05,2026-03-01T19:31:40\r\n',
+      );
+    });
+
+    it('quotes by RFC 4180 and keeps a spreadsheet from running a stored status as a formula', () => {
+      const statuses = ['ON "HOLD", again', 'two\r\nlines', '=1+1', '+1', '-1', '@SUM(A1)'];
+      const text = csv.batch(statuses.map((status) => ({ ...admin, status })));
+      const rows: string[][] = parse(text);
+      expect(rows.map((row) => row[5])).toEqual([
+        'ON "HOLD", again',
+        'two\r\nlines',
+        "'=1+1",
+        "'+1",
+        "'-1",
+        "'@SUM(A1)",
+      ]);
+      // A negative number is a number, not a formula.
+      const negative: string[][] = parse(csv.batch([{ ...admin, totalPrice: -5 }]));
+      expect(negative[0][4]).toBe('-5');
+    });
+
+    it('writes an order without seats with an empty seats field', () => {
+      const seatless: string[][] = parse(csv.batch([{ ...admin, seats: [] }]));
+      expect(seatless[0][3]).toBe('');
+    });
+  });
+
+  describe('NDJSON', () => {
+    const ndjson = encoderFor('ndjson', false);
+
+    it('writes each element as its JSON on a line, and ends a whole export with its count', () => {
+      expect(ndjson.header()).toBe('');
+      expect(ndjson.batch([user, user])).toBe(`${JSON.stringify(user)}\n${JSON.stringify(user)}\n`);
+      expect(ndjson.trailer(2)).toBe('{"complete":true,"count":2}\n');
+    });
+  });
+
+  describe('which format Accept asks for', () => {
+    it.each([
+      [undefined, undefined],
+      ['application/json', undefined],
+      ['*/*', undefined],
+      ['text/html,application/xhtml+xml,*/*;q=0.8', undefined],
+      ['text/csv', 'csv'],
+      ['TEXT/CSV', 'csv'],
+      ['text/csv; charset=utf-8', 'csv'],
+      ['text/*', 'csv'],
+      ['application/x-ndjson', 'ndjson'],
+      ['application/json;q=0.5, application/x-ndjson', 'ndjson'],
+      ['text/csv;q=0.5, application/json', undefined],
+      ['text/csv;q=0, */*', undefined],
+      ['text/plain', undefined],
+    ])('%s → %s', (accept, format) => {
+      expect(exportFormatOf(accept)).toBe(format);
+    });
+  });
+});

@@ -1,0 +1,101 @@
+import { stringify } from 'csv-stringify/sync';
+import Negotiator from 'negotiator';
+import type { AdminOrderDto, OrderElement, SeatDto } from '../dto/order.dto';
+
+/** The media types an export is asked for by (CONTRACT §13); anything else gets pages. */
+export const EXPORT_MEDIA_TYPES = { csv: 'text/csv', ndjson: 'application/x-ndjson' } as const;
+export type ExportFormat = keyof typeof EXPORT_MEDIA_TYPES;
+
+/**
+ * What `Accept` asks for, by RFC 9110's rules (negotiator): the JSON page
+ * unless an export's type is preferred. CSV is offered with its charset, so
+ * that `text/csv; charset=utf-8` is understood as well as `text/csv`. A type
+ * the service does not write gets the page, as before exports existed.
+ */
+const OFFERED = ['application/json', `${EXPORT_MEDIA_TYPES.csv};charset=utf-8`, EXPORT_MEDIA_TYPES.ndjson];
+const FORMAT_OF_OFFER: Record<string, ExportFormat | undefined> = {
+  [OFFERED[1]]: 'csv',
+  [OFFERED[2]]: 'ndjson',
+};
+
+export function exportFormatOf(accept: string | undefined): ExportFormat | undefined {
+  // Most requests send none, or `application/json` or `*/*`: pages, without parsing anything.
+  if (accept === undefined || !/csv|ndjson|text\/\*/i.test(accept)) return undefined;
+  const chosen = new Negotiator({ headers: { accept } }).mediaType(OFFERED);
+  return chosen === undefined ? undefined : FORMAT_OF_OFFER[chosen];
+}
+
+/** How one export's elements are written: a beginning, each batch as it is read, and how a complete export ends. */
+export interface ExportEncoder {
+  readonly contentType: string;
+  readonly fileExtension: string;
+  header(): string;
+  batch(elements: readonly OrderElement[]): string;
+  /** What only a complete export ends with; a failed one ends without it. */
+  trailer(count: number): string;
+}
+
+/** The element's fields, in the order of CONTRACT §4; a member's export has no `userId`. */
+const USER_COLUMNS = ['orderId', 'concertId', 'seats', 'totalPrice', 'status', 'createdAt', 'updatedAt'] as const;
+const ADMIN_COLUMNS = ['orderId', 'userId', ...USER_COLUMNS.slice(1)] as const;
+type Column = (typeof ADMIN_COLUMNS)[number];
+
+/** `seatPriceId:price` per seat, joined by `;` (CONTRACT §13). */
+const seatsCell = (seats: readonly SeatDto[]): string =>
+  seats.map(({ seatPriceId, price }) => `${seatPriceId}:${price}`).join(';');
+
+/**
+ * RFC 4180, through csv-stringify: CRLF line ends, a field quoted when it
+ * holds a comma, a quote or a line break, quotes doubled. A text field that
+ * a spreadsheet would run as a formula (`=`, `+`, `-`, `@` first) is written
+ * with a leading `'`: a status another service stored is text from outside,
+ * and a spreadsheet is where this file goes.
+ */
+class CsvEncoder implements ExportEncoder {
+  readonly contentType = `${EXPORT_MEDIA_TYPES.csv}; charset=utf-8; header=present`;
+  readonly fileExtension = 'csv';
+  private readonly options = { record_delimiter: 'windows', escape_formulas: true } as const;
+
+  constructor(private readonly columns: readonly Column[]) {}
+
+  header(): string {
+    return stringify([this.columns], this.options);
+  }
+
+  batch(elements: readonly OrderElement[]): string {
+    const records = elements.map((element) =>
+      this.columns.map((column) =>
+        column === 'seats' ? seatsCell(element.seats) : (element as AdminOrderDto)[column],
+      ),
+    );
+    return stringify(records, this.options);
+  }
+
+  trailer(): string {
+    return '';
+  }
+}
+
+/** One JSON element per line, as the page shows it, and a last line that says the export is whole. */
+class NdjsonEncoder implements ExportEncoder {
+  readonly contentType = EXPORT_MEDIA_TYPES.ndjson;
+  readonly fileExtension = 'ndjson';
+
+  header(): string {
+    return '';
+  }
+
+  batch(elements: readonly OrderElement[]): string {
+    let lines = '';
+    for (const element of elements) lines += `${JSON.stringify(element)}\n`;
+    return lines;
+  }
+
+  trailer(count: number): string {
+    return `${JSON.stringify({ complete: true, count })}\n`;
+  }
+}
+
+export function encoderFor(format: ExportFormat, isAdmin: boolean): ExportEncoder {
+  return format === 'csv' ? new CsvEncoder(isAdmin ? ADMIN_COLUMNS : USER_COLUMNS) : new NdjsonEncoder();
+}

@@ -1,0 +1,144 @@
+import { Injectable, Logger } from '@nestjs/common';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { Readable } from 'node:stream';
+import { Role, type Caller } from '../../auth/role';
+import { problemOf, ProblemException } from '../../common/problem/problem-details';
+import { Metrics } from '../../observability/metrics';
+import { ExportSlots } from '../../rate-limit/export-slots';
+import type { OrderElement } from '../dto/order.dto';
+import { OrdersService } from '../orders.service';
+import type { ListOrdersQuery } from '../query/list-orders-query';
+import { encoderFor, type ExportEncoder, type ExportFormat } from './export-format';
+
+/** A line in the log every this many orders, so that a long export shows it is alive and how fast it goes. */
+export const PROGRESS_EVERY_ROWS = 100_000;
+
+type Outcome = 'complete' | 'cancelled' | 'failed';
+
+/**
+ * CONTRACT §13, an export's answer: the caller's slot (EXPORTS_PER_CALLER),
+ * the first batch read before anything is sent (so that a database that
+ * cannot answer gets its 503 problem, not a broken stream), then a stream
+ * that reads the next batch only as the client takes the last one. A client
+ * that goes away stops the statement running; a failure once bytes are out
+ * destroys the connection, so that no client takes a truncated export for a
+ * whole one. Each export's outcome and rows are counted, and logged.
+ */
+@Injectable()
+export class OrderExports {
+  private readonly logger = new Logger('OrderExports');
+
+  constructor(
+    private readonly orders: OrdersService,
+    private readonly slots: ExportSlots,
+    private readonly metrics: Metrics,
+  ) {}
+
+  async send(
+    caller: Caller,
+    query: ListOrdersQuery,
+    format: ExportFormat,
+    request: FastifyRequest,
+    reply: FastifyReply,
+  ): Promise<void> {
+    const labels = { variant: caller.role === Role.Admin ? 'admin' : 'user', format };
+    const encoder = encoderFor(format, caller.role === Role.Admin);
+    const headed = reply
+      .header('Content-Type', encoder.contentType)
+      .header('Content-Disposition', `attachment; filename="orders.${encoder.fileExtension}"`)
+      .header('Cache-Control', 'private, no-store');
+    // What GET would answer, without reading every order to throw it away.
+    if (request.method === 'HEAD') return void headed.send();
+    const slot = await this.slots.take(caller);
+    if (!slot) {
+      this.metrics.exports.inc({ ...labels, outcome: 'refused' });
+      throw new ProblemException(problemOf('exportsRunning'));
+    }
+    // Watched from the start: a client gone while the first batch is read stops it too.
+    const cancelled = new AbortController();
+    const stopIfGone = () => {
+      if (!reply.raw.writableFinished) cancelled.abort();
+    };
+    reply.raw.once('close', stopIfGone);
+    const batches = this.orders.exportBatches(caller, query, cancelled.signal);
+    let first: IteratorResult<OrderElement[]> | undefined;
+    try {
+      first = await batches.next();
+    } catch (error) {
+      if (!cancelled.signal.aborted) {
+        await slot.release();
+        throw error;
+      }
+    }
+    if (!first || cancelled.signal.aborted) {
+      // Gone before the first byte: nobody to answer.
+      await batches.return(undefined);
+      await slot.release();
+      this.metrics.exports.inc({ ...labels, outcome: 'cancelled' });
+      return;
+    }
+
+    const progress = { rows: 0, failure: undefined as unknown, complete: false };
+    const startedAt = performance.now();
+    const describe = () =>
+      `${labels.variant} ${format} export [request ${request.id}]: ${progress.rows} orders in ${Math.round(performance.now() - startedAt)} ms`;
+    const written = (elements: readonly OrderElement[]): void => {
+      const before = progress.rows;
+      progress.rows += elements.length;
+      this.metrics.exportedRows.inc(labels, elements.length);
+      if (Math.floor(progress.rows / PROGRESS_EVERY_ROWS) > Math.floor(before / PROGRESS_EVERY_ROWS)) {
+        this.logger.log(`Still running: ${describe()}`);
+      }
+    };
+
+    reply.raw.once('close', () => {
+      // Whole only if every byte, the end included, was handed over; else the stream failed or the client went.
+      const outcome: Outcome =
+        progress.complete && reply.raw.writableFinished
+          ? 'complete'
+          : progress.failure !== undefined
+            ? 'failed'
+            : 'cancelled';
+      this.metrics.exports.inc({ ...labels, outcome });
+      if (outcome === 'failed') {
+        this.logger.error(`Aborted without its end: ${describe()}`, String(progress.failure));
+      } else {
+        this.logger.log(`${outcome === 'complete' ? 'Complete' : 'Cancelled by the client'}: ${describe()}`);
+      }
+      void slot.release();
+    });
+
+    request.streamedExport = true;
+    void headed.send(
+      // One chunk ahead of the socket: memory holds a batch or two whatever the export's size.
+      Readable.from(chunks(encoder, first, batches, written, progress), { highWaterMark: 1 }),
+    );
+  }
+}
+
+/** The export's bytes, a batch per chunk: the header with the first batch, then each batch, then the trailer. */
+async function* chunks(
+  encoder: ExportEncoder,
+  first: IteratorResult<OrderElement[]>,
+  rest: AsyncGenerator<OrderElement[]>,
+  written: (elements: readonly OrderElement[]) => void,
+  progress: { rows: number; failure: unknown; complete: boolean },
+): AsyncGenerator<string> {
+  try {
+    const elements = first.done ? [] : first.value;
+    yield encoder.header() + encoder.batch(elements);
+    written(elements);
+    if (!first.done) {
+      for await (const batch of rest) {
+        yield encoder.batch(batch);
+        written(batch);
+      }
+    }
+    progress.complete = true;
+    const trailer = encoder.trailer(progress.rows);
+    if (trailer) yield trailer;
+  } catch (error) {
+    progress.failure = error;
+    throw error;
+  }
+}
