@@ -9,6 +9,7 @@ import * as cpu from './modes/cpu';
 import * as observabilityCost from './modes/observability-cost';
 import * as profile from './modes/profile';
 import * as shapes from './modes/shapes';
+import * as exportsMode from './modes/exports';
 import * as walks from './modes/walks';
 import { compareBuilds, compareFlags, compareNode } from './modes/variants';
 import { BARE_TABLES, compareWrites, PROJECT_SCHEMA } from './modes/writes';
@@ -29,6 +30,8 @@ Each mode runs its variants interleaved in one run, so that machine drift cancel
                            every filter set × sort order × page 1 and 50 of the back-office, one client,
                            on this build or on each of those builds in turn
   --walks                  page 2, a deep page by offset and the same page by its next link (CONTRACT §13)
+  --exports                every order as CSV and NDJSON: rows/s, first byte, peak RSS; a cancelled and a
+                           stalled export's statements (CONTRACT §13)
   --writes [--writers 16,64,256 --work 0,2 --preload 200000 --listings]
                            what the listing's schema costs the order writers, on a throw-away durable primary`;
 
@@ -48,6 +51,7 @@ async function main(): Promise<void> {
       profile: { type: 'boolean', default: false },
       shapes: { type: 'boolean', default: false },
       walks: { type: 'boolean', default: false },
+      exports: { type: 'boolean', default: false },
       writes: { type: 'boolean', default: false },
       writers: { type: 'string', default: '16,64,256' },
       work: { type: 'string', default: '0,2' },
@@ -82,6 +86,7 @@ async function main(): Promise<void> {
   try {
     if (values.shapes) await shapes.run(context, values['compare-builds']?.split(','));
     else if (values.walks) await walks.run(context);
+    else if (values.exports) await exportsMode.run(context);
     else if (values['compare-node']) await compareNode(context, values['compare-node']);
     else if (values['compare-builds']) await compareBuilds(context, values['compare-builds'].split(','));
     else if (values['compare-flags']) await compareFlags(context, values['compare-flags'].split(' ').filter(Boolean));

@@ -1,0 +1,161 @@
+import type { ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { BenchContext } from '../lib/context';
+import { median } from '../lib/measure';
+import { startVariant, stop } from '../lib/servers';
+
+const PORT = 3971;
+/** How long the link walk it is compared with runs: long enough for a steady rate, short of walking 10,000 pages. */
+const WALK_SECONDS = 10;
+
+/** The service process's peak resident memory so far (Linux), in MB. */
+const peakRssMb = (child: ChildProcess): number => {
+  const status = readFileSync(`/proc/${child.pid}/status`, 'utf8');
+  return Math.round(Number(/VmHWM:\s+(\d+) kB/.exec(status)?.[1] ?? 0) / 1024);
+};
+
+/** Line ends in a chunk, found natively: a byte-by-byte loop here would slow the client more than the service. */
+function newlinesIn(chunk: Uint8Array): number {
+  const buffer = Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
+  let count = 0;
+  for (let at = buffer.indexOf(0x0a); at !== -1; at = buffer.indexOf(0x0a, at + 1)) count += 1;
+  return count;
+}
+
+/** Reads an export to its end: rows (lines, the CSV header and the NDJSON trailer aside), first byte and total time. */
+async function exportOnce(url: string, token: string, accept: string) {
+  const started = performance.now();
+  const response = await fetch(url, { headers: { authorization: `Bearer ${token}`, accept } });
+  if (!response.ok || !response.body) throw new Error(`${accept} export answered ${response.status}`);
+  let firstByteMs: number | undefined;
+  let lines = 0;
+  let bytes = 0;
+  for await (const chunk of response.body) {
+    firstByteMs ??= performance.now() - started;
+    bytes += chunk.length;
+    lines += newlinesIn(chunk);
+  }
+  const seconds = (performance.now() - started) / 1000;
+  return { rows: lines - 1, firstByteMs: firstByteMs ?? 0, seconds, megabytes: bytes / 1e6 };
+}
+
+/** The listing's statements running on the bench database now (the background count folding's writes aside). */
+async function runningStatements(context: BenchContext): Promise<number> {
+  const monitor = await context.monitor();
+  const rows: Array<{ running: number | string }> = await monitor.query(
+    `SELECT COUNT(*) AS running FROM information_schema.PROCESSLIST
+      WHERE DB = ? AND COMMAND = 'Query' AND ID <> CONNECTION_ID() AND INFO LIKE 'SELECT%'`,
+    [context.env.DB_DATABASE],
+  );
+  return Number(rows[0].running);
+}
+
+async function selectsSoFar(context: BenchContext): Promise<number> {
+  const monitor = await context.monitor();
+  const rows: Array<{ Value: string }> = await monitor.query("SHOW GLOBAL STATUS LIKE 'Com_select'");
+  return Number(rows[0].Value);
+}
+
+/**
+ * `--exports`: CONTRACT §13's export targets on this build. Every order as
+ * CSV and as NDJSON, `rounds` times each: rows per second, the first byte,
+ * and the service's peak RSS; beside it, the rate of the only way there was
+ * before, walking `next` links of pages of 100. Then a CSV export read to
+ * half way and cancelled: statements still running 1 s later. Then one the
+ * client stops reading: statements sent in the 2 s after its buffers filled.
+ */
+export async function run(context: BenchContext): Promise<void> {
+  const { rounds, adminToken } = context;
+  const base = `http://127.0.0.1:${PORT}`;
+  let child: ChildProcess | undefined;
+  const lines: string[] = [];
+  try {
+    child = await startVariant({ label: 'this build', port: PORT, node: process.execPath });
+    const server = child;
+    const results: Record<string, Array<Awaited<ReturnType<typeof exportOnce>>>> = { csv: [], ndjson: [] };
+    for (let round = 0; round < rounds; round += 1) {
+      for (const [format, accept] of [
+        ['csv', 'text/csv'],
+        ['ndjson', 'application/x-ndjson'],
+      ] as const) {
+        results[format].push(await exportOnce(`${base}/orders`, adminToken, accept));
+      }
+    }
+    const peak = peakRssMb(server);
+    for (const [format, runs] of Object.entries(results)) {
+      const rate = median(runs.map((result) => Math.round(result.rows / result.seconds)));
+      lines.push(
+        `| ${format}, every order | ${runs[0].rows} | ${rate} | ${median(runs.map((result) => Math.round(result.firstByteMs)))} | ${median(runs.map((result) => Math.round(result.seconds * 10) / 10))} | ${Math.round(runs[0].megabytes)} |`,
+      );
+    }
+
+    // The alternative: following `next` links of pages of 100 for a while.
+    let walked = 0;
+    let next: string | undefined = '/orders?size=100';
+    const walkStarted = performance.now();
+    while (next && performance.now() - walkStarted < WALK_SECONDS * 1000) {
+      const response = await fetch(`${base}${next}`, { headers: { authorization: `Bearer ${adminToken}` } });
+      walked += ((await response.json()) as { elements: unknown[] }).elements.length;
+      next = /<([^>]+)>; rel="next"/.exec(response.headers.get('link') ?? '')?.[1];
+    }
+    const walkRate = Math.round(walked / ((performance.now() - walkStarted) / 1000));
+    lines.push(`| pages of 100 by next links, for ${WALK_SECONDS} s | ${walked} | ${walkRate} | – | – | – |`);
+
+    // Cancelled half way.
+    const cancel = new AbortController();
+    const response = await fetch(`${base}/orders`, {
+      headers: { authorization: `Bearer ${adminToken}`, accept: 'text/csv' },
+      signal: cancel.signal,
+    });
+    let read = 0;
+    try {
+      for await (const chunk of response.body ?? []) {
+        read += newlinesIn(chunk as Uint8Array);
+        if (read >= 500_000) break;
+      }
+    } finally {
+      cancel.abort();
+    }
+    const cancelledAt = performance.now();
+    let lastSeenMs = 0;
+    while (performance.now() - cancelledAt < 1000) {
+      if ((await runningStatements(context)) > 0) lastSeenMs = Math.round(performance.now() - cancelledAt);
+    }
+    const afterOneSecond = await runningStatements(context);
+
+    // Stopped reading: the stream is left unread; its buffers fill, and then nothing more should be read.
+    // Compared with the same window with no export at all (the monitor's and the background work's own).
+    const idleBefore = await selectsSoFar(context);
+    await sleep(2000);
+    const selectsWhileIdle = (await selectsSoFar(context)) - idleBefore;
+    const paused = await fetch(`${base}/orders`, {
+      headers: { authorization: `Bearer ${adminToken}`, accept: 'text/csv' },
+    });
+    const reader = paused.body?.getReader();
+    await reader?.read();
+    await sleep(1000);
+    const selectsBefore = await selectsSoFar(context);
+    await sleep(2000);
+    const selectsWhilePaused = (await selectsSoFar(context)) - selectsBefore;
+    await reader?.cancel();
+
+    console.log(`\n## Exports of 1M orders (${rounds} rounds, one client, this build)\n`);
+    console.log('| what | rows | rows/s | first byte ms | seconds | MB |');
+    console.log('|---|---|---|---|---|---|');
+    for (const line of lines) console.log(line);
+    console.log(
+      `\nExport against the link walk: ${(median(results.csv.map((result) => result.rows / result.seconds)) / walkRate).toFixed(1)}× the rows per second (CSV).`,
+    );
+    console.log(`Peak RSS of the service over every export above: ${peak} MB.`);
+    console.log(
+      `Cancelled after ${read} rows: a statement was last seen running ${lastSeenMs} ms after; ${afterOneSecond} running after 1 s.`,
+    );
+    console.log(
+      `Client stopped reading: ${selectsWhilePaused} SELECTs reached the server in the 2 s after its buffers filled; ${selectsWhileIdle} in 2 s with no export.`,
+    );
+    console.log(`Peak RSS after all of it: ${peakRssMb(server)} MB.`);
+  } finally {
+    if (child) await stop(child);
+  }
+}
