@@ -31,7 +31,7 @@ async function exportOnce(url: string, token: string, accept: string) {
   let firstByteMs: number | undefined;
   let lines = 0;
   let bytes = 0;
-  for await (const chunk of response.body) {
+  for await (const chunk of response.body as AsyncIterable<Uint8Array>) {
     firstByteMs ??= performance.now() - started;
     bytes += chunk.length;
     lines += newlinesIn(chunk);
