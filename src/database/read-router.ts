@@ -7,7 +7,7 @@ import {
   isDatabaseUnavailable,
   reasonOf,
 } from './database-errors';
-import type { DatabaseServer, ServerName } from './database-server';
+import type { DatabaseServer } from './database-server';
 import { DatabaseServers } from './database-servers';
 import { progressOf } from './replication-lag';
 import { RequestDeadline, RequestDeadlines } from './request-deadline';
@@ -27,7 +27,6 @@ export interface ReadSession {
 
 /** Reads kept on one server, each call with its own connection and deadline; `cancelled` stops the one running. */
 export interface PinnedReads {
-  readonly server: ServerName;
   withConnection<T>(work: (session: ReadSession) => Promise<T>, cancelled?: AbortSignal): Promise<T>;
 }
 
@@ -83,7 +82,6 @@ export class ReadRouter {
   pinned(): PinnedReads {
     const server = this.pick();
     return {
-      server: server.name,
       withConnection: async (work, cancelled) => {
         const deadline = this.deadlines.start();
         return answered(() =>

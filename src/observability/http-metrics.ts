@@ -15,7 +15,8 @@ declare module 'fastify' {
 
 const KNOWN_METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS']);
 
-const variantOf = (request: FastifyRequest): Variant => {
+/** The variant label of a request (CONTRACT §12), by the role its token established. */
+export const variantOf = (request: FastifyRequest): Variant => {
   const caller = callerOf(request.tokenVerdict);
   return caller === undefined ? 'none' : caller.role === Role.Admin ? 'admin' : 'user';
 };

@@ -38,6 +38,10 @@ export interface ListedPage {
   walk?: FollowedWalk;
 }
 
+/** A member sees only their own orders, whatever the query says; an administrator sees all that match it. */
+const filtersFor = (caller: Caller, query: ListOrdersQuery): OrderFilters =>
+  caller.role === Role.Admin ? query.filters : { userId: caller.id };
+
 function groupSeats(seats: SeatRow[]): Map<number, SeatDto[]> {
   const byOrder = new Map<number, SeatDto[]>();
   for (const { orderId, seatPriceId, price } of seats) {
@@ -57,13 +61,12 @@ export class OrdersService {
   ) {}
 
   /**
-   * A member sees only their own orders, whatever the query says; an
-   * administrator sees all that match. The page, the count and the seats are
+   * A page of the orders the caller may see (`filtersFor`). The page, the count and the seats are
    * read on one connection of one server (CONTRACT §11), one after the other.
    */
   async list(caller: Caller, query: ListOrdersQuery): Promise<ListedPage> {
     const isAdmin = caller.role === Role.Admin;
-    const filters: OrderFilters = isAdmin ? query.filters : { userId: caller.id };
+    const filters = filtersFor(caller, query);
     const { sort, size, seek } = query;
     const offset = (query.page - 1) * size;
 
@@ -115,7 +118,7 @@ export class OrdersService {
    */
   async *exportBatches(caller: Caller, query: ListOrdersQuery, cancelled: AbortSignal): AsyncGenerator<OrderElement[]> {
     const isAdmin = caller.role === Role.Admin;
-    const filters: OrderFilters = isAdmin ? query.filters : { userId: caller.id };
+    const filters = filtersFor(caller, query);
     const { sort } = query;
     const reads = this.reads.pinned();
     let sizes: MatchSizes | undefined;

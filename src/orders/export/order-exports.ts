@@ -3,6 +3,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Readable } from 'node:stream';
 import { Role, type Caller } from '../../auth/role';
 import { problemOf, ProblemException } from '../../common/problem/problem-details';
+import { variantOf } from '../../observability/http-metrics';
 import { Metrics } from '../../observability/metrics';
 import { ExportSlots } from '../../rate-limit/export-slots';
 import type { OrderElement } from '../dto/order.dto';
@@ -41,7 +42,7 @@ export class OrderExports {
     request: FastifyRequest,
     reply: FastifyReply,
   ): Promise<void> {
-    const labels = { variant: caller.role === Role.Admin ? 'admin' : 'user', format };
+    const labels = { variant: variantOf(request), format };
     const encoder = encoderFor(format, caller.role === Role.Admin);
     const headed = reply
       .header('Content-Type', encoder.contentType)
