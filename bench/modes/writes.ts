@@ -1,5 +1,6 @@
 import 'reflect-metadata';
 import { spawn, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { createConnection, type Connection, type ResultSetHeader, type RowDataPacket } from 'mysql2/promise';
 import { DataSource } from 'typeorm';
 import { signDevelopmentToken } from '../../src/auth/development-token';
@@ -25,6 +26,13 @@ import { waitUntilServing } from '../../launchers/wait-for';
  * a second transaction), optionally with other work held inside each
  * transaction. The two schemas run interleaved, round after round, so that
  * drift of the machine falls on both alike.
+ *
+ * A round ends only when the server has caught up with what the round left
+ * behind (InnoDB's purge of old row versions and delete-marked index
+ * entries), so that no round starts with another schema's deferred work, and
+ * the server's CPU time up to then, per order, is charged to the round's own
+ * schema. An instance of the service serves the project's database all along,
+ * so that its count fold runs during the project's rounds, as in production.
  */
 
 export interface SchemaUnderTest {
@@ -39,6 +47,18 @@ export interface WriteRound {
   failures: Record<string, number>;
   seconds: number;
 }
+
+/** A round as the comparison records it: the writes, and the server's CPU time they cost, deferred work included. */
+interface MeasuredRound extends WriteRound {
+  serverCpuSeconds: number;
+}
+
+/**
+ * Undo logs not yet purged below which the server counts as caught up: under a second of this workload's
+ * transactions, and above what the fold and the idle server leave behind.
+ */
+const SETTLED_HISTORY = 1_000;
+const SETTLE_LIMIT_MS = 120_000;
 
 /** The sale's concert: one concert that every writer orders for, as during a real on-sale. */
 const SALE_CONCERT = 9_000_001;
@@ -177,6 +197,33 @@ async function writer(
   }
 }
 
+/** CPU seconds the server process has used, all its threads (`/proc` counts in USER_HZ, 100 on Linux). */
+function serverCpuSeconds(server: ThrowawayMysql): number {
+  const fields = readFileSync(`/proc/${server.pid()}/stat`, 'utf8')
+    .replace(/^.*\) /, '')
+    .split(' ');
+  const [utime, stime] = [fields[11], fields[12]].map(Number);
+  return (utime + stime) / 100;
+}
+
+/** Waits until InnoDB's purge has caught up with the writes before, so that the next round starts from the same state. */
+async function settle(server: ThrowawayMysql): Promise<void> {
+  const connection = await createConnection({ host: '127.0.0.1', port: server.port, user: 'root' });
+  try {
+    const deadline = Date.now() + SETTLE_LIMIT_MS;
+    for (;;) {
+      const [[{ Value: history }]] = await connection.query<Array<{ Value: string } & RowDataPacket>>(
+        "SHOW GLOBAL STATUS LIKE 'Innodb_history_list_length'",
+      );
+      if (Number(history) < SETTLED_HISTORY) return;
+      if (Date.now() > deadline) throw new Error(`purge did not catch up within ${SETTLE_LIMIT_MS} ms`);
+      await sleep(100);
+    }
+  } finally {
+    await connection.end();
+  }
+}
+
 export async function runWriters(
   server: ThrowawayMysql,
   database: string,
@@ -307,10 +354,10 @@ export async function compareWrites(schemas: SchemaUnderTest[], options: WriteCo
       { sub: 1, role: Role.Admin },
       '4h',
     );
-    if (options.listings) {
-      if (listingDatabase === undefined) throw new Error('listings need the project schema among the schemas');
-      service = await startService(server, listingDatabase);
-    }
+    // The fold is part of what the project's schema costs the primary: an instance runs it throughout.
+    if (listingDatabase !== undefined) service = await startService(server, listingDatabase);
+    else if (options.listings) throw new Error('listings need the project schema among the schemas');
+    await settle(server);
 
     const probe = await createConnection({ host: '127.0.0.1', port: server.port, user: 'root' });
     const [[{ version }]] =
@@ -319,10 +366,15 @@ export async function compareWrites(schemas: SchemaUnderTest[], options: WriteCo
     console.log(
       `Write path on MariaDB ${version} (ROW binary log, sync_binlog=1, innodb_flush_log_at_trx_commit=1), ` +
         `${format(options.preloadOrders)} orders preloaded, ${options.rounds} interleaved rounds of ${options.seconds} s, ` +
-        `node ${process.version}${options.listings ? ', with admin listings running alongside (4 clients)' : ''}\n`,
+        `node ${process.version}${options.listings ? ', with admin listings running alongside (4 clients)' : ''}.\n` +
+        'Medians of the rounds; ratios to the first schema: of the medians (placed / paid), then the lowest and highest ' +
+        'of the rounds paired in turn (placed); server CPU per order placed and paid, purge included' +
+        `${options.listings ? " (and the listings' statements, which ran during both schemas' rounds)" : ''}.\n`,
     );
     const header = schemas.flatMap((schema, index) =>
-      index === 0 ? [`${schema.name} placed/s`, 'paid/s'] : [`${schema.name} placed/s`, 'paid/s', 'ratio'],
+      index === 0
+        ? [`${schema.name} placed/s`, 'paid/s', 'server CPU µs/order']
+        : [`${schema.name} placed/s`, 'paid/s', 'ratio', 'rounds', 'server CPU µs/order'],
     );
     console.log(
       `| connections | work in txn | ${header.join(' | ')} | failed txns |${options.listings ? ' listings p50 / p99 ms |' : ''}`,
@@ -331,19 +383,29 @@ export async function compareWrites(schemas: SchemaUnderTest[], options: WriteCo
 
     for (const connections of options.connections) {
       for (const workMs of options.workMs) {
-        const results = schemas.map(() => [] as WriteRound[]);
+        const results = schemas.map(() => [] as MeasuredRound[]);
         const listingFigures: Array<{ p50: number; p99: number; failed: number }> = [];
         for (let round = 0; round < options.rounds; round += 1) {
           const order = round % 2 === 0 ? schemas.map((_, index) => index) : schemas.map((_, index) => index).reverse();
           for (const index of order) {
-            const listing = service ? startListings(service.url, token, 4) : undefined;
-            results[index].push(await runWriters(server, databases[index], connections, workMs, options.seconds));
+            const cpuBefore = serverCpuSeconds(server);
+            const listing = service && options.listings ? startListings(service.url, token, 4) : undefined;
+            const writes = await runWriters(server, databases[index], connections, workMs, options.seconds);
             const figures = await listing?.stop();
             if (figures && databases[index] === listingDatabase) listingFigures.push(figures);
+            await settle(server);
+            results[index].push({ ...writes, serverCpuSeconds: serverCpuSeconds(server) - cpuBefore });
           }
         }
         const placed = results.map((rounds) => median(rounds.map((round) => round.placed / round.seconds)));
         const paid = results.map((rounds) => median(rounds.map((round) => round.paid / round.seconds)));
+        const cpuPerOrder = results.map((rounds) =>
+          median(rounds.map((round) => (round.serverCpuSeconds * 1e6) / Math.max(1, round.placed))),
+        );
+        const pairedRange = (index: number) => {
+          const ratios = results[index].map((round, at) => round.placed / Math.max(1, results[0][at].placed));
+          return `${Math.min(...ratios).toFixed(2)}–${Math.max(...ratios).toFixed(2)}`;
+        };
         const failures = results.map((rounds) => {
           const counts: Record<string, number> = {};
           for (const round of rounds)
@@ -354,17 +416,19 @@ export async function compareWrites(schemas: SchemaUnderTest[], options: WriteCo
         });
         const cells = schemas.flatMap((_, index) =>
           index === 0
-            ? [format(placed[0]), format(paid[0])]
+            ? [format(placed[0]), format(paid[0]), format(cpuPerOrder[0])]
             : [
                 format(placed[index]),
                 format(paid[index]),
                 `**${(placed[index] / placed[0]).toFixed(2)}×** / ${(paid[index] / paid[0]).toFixed(2)}×`,
+                pairedRange(index),
+                `${format(cpuPerOrder[index])} (${(cpuPerOrder[index] / cpuPerOrder[0]).toFixed(2)}×)`,
               ],
         );
         const failed = failures.every((text) => text === '')
           ? '0'
           : schemas.map((schema, index) => `${schema.name}: ${failures[index] || '0'}`).join('; ');
-        const listingCell = service
+        const listingCell = options.listings
           ? ` ${median(listingFigures.map((figure) => figure.p50)).toFixed(1)} / ${median(listingFigures.map((figure) => figure.p99)).toFixed(1)}${listingFigures.some((figure) => figure.failed > 0) ? ` (${listingFigures.reduce((sum, figure) => sum + figure.failed, 0)} failed)` : ''} |`
           : '';
         console.log(`| ${connections} | ${workMs} ms | ${cells.join(' | ')} | ${failed} |${listingCell}`);
