@@ -1,6 +1,5 @@
 import 'reflect-metadata';
 import { spawn, type ChildProcess } from 'node:child_process';
-import { readFileSync } from 'node:fs';
 import { createConnection, type Connection, type ResultSetHeader, type RowDataPacket } from 'mysql2/promise';
 import { DataSource } from 'typeorm';
 import { signDevelopmentToken } from '../../src/auth/development-token';
@@ -13,6 +12,7 @@ import { writeOrders } from '../../src/orders/seeding/order-writer';
 import { freePort, startThrowawayMysql, type ThrowawayMysql } from '../../launchers/mysql-server';
 import { PRODUCTION_NODE_ARGUMENTS } from '../../launchers/production-command';
 import { waitUntilServing } from '../../launchers/wait-for';
+import { cpuMs } from '../lib/measure';
 
 /**
  * CONTRACT §7: what the listing's schema costs the company's order writers.
@@ -197,14 +197,8 @@ async function writer(
   }
 }
 
-/** CPU seconds the server process has used, all its threads (`/proc` counts in USER_HZ, 100 on Linux). */
-function serverCpuSeconds(server: ThrowawayMysql): number {
-  const fields = readFileSync(`/proc/${server.pid()}/stat`, 'utf8')
-    .replace(/^.*\) /, '')
-    .split(' ');
-  const [utime, stime] = [fields[11], fields[12]].map(Number);
-  return (utime + stime) / 100;
-}
+/** CPU seconds the server process has used, all its threads. */
+const serverCpuSeconds = (server: ThrowawayMysql): number => cpuMs(server.pid() ?? 0) / 1000;
 
 /** Waits until InnoDB's purge has caught up with the writes before, so that the next round starts from the same state. */
 async function settle(server: ThrowawayMysql): Promise<void> {
