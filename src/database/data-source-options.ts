@@ -7,6 +7,7 @@ import { AddSortIndexes1763769600000 } from './migrations/1763769600000-AddSortI
 import { AddCombinedFilterIndexes1763856000000 } from './migrations/1763856000000-AddCombinedFilterIndexes';
 import { AddDailyOrderCounts1763942400000 } from './migrations/1763942400000-AddDailyOrderCounts';
 import { CountChangesOffTheWritePath1764028800000 } from './migrations/1764028800000-CountChangesOffTheWritePath';
+import { StatusIndexOffTheWritePath1764115200000 } from './migrations/1764115200000-StatusIndexOffTheWritePath';
 import { StatementLogger } from './statement-logger';
 
 /** Listed as classes, not path globs, so the same list works from sources, the build and the tests. */
@@ -16,6 +17,7 @@ export const MIGRATIONS = [
   AddCombinedFilterIndexes1763856000000,
   AddDailyOrderCounts1763942400000,
   CountChangesOffTheWritePath1764028800000,
+  StatusIndexOffTheWritePath1764115200000,
 ];
 
 export const IN_MEMORY_SQLITE = ':memory:';

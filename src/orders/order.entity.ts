@@ -5,15 +5,16 @@ import { OrderSeat } from './order-seat.entity';
 /**
  * The secondary indexes serve the listing, and only those that pay for what
  * they cost the order writers (CONTRACT §7; each one's query is named in
- * migration CountChangesOffTheWritePath): each filter column followed by
- * `created_at` (InnoDB appends the primary key), so the default sort
- * `createdAt desc, orderId desc` reads an index range in order.
+ * migrations CountChangesOffTheWritePath and StatusIndexOffTheWritePath):
+ * the member and concert filters followed by `created_at` (InnoDB appends the
+ * primary key), so the default sort `createdAt desc, orderId desc` reads an
+ * index range in order, and `created_at` alone, which the other filters walk.
+ * None holds `status` or `updated_at`: every payment changes both.
  */
 @Entity({ name: 'orders' })
 @Index('idx_orders_created', ['createdAt'])
 @Index('idx_orders_user_created', ['userId', 'createdAt'])
 @Index('idx_orders_concert_created', ['concertId', 'createdAt'])
-@Index('idx_orders_status_created', ['status', 'createdAt'])
 export class Order {
   @PrimaryGeneratedColumn({ type: 'bigint', unsigned: true })
   id: number;

@@ -11,7 +11,7 @@ import { Order } from './order.entity';
 import type { Seek, SortValue } from './paging/continuation';
 import type { OrderFilters } from './query/list-orders-query';
 import type { SortField, SortKey } from './query/sort';
-import { ReadPlanner, SORT_COLUMNS, type MatchSizes, type OrderColumn } from './read-plan';
+import { rangeSizeMatters, ReadPlanner, SORT_COLUMNS, type MatchSizes, type OrderColumn } from './read-plan';
 
 /** One row of `orders` as the page query returns it. */
 export interface OrderRow {
@@ -56,16 +56,20 @@ const TIME_FIELDS: ReadonlySet<SortField> = new Set(['createdAt', 'updatedAt']);
 const TABLE_TOTAL_COLUMNS = ['tableWholeDays', 'tableUnfolded'];
 /** The column of a count statement that holds the matching orders a walk leaves out, to be subtracted. */
 const NEWER_THAN_WALK_COLUMN = 'newerThanWalk';
+/** The column of a count statement that holds about how many orders the date range holds, for the planner. */
+const RANGE_COLUMN = 'rangeOrders';
 
 interface CountOptions {
   /** Also sum the whole table, for the planner. */
   withTable: boolean;
+  /** Also sum the whole days the date range touches, whatever else is filtered, for the planner. */
+  withRange?: boolean;
   /** Count only the orders a walk with this bound includes. */
   walkBound?: number;
 }
 
-const countKey = ({ withTable, walkBound }: CountOptions): string =>
-  `${withTable ? '|table' : ''}${walkBound === undefined ? '' : '|walk'}`;
+const countKey = ({ withTable, withRange, walkBound }: CountOptions): string =>
+  `${withTable ? '|table' : ''}${withRange ? '|range' : ''}${walkBound === undefined ? '' : '|walk'}`;
 const toDay = (epochMs: number): string => new Date(epochMs).toISOString().slice(0, 10);
 
 /** A condition of the filters, with its parameter named after the alias so that several can share one statement. */
@@ -189,7 +193,7 @@ export class OrdersRepository {
 
   /** The count and, in the same statement, the whole table's: what the planner weighs. */
   async sizes(filters: OrderFilters, session: ReadSession, walkBound?: number): Promise<MatchSizes> {
-    return this.counted(filters, { withTable: true, walkBound }, session);
+    return this.counted(filters, { withTable: true, withRange: rangeSizeMatters(filters), walkBound }, session);
   }
 
   private async counted(filters: OrderFilters, options: CountOptions, session: ReadSession): Promise<MatchSizes> {
@@ -198,9 +202,10 @@ export class OrdersRepository {
       this.countStatement(filters, options),
       session,
     );
-    const sizes = { matching: 0, table: 0 };
+    const sizes: MatchSizes = { matching: 0, table: 0 };
     for (const [column, value] of Object.entries(row ?? {})) {
-      if (column === NEWER_THAN_WALK_COLUMN) sizes.matching -= Number(value ?? 0);
+      if (column === RANGE_COLUMN) sizes.range = Number(value ?? 0);
+      else if (column === NEWER_THAN_WALK_COLUMN) sizes.matching -= Number(value ?? 0);
       else sizes[TABLE_TOTAL_COLUMNS.includes(column) ? 'table' : 'matching'] += Number(value ?? 0);
     }
     return sizes;
@@ -239,6 +244,7 @@ export class OrdersRepository {
       valuesOf(whole),
       ...edges.map((part) => valuesOf(part.conditions)),
       valuesOf(newer),
+      valuesOf(this.rangeDays(filters, options)),
     ) as QueryValues;
     const key = `daily|${presentIn(whole)}|${edges.map((part) => `${part.name}:${presentIn(part.conditions)}`).join('|')}${countKey(options)}`;
     return this.shapes.statement(key, values, () => {
@@ -259,7 +265,7 @@ export class OrdersRepository {
         const rows = this.matching(part.conditions, part.name).select('COUNT(*)');
         wholeDays.addSelect(`(${rows.getQuery()})`, part.name).setParameters(rows.getParameters());
       }
-      return this.withCountOptions(wholeDays, options, newer);
+      return this.withCountOptions(wholeDays, filters, options, newer);
     });
   }
 
@@ -268,8 +274,8 @@ export class OrdersRepository {
     const newer = this.newerThanWalk(filters, options.walkBound);
     return this.shapes.statement(
       `count|${presentIn(conditions)}${countKey(options)}`,
-      { ...valuesOf(conditions), ...valuesOf(newer) },
-      () => this.withCountOptions(this.matching(conditions, 'o').select('COUNT(*)', 'total'), options, newer),
+      { ...valuesOf(conditions), ...valuesOf(newer), ...valuesOf(this.rangeDays(filters, options)) },
+      () => this.withCountOptions(this.matching(conditions, 'o').select('COUNT(*)', 'total'), filters, options, newer),
     );
   }
 
@@ -284,16 +290,40 @@ export class OrdersRepository {
     return [{ sql: 'w.id > :walkBound_w', name: 'walkBound_w', value: walkBound }, ...this.conditions(filters, 'w')];
   }
 
+  /**
+   * The whole days the date range touches, for the planner's estimate of how many orders it holds: the per-day
+   * totals alone (changes not folded yet and the edges' exact hours left out), as cheap as an estimate should be.
+   */
+  private rangeDays(filters: OrderFilters, { withRange }: CountOptions): Condition[] {
+    if (!withRange) return [];
+    const days: Condition[] = [];
+    if (filters.createdFrom !== undefined)
+      days.push({ sql: 'r.day >= :rangeFirstDay', name: 'rangeFirstDay', value: toDay(filters.createdFrom) });
+    if (filters.createdBefore !== undefined)
+      days.push({ sql: 'r.day <= :rangeLastDay', name: 'rangeLastDay', value: toDay(filters.createdBefore - 1) });
+    return days;
+  }
+
   private withCountOptions<T extends ObjectLiteral>(
     query: SelectQueryBuilder<T>,
-    { withTable }: CountOptions,
+    filters: OrderFilters,
+    options: CountOptions,
     newer: Condition[],
   ): SelectQueryBuilder<T> {
     if (newer.length > 0) {
       const rows = this.matching(newer, 'w').select('COUNT(*)');
       query.addSelect(`(${rows.getQuery()})`, NEWER_THAN_WALK_COLUMN).setParameters(rows.getParameters());
     }
-    return withTable ? this.withTableTotal(query) : query;
+    const days = this.rangeDays(filters, options);
+    if (days.length > 0) {
+      const range = this.dataSource
+        .createQueryBuilder()
+        .from(DAILY_COUNTS_TABLE, 'r')
+        .select('COALESCE(SUM(r.orders), 0)');
+      for (const { sql, name, value } of days) range.andWhere(sql, { [name]: value });
+      query.addSelect(`(${range.getQuery()})`, RANGE_COLUMN).setParameters(range.getParameters());
+    }
+    return options.withTable ? this.withTableTotal(query) : query;
   }
 
   /** The whole table's count as the unfiltered listing counts it: every day's total and every change not folded. */

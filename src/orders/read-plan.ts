@@ -29,9 +29,14 @@ export const PRIMARY_KEY = 'PRIMARY';
 export interface MatchSizes {
   matching: number;
   table: number;
+  /**
+   * About how many orders were created in the filters' date range, whatever else they filter (the whole days
+   * the range touches): given where `rangeSizeMatters`, for an index that holds the range and not the rest.
+   */
+  range?: number;
 }
 
-export type PlanRule = 'member-or-concert' | 'index-order' | 'key-walk' | 'filter-index' | 'table-scan';
+export type PlanRule = 'member-or-concert' | 'index-order' | 'walk' | 'filter-index' | 'table-scan';
 
 /** Which indexes the page's ids may be read through (the server picks among several), and the rule that chose them. */
 export interface ReadPlan {
@@ -74,9 +79,13 @@ const SELECTIVE_FILTERS: ReadonlyArray<OrderColumn> = ['userId', 'concertId'];
  *    columns the filters fix is the sort's, is walked in order: every entry it yields is a match, so the
  *    page is the first rows it reads, whatever the sizes.
  * 3. Otherwise the plan depends on the sizes (`planDependsOnSizes`): the cheapest of
- *    - `key-walk`: a sort that starts with `orderId` walks the primary key, filtering as it goes; it reads
- *      about (offset + size) × table / matching rows before the page is complete;
- *    - `filter-index`: the filter's index range, every match sorted (covering or with a lookup per row);
+ *    - `walk`: an index in the sort's order (the primary key for `orderId`, `idx_orders_created` for
+ *      `createdAt`) is walked, within the date range if it holds it, each entry's row checked against the
+ *      other filters as it goes (a lookup per entry, but for the primary key's own rows); it reads about
+ *      (offset + size) × walked / matching entries before the page is complete. This is how a status is
+ *      listed: no index holds one, since every payment would rewrite its entry (CONTRACT §7);
+ *    - `filter-index`: the index range that holds the filters, every entry in it sorted (covering or with a
+ *      lookup per row, and with one where the range holds only the dates and the row must be checked);
  *    - `table-scan`: every order read once in the clustered index's order, the matches sorted as they come.
  */
 export class ReadPlanner {
@@ -108,9 +117,12 @@ export class ReadPlanner {
     const candidates: Array<ReadPlan & { cost: number }> = [
       { indexes: [PRIMARY_KEY], rule: 'table-scan', cost: table * SCAN_ROW },
     ];
-    if (order[0].column === 'id') {
-      const walked = Math.min(table, matching === 0 ? table : (rowsWanted * table) / matching);
-      candidates.push({ indexes: [PRIMARY_KEY], rule: 'key-walk', cost: walked * SCAN_ROW });
+    for (const index of [primary, ...this.indexes].filter((index) => readsInOrder(index, [], order))) {
+      // Within the date range when the index holds it; its matches assumed spread evenly over what is walked.
+      const walkable = holdsDateRange(index, filtered) ? (sizes.range ?? table) : table;
+      const walked = Math.min(walkable, matching === 0 ? walkable : (rowsWanted * walkable) / matching);
+      const perEntry = index === primary ? SCAN_ROW : LOOKUP_ROW;
+      candidates.push({ indexes: [index.name], rule: 'walk', cost: walked * perEntry });
     }
     const filterIndex = this.indexes.find((index) => holdsAsOneRange(index, fixed, filtered));
     if (filterIndex) {
@@ -121,6 +133,10 @@ export class ReadPlanner {
         cost: matching * (covering ? COVERING_ROW : LOOKUP_ROW),
       });
     }
+    const datesIndex = this.indexes.find((index) => holdsDateRange(index, filtered));
+    if (!filterIndex && datesIndex && sizes.range !== undefined) {
+      candidates.push({ indexes: [datesIndex.name], rule: 'filter-index', cost: sizes.range * LOOKUP_ROW });
+    }
     const { indexes, rule } = candidates.reduce((best, candidate) => (candidate.cost < best.cost ? candidate : best));
     return { indexes, rule };
   }
@@ -129,6 +145,15 @@ export class ReadPlanner {
   planDependsOnSizes(filters: OrderFilters, sort: readonly SortKey[]): boolean {
     return this.plan(filters, sort, 0) === undefined;
   }
+}
+
+/**
+ * Whether the planner weighs an index that holds the filters' date range but not their other filters: it then
+ * needs `MatchSizes.range`, how many orders the range holds.
+ */
+export function rangeSizeMatters(filters: OrderFilters): boolean {
+  const filtered = filterColumns(filters);
+  return filtered.includes('createdAt') && filtered.length > 1;
 }
 
 /** Columns an equality filter fixes to one value. */
@@ -169,6 +194,11 @@ function holdsAsOneRange(index: OrdersIndex, fixed: readonly OrderColumn[], filt
     fixed.every((column) => leading.slice(0, fixed.length).includes(column)) &&
     filtered.every((column) => leading.includes(column))
   );
+}
+
+/** The index leads with `createdAt` and the filters bound it, along with others that it does not hold. */
+function holdsDateRange(index: OrdersIndex, filtered: readonly OrderColumn[]): boolean {
+  return index.columns[0] === 'createdAt' && filtered.includes('createdAt') && filtered.length > 1;
 }
 
 /**

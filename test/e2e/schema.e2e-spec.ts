@@ -69,7 +69,6 @@ describe('schema on MySQL', () => {
     expect(indexes).toEqual([
       { name: 'idx_orders_concert_created', columns: 'concert_id,created_at' },
       { name: 'idx_orders_created', columns: 'created_at' },
-      { name: 'idx_orders_status_created', columns: 'status,created_at' },
       { name: 'idx_orders_user_created', columns: 'user_id,created_at' },
       { name: 'PRIMARY', columns: 'id' },
     ]);
@@ -144,7 +143,6 @@ describe('schema on the embedded database', () => {
     expect(indexes.map((index) => index.name)).toEqual([
       'idx_orders_concert_created',
       'idx_orders_created',
-      'idx_orders_status_created',
       'idx_orders_user_created',
     ]);
   });

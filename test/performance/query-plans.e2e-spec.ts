@@ -134,8 +134,9 @@ describe('query plans and statements on MariaDB', () => {
       expect(count).toBeDefined();
       for (const row of await explain(count as Statement)) {
         // The per-day totals hold a few rows per day, and the changes not folded yet about a second's worth of
-        // writes: reading them whole is the point of keeping them.
-        if (row.table === 'd' || row.table === 'c') continue;
+        // writes: reading them whole (for the matches, the whole table and the dates' range) is the point of
+        // keeping them.
+        if (['d', 'c', 't', 'u', 'r'].includes(row.table)) continue;
         expect({ table: row.table, type: row.type, extra: row.Extra ?? '' }).toEqual({
           table: row.table,
           type: expect.not.stringMatching(/^ALL$/),
@@ -200,21 +201,14 @@ describe('query plans and statements on MariaDB', () => {
         'consertId=7&orderStatus=PAYMENT_COMPLETED&sort=updatedAt,asc',
         'idx_orders_concert_created',
       ],
-      ['index-order', `orderStatus=REFUNDED&${YEAR}`, 'idx_orders_status_created'],
-      [
-        'index-order',
-        'orderStatus=REFUNDED&sort=status,desc&sort=createdAt,asc&sort=orderId,asc',
-        'idx_orders_status_created',
-      ],
-      ['key-walk', 'orderStatus=PAYMENT_COMPLETED&sort=orderId,desc', PRIMARY_KEY],
+      // No index holds status: a status is listed by walking the dates in the sort's order, each row checked.
+      ['walk', `orderStatus=REFUNDED&${YEAR}`, 'idx_orders_created'],
+      ['walk', 'orderStatus=REFUNDED&sort=status,desc&sort=createdAt,asc&sort=orderId,asc', 'idx_orders_created'],
+      ['walk', `orderStatus=PAYMENT_COMPLETED&${YEAR}&sort=createdAt,asc&sort=orderId,asc`, 'idx_orders_created'],
+      ['walk', 'orderStatus=PAYMENT_COMPLETED&sort=orderId,desc', PRIMARY_KEY],
       ['filter-index', `${MONTH}&sort=updatedAt,desc`, 'idx_orders_created'],
-      [
-        'filter-index',
-        'orderStatus=PAYMENT_PENDING&endDate=2025-03-31&sort=totalPrice,asc',
-        'idx_orders_status_created',
-      ],
-      // The index holds status, created_at and id: every entry read costs no lookup, so a third of the table is cheap.
-      ['filter-index', `orderStatus=PAYMENT_COMPLETED&${YEAR}&sort=createdAt,asc`, 'idx_orders_status_created'],
+      // A month's 1,600 orders looked up to find its pending ones cost about half a scan of the 40,000.
+      ['filter-index', `orderStatus=PAYMENT_PENDING&${MONTH}&sort=totalPrice,asc`, 'idx_orders_created'],
       ['table-scan', `orderStatus=PAYMENT_COMPLETED&${YEAR}&sort=updatedAt,desc`, PRIMARY_KEY],
       ['table-scan', 'sort=userId,asc', PRIMARY_KEY],
     ] as Array<[PlanRule, string, string]>)(
