@@ -26,7 +26,7 @@ export async function compareBuilds(context: BenchContext, directories: string[]
     context,
     'Builds side by side',
     directories.map((cwd, index) => ({ label: basename(cwd), port: 3950 + index, node: process.execPath, cwd })),
-    ['user page 1', 'admin page 1', 'admin all filters'],
+    ['user page 1', 'admin page 1', 'admin orderStatus', 'admin all filters'],
   );
 }
 

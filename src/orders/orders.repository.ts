@@ -11,7 +11,7 @@ import { Order } from './order.entity';
 import type { Seek, SortValue } from './paging/continuation';
 import type { OrderFilters } from './query/list-orders-query';
 import type { SortField, SortKey } from './query/sort';
-import { rangeSizeMatters, ReadPlanner, SORT_COLUMNS, type MatchSizes, type OrderColumn } from './read-plan';
+import { ReadPlanner, SORT_COLUMNS, type MatchSizes, type OrderColumn } from './read-plan';
 
 /** One row of `orders` as the page query returns it. */
 export interface OrderRow {
@@ -191,9 +191,10 @@ export class OrdersRepository {
     return (await this.counted(filters, { withTable: false, walkBound }, session)).matching;
   }
 
-  /** The count and, in the same statement, the whole table's: what the planner weighs. */
+  /** The count and, in the same statement, the other sizes the planner weighs for these filters. */
   async sizes(filters: OrderFilters, session: ReadSession, walkBound?: number): Promise<MatchSizes> {
-    return this.counted(filters, { withTable: true, withRange: rangeSizeMatters(filters), walkBound }, session);
+    const wanted = this.planner?.sizesWanted(filters) ?? { table: false, range: false };
+    return this.counted(filters, { withTable: wanted.table, withRange: wanted.range, walkBound }, session);
   }
 
   private async counted(filters: OrderFilters, options: CountOptions, session: ReadSession): Promise<MatchSizes> {
@@ -202,11 +203,12 @@ export class OrdersRepository {
       this.countStatement(filters, options),
       session,
     );
-    const sizes: MatchSizes = { matching: 0, table: 0 };
+    const sizes: MatchSizes = { matching: 0 };
     for (const [column, value] of Object.entries(row ?? {})) {
       if (column === RANGE_COLUMN) sizes.range = Number(value ?? 0);
       else if (column === NEWER_THAN_WALK_COLUMN) sizes.matching -= Number(value ?? 0);
-      else sizes[TABLE_TOTAL_COLUMNS.includes(column) ? 'table' : 'matching'] += Number(value ?? 0);
+      else if (TABLE_TOTAL_COLUMNS.includes(column)) sizes.table = (sizes.table ?? 0) + Number(value ?? 0);
+      else sizes.matching += Number(value ?? 0);
     }
     return sizes;
   }

@@ -3,7 +3,7 @@ import { getMetadataArgsStorage } from 'typeorm';
 import { Order } from './order.entity';
 import type { OrderFilters } from './query/list-orders-query';
 import { parseSort, ADMIN_SORT_FIELDS } from './query/sort';
-import { PRIMARY_KEY, rangeSizeMatters, ReadPlanner, type OrderColumn } from './read-plan';
+import { PRIMARY_KEY, ReadPlanner, type OrderColumn } from './read-plan';
 
 /** The indexes the entity declares: the rules are tested against the schema the service runs on. */
 const indexes = getMetadataArgsStorage()
@@ -89,11 +89,26 @@ describe('ReadPlanner', () => {
     expect(planOf(MONTH, ['updatedAt,desc'], 20)).toBeUndefined();
   });
 
-  it('asks for the size of the date range only where an index holds the dates and not the other filters', () => {
-    expect(rangeSizeMatters({ status: 'REFUNDED', ...MONTH })).toBe(true);
-    expect(rangeSizeMatters({ status: 'REFUNDED', createdBefore: MONTH.createdBefore })).toBe(true);
-    expect(rangeSizeMatters(MONTH)).toBe(false);
-    expect(rangeSizeMatters({ status: 'REFUNDED' })).toBe(false);
+  it('asks for the table’s size only where an index range may be read whole, the range’s where it holds the dates alone', () => {
+    expect(planner.sizesWanted({ status: 'REFUNDED', ...MONTH })).toEqual({ table: true, range: true });
+    expect(planner.sizesWanted({ status: 'REFUNDED', createdBefore: MONTH.createdBefore })).toEqual({
+      table: true,
+      range: true,
+    });
+    expect(planner.sizesWanted(MONTH)).toEqual({ table: true, range: false });
+    expect(planner.sizesWanted({ status: 'REFUNDED' })).toEqual({ table: false, range: false });
+  });
+
+  it('plans a status alone the same whatever the table’s size: every candidate grows with it', () => {
+    const sort = sortOf();
+    for (const [rowsWanted, matching] of [
+      [20, 80_000],
+      [50_000, 80_000],
+      [20, 100],
+    ]) {
+      const known = planner.plan({ status: 'REFUNDED' }, sort, rowsWanted, { matching, table: TABLE });
+      expect(planner.plan({ status: 'REFUNDED' }, sort, rowsWanted, { matching })).toEqual(known);
+    }
   });
 
   describe('walk: an index in the sort’s order is walked, each row checked, while the matches are dense', () => {

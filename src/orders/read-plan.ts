@@ -28,12 +28,22 @@ export const PRIMARY_KEY = 'PRIMARY';
 /** What the service knows before it reads a page: how many orders match, and how many there are. */
 export interface MatchSizes {
   matching: number;
-  table: number;
+  /**
+   * Given where `sizesWanted` asks for it. Without it (a status alone), every candidate's cost is proportional
+   * to the table's size, so the choice is the same whatever the size.
+   */
+  table?: number;
   /**
    * About how many orders were created in the filters' date range, whatever else they filter (the whole days
-   * the range touches): given where `rangeSizeMatters`, for an index that holds the range and not the rest.
+   * the range touches): given where `sizesWanted` asks for it, for an index that holds the range and not the rest.
    */
   range?: number;
+}
+
+/** Which sizes besides the matches a plan weighs, so that the service sums no more than the plan needs. */
+export interface SizesWanted {
+  table: boolean;
+  range: boolean;
 }
 
 export type PlanRule = 'member-or-concert' | 'index-order' | 'walk' | 'filter-index' | 'table-scan';
@@ -113,7 +123,8 @@ export class ReadPlanner {
     if (filtered.length === 0) return { indexes: [PRIMARY_KEY], rule: 'table-scan' };
     if (!sizes) return undefined;
 
-    const { matching, table } = sizes;
+    const { matching } = sizes;
+    const table = sizes.table ?? 1;
     const candidates: Array<ReadPlan & { cost: number }> = [
       { indexes: [PRIMARY_KEY], rule: 'table-scan', cost: table * SCAN_ROW },
     ];
@@ -141,19 +152,22 @@ export class ReadPlanner {
     return { indexes, rule };
   }
 
+  /**
+   * The sizes a plan of these filters weighs besides the matches: the table's only where an index range may be
+   * read whole (its cost does not grow with the table), the date range's only where an index holds the dates
+   * and not the other filters.
+   */
+  sizesWanted(filters: OrderFilters): SizesWanted {
+    const fixed = fixedColumns(filters);
+    const filtered = filterColumns(filters);
+    const range = this.indexes.some((index) => holdsDateRange(index, filtered));
+    return { table: range || this.indexes.some((index) => holdsAsOneRange(index, fixed, filtered)), range };
+  }
+
   /** Whether `plan` needs the sizes for this shape: the service then counts before it reads the page. */
   planDependsOnSizes(filters: OrderFilters, sort: readonly SortKey[]): boolean {
     return this.plan(filters, sort, 0) === undefined;
   }
-}
-
-/**
- * Whether the planner weighs an index that holds the filters' date range but not their other filters: it then
- * needs `MatchSizes.range`, how many orders the range holds.
- */
-export function rangeSizeMatters(filters: OrderFilters): boolean {
-  const filtered = filterColumns(filters);
-  return filtered.includes('createdAt') && filtered.length > 1;
 }
 
 /** Columns an equality filter fixes to one value. */
