@@ -124,6 +124,7 @@ export class ReadPlanner {
     if (!sizes) return undefined;
 
     const { matching } = sizes;
+    // Left out only where every candidate below grows with the table (`sizesWanted`): any size chooses alike.
     const table = sizes.table ?? 1;
     const candidates: Array<ReadPlan & { cost: number }> = [
       { indexes: [PRIMARY_KEY], rule: 'table-scan', cost: table * SCAN_ROW },
