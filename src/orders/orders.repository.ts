@@ -242,11 +242,12 @@ export class OrdersRepository {
       (part) => part !== undefined,
     );
     const newer = this.newerThanWalk(filters, options.walkBound);
+    const days = this.rangeDays(filters, options);
     const values = Object.assign(
       valuesOf(whole),
       ...edges.map((part) => valuesOf(part.conditions)),
       valuesOf(newer),
-      valuesOf(this.rangeDays(filters, options)),
+      valuesOf(days),
     ) as QueryValues;
     const key = `daily|${presentIn(whole)}|${edges.map((part) => `${part.name}:${presentIn(part.conditions)}`).join('|')}${countKey(options)}`;
     return this.shapes.statement(key, values, () => {
@@ -267,17 +268,18 @@ export class OrdersRepository {
         const rows = this.matching(part.conditions, part.name).select('COUNT(*)');
         wholeDays.addSelect(`(${rows.getQuery()})`, part.name).setParameters(rows.getParameters());
       }
-      return this.withCountOptions(wholeDays, filters, options, newer);
+      return this.withCountOptions(wholeDays, options, newer, days);
     });
   }
 
   private countRows(filters: OrderFilters, options: CountOptions): [string, unknown[]] {
     const conditions = this.conditions(filters, 'o');
     const newer = this.newerThanWalk(filters, options.walkBound);
+    const days = this.rangeDays(filters, options);
     return this.shapes.statement(
       `count|${presentIn(conditions)}${countKey(options)}`,
-      { ...valuesOf(conditions), ...valuesOf(newer), ...valuesOf(this.rangeDays(filters, options)) },
-      () => this.withCountOptions(this.matching(conditions, 'o').select('COUNT(*)', 'total'), filters, options, newer),
+      { ...valuesOf(conditions), ...valuesOf(newer), ...valuesOf(days) },
+      () => this.withCountOptions(this.matching(conditions, 'o').select('COUNT(*)', 'total'), options, newer, days),
     );
   }
 
@@ -308,15 +310,14 @@ export class OrdersRepository {
 
   private withCountOptions<T extends ObjectLiteral>(
     query: SelectQueryBuilder<T>,
-    filters: OrderFilters,
-    options: CountOptions,
+    { withTable }: CountOptions,
     newer: Condition[],
+    days: Condition[],
   ): SelectQueryBuilder<T> {
     if (newer.length > 0) {
       const rows = this.matching(newer, 'w').select('COUNT(*)');
       query.addSelect(`(${rows.getQuery()})`, NEWER_THAN_WALK_COLUMN).setParameters(rows.getParameters());
     }
-    const days = this.rangeDays(filters, options);
     if (days.length > 0) {
       const range = this.dataSource
         .createQueryBuilder()
@@ -325,7 +326,7 @@ export class OrdersRepository {
       for (const { sql, name, value } of days) range.andWhere(sql, { [name]: value });
       query.addSelect(`(${range.getQuery()})`, RANGE_COLUMN).setParameters(range.getParameters());
     }
-    return options.withTable ? this.withTableTotal(query) : query;
+    return withTable ? this.withTableTotal(query) : query;
   }
 
   /** The whole table's count as the unfiltered listing counts it: every day's total and every change not folded. */

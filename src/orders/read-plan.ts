@@ -146,7 +146,7 @@ export class ReadPlanner {
       });
     }
     const datesIndex = this.indexes.find((index) => holdsDateRange(index, filtered));
-    if (!filterIndex && datesIndex && sizes.range !== undefined) {
+    if (datesIndex && sizes.range !== undefined) {
       candidates.push({ indexes: [datesIndex.name], rule: 'filter-index', cost: sizes.range * LOOKUP_ROW });
     }
     const { indexes, rule } = candidates.reduce((best, candidate) => (candidate.cost < best.cost ? candidate : best));
