@@ -1,14 +1,19 @@
 import type { AuthConfig } from '../config/auth.config';
 import { signDevelopmentToken } from '../auth/development-token';
 import { Role } from '../auth/role';
+import { isDevelopmentVerification } from '../config/jwt-verification';
 import { DOCS_PATH } from './configure-app';
 
 const DEMO_TOKEN_LIFETIME = '12h';
 
-/** What a developer needs to try the service at once: where it is, and tokens for both variants. */
+/**
+ * What a developer needs to try the service at once: where it is and, on the embedded demo database with the
+ * built-in development secret (the only configuration whose tokens anyone may sign), tokens for both variants.
+ * Any other configuration verifies tokens that open real orders: none is ever printed then.
+ */
 export function startupBanner(baseUrl: string, auth: AuthConfig, demoMemberId: number): string {
   const lines = [`Orders service listening on ${baseUrl}`, `Swagger UI: ${baseUrl}/${DOCS_PATH}`];
-  if (auth.verification.mode === 'secret') {
+  if (isDevelopmentVerification(auth.verification)) {
     const user = signDevelopmentToken(auth, { sub: demoMemberId, role: Role.User }, DEMO_TOKEN_LIFETIME);
     const admin = signDevelopmentToken(auth, { sub: 9000, role: Role.Admin }, DEMO_TOKEN_LIFETIME);
     lines.push(

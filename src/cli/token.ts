@@ -4,15 +4,26 @@ import { signDevelopmentToken } from '../auth/development-token';
 import { Role } from '../auth/role';
 import { toAuthConfig } from '../config/auth.config';
 import { validateEnvironment } from '../config/environment';
+import { isDevelopmentVerification } from '../config/jwt-verification';
 
 const USAGE = 'Usage: npm run token -- --sub <member id> --role USER|ADMIN [--exp 1h]';
 
-/** Prints a development token signed with the configured JWT_SECRET (CONTRACT §2). Never in production. */
+/**
+ * Prints a token for the embedded demo database, signed with the built-in development secret (docs/API.md,
+ * "Authentication"). Any other configuration verifies tokens that open real orders, which only its identity
+ * provider issues: the command refuses to sign for it.
+ */
 function main(): void {
   if (process.env.NODE_ENV === 'production') {
     throw new Error('Refusing to sign tokens with NODE_ENV=production: tokens come from the identity provider there.');
   }
   const env = validateEnvironment(process.env);
+  const auth = toAuthConfig(env);
+  if (!isDevelopmentVerification(auth.verification)) {
+    throw new Error(
+      'Refusing to sign tokens: this configuration verifies with its own JWT_SECRET, JWT_PUBLIC_KEY or JWT_JWKS_URI, whose tokens come from its identity provider. The command signs only for the embedded database with the built-in development secret.',
+    );
+  }
   const { values } = parseArgs({
     options: { sub: { type: 'string' }, role: { type: 'string' }, exp: { type: 'string', default: '1h' } },
     strict: true,
@@ -31,7 +42,7 @@ function main(): void {
   const lifetime = /[smhd]$/.test(values.exp)
     ? (values.exp as `${number}${'s' | 'm' | 'h' | 'd'}`)
     : Number(values.exp);
-  console.log(signDevelopmentToken(toAuthConfig(env), { sub, role }, lifetime));
+  console.log(signDevelopmentToken(auth, { sub, role }, lifetime));
 }
 
 try {

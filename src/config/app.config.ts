@@ -1,4 +1,5 @@
 import type { EnvironmentVariables } from './environment';
+import { readTrustedProxies, type ProxyTrust } from './trusted-proxies';
 
 /** Signs page links where no secret is configured: development and tests only (refused with NODE_ENV=production). */
 export const DEVELOPMENT_PAGE_LINK_SECRET = 'development-only-page-link-secret-not-for-production';
@@ -13,6 +14,8 @@ export interface AppConfig {
   /** Where rate limits and running exports are shared between instances; each instance counts alone without it. */
   redisUrl?: string;
   corsOrigins: string[];
+  /** Which proxies name the client in `X-Forwarded-For` (rate limits per client, logs); none when absent. */
+  trustProxy?: ProxyTrust;
   /** Signs and checks the continuations of page links. */
   pageLinkSecret: string;
   shutdownGraceMs: number;
@@ -33,6 +36,7 @@ export function toAppConfig(env: EnvironmentVariables): AppConfig {
     exportsPerCaller: env.EXPORTS_PER_CALLER,
     redisUrl: env.REDIS_URL,
     corsOrigins: env.CORS_ORIGINS,
+    trustProxy: readTrustedProxies(env.TRUST_PROXY).trust,
     pageLinkSecret: env.PAGE_LINK_SECRET ?? DEVELOPMENT_PAGE_LINK_SECRET,
     shutdownGraceMs: env.SHUTDOWN_GRACE_MS,
     shutdownDelayMs: env.SHUTDOWN_DELAY_MS,

@@ -1,3 +1,4 @@
+import { readDatabaseTls, type DatabaseTls } from './database-tls';
 import type { EnvironmentVariables } from './environment';
 
 export type DatabaseConfig =
@@ -18,6 +19,8 @@ export type DatabaseConfig =
       /** Read replicas, in DB_REPLICAS order; the listing reads from them while they are healthy. */
       replicas: { host: string; port: number }[];
       replicaMaxLagSeconds: number;
+      /** DB_SSL and DB_SSL_CA, for the primary and every replica; plain TCP when absent. */
+      tls?: DatabaseTls;
     };
 
 export function toDatabaseConfig(env: EnvironmentVariables): DatabaseConfig {
@@ -38,5 +41,6 @@ export function toDatabaseConfig(env: EnvironmentVariables): DatabaseConfig {
       return { host: address.slice(0, separator), port: Number(address.slice(separator + 1)) };
     }),
     replicaMaxLagSeconds: env.DB_REPLICA_MAX_LAG_S,
+    tls: readDatabaseTls(env).tls,
   };
 }

@@ -1,5 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
+import { spawnSync } from 'node:child_process';
 import { generateKeyPairSync } from 'node:crypto';
+import { toAppConfig } from './app.config';
 import { toAuthConfig } from './auth.config';
 import { toDatabaseConfig } from './database.config';
 import { InvalidConfigurationError, validateEnvironment } from './environment';
@@ -8,6 +10,26 @@ import { DEVELOPMENT_JWT_SECRET } from './jwt-verification';
 const rsaPublicKey = generateKeyPairSync('rsa', { modulusLength: 2048 })
   .publicKey.export({ type: 'spki', format: 'pem' })
   .toString();
+/** A self-signed certificate, made once for the CA settings: any certificate will do. */
+const caPem = spawnSync(
+  'openssl',
+  [
+    'req',
+    '-x509',
+    '-newkey',
+    'ec',
+    '-pkeyopt',
+    'ec_paramgen_curve:P-256',
+    '-nodes',
+    '-keyout',
+    '/dev/null',
+    '-subj',
+    '/CN=Test CA',
+    '-days',
+    '1',
+  ],
+  { encoding: 'utf8' },
+).stdout;
 const ecPublicKey = generateKeyPairSync('ec', { namedCurve: 'P-256' })
   .publicKey.export({ type: 'spki', format: 'pem' })
   .toString();
@@ -102,21 +124,133 @@ describe('validateEnvironment', () => {
     expect(problemsOf({ JWT_PUBLIC_KEY: 'hello' })[0]).toMatch(/^JWT_PUBLIC_KEY:/);
   });
 
-  it('refuses the embedded database, the development secret and a missing page link secret in production', () => {
+  it('refuses the embedded database and a missing page link secret in production', () => {
     const problems = problemsOf({ NODE_ENV: 'production' });
-    expect(problems.map((problem) => problem.split(':')[0])).toEqual(['DB_TYPE', 'PAGE_LINK_SECRET', 'JWT_SECRET']);
+    expect(problems.map((problem) => problem.split(':')[0])).toEqual(['DB_TYPE', 'PAGE_LINK_SECRET']);
     const production = { NODE_ENV: 'production', DB_TYPE: 'mysql', PAGE_LINK_SECRET: 'p'.repeat(32) };
-    expect(problemsOf({ ...production, JWT_SECRET: DEVELOPMENT_JWT_SECRET })).toHaveLength(1);
     expect(problemsOf({ ...production, JWT_PUBLIC_KEY: rsaPublicKey })).toEqual([]);
     // Every instance must sign with the same secret, so a per-process default would break links across a fleet.
     expect(problemsOf({ NODE_ENV: 'production', DB_TYPE: 'mysql', JWT_PUBLIC_KEY: rsaPublicKey })).toEqual([
       expect.stringMatching(/^PAGE_LINK_SECRET:/),
     ]);
-    expect(problemsOf({ PAGE_LINK_SECRET: 'short' })[0]).toMatch(/^PAGE_LINK_SECRET:/);
+  });
+
+  it('wants a page link secret of 32 bytes or more, counted in bytes, and not the JWT secret', () => {
+    expect(problemsOf({ PAGE_LINK_SECRET: 'p'.repeat(31) })[0]).toMatch(/^PAGE_LINK_SECRET: .*32 bytes/);
+    // 11 characters of 3 bytes each in UTF-8: 33 bytes.
+    expect(problemsOf({ PAGE_LINK_SECRET: '가'.repeat(11) })).toEqual([]);
+    const shared = 's'.repeat(40);
+    expect(problemsOf({ JWT_SECRET: shared, PAGE_LINK_SECRET: shared })).toEqual([
+      expect.stringMatching(/^PAGE_LINK_SECRET: must differ from JWT_SECRET/),
+    ]);
+  });
+
+  it('names a secret that is wrong without ever printing its value', () => {
+    const problems = problemsOf({
+      JWT_SECRET: 'recognizable-jwt-secret',
+      PAGE_LINK_SECRET: 'recognizable-link',
+      REDIS_URL: 'not a url with recognizable-password',
+      PORT: 'abc',
+    });
+    expect(problems.map((problem) => problem.split(':')[0]).sort()).toEqual([
+      'JWT_SECRET',
+      'PAGE_LINK_SECRET',
+      'PORT',
+      'REDIS_URL',
+    ]);
+    expect(problems.join('\n')).not.toMatch(/recognizable/);
+    // A value that is no secret is still shown: it is what the operator has to find.
+    expect(problems.join('\n')).toContain('"abc"');
+  });
+
+  it('fetches a key set over https only, but for a loopback address', () => {
+    expect(problemsOf({ JWT_JWKS_URI: 'http://id.example.com/jwks.json' })).toEqual([
+      expect.stringMatching(/^JWT_JWKS_URI: must be https/),
+    ]);
+    for (const uri of [
+      'https://id.example.com/jwks.json',
+      'http://127.0.0.1:8080/jwks.json',
+      'http://localhost/jwks.json',
+      'http://[::1]:9000/jwks',
+    ]) {
+      expect(problemsOf({ JWT_JWKS_URI: uri })).toEqual([]);
+    }
+  });
+
+  it('reads TRUST_PROXY as a hop count or a list of proxy addresses and CIDRs', () => {
+    expect(toAppConfig(validateEnvironment({})).trustProxy).toBeUndefined();
+    expect(toAppConfig(validateEnvironment({ TRUST_PROXY: '0' })).trustProxy).toBeUndefined();
+    const twoHops = toAppConfig(validateEnvironment({ TRUST_PROXY: '2' })).trustProxy;
+    expect([0, 1, 2].map((hop) => twoHops?.('203.0.113.9', hop))).toEqual([true, true, false]);
+    const listed = toAppConfig(validateEnvironment({ TRUST_PROXY: '10.0.0.0/8, 127.0.0.1' })).trustProxy;
+    expect([listed?.('10.1.2.3', 0), listed?.('127.0.0.1', 0), listed?.('203.0.113.9', 0)]).toEqual([
+      true,
+      true,
+      false,
+    ]);
+    expect(problemsOf({ TRUST_PROXY: 'the load balancer' })[0]).toMatch(/^TRUST_PROXY:/);
+  });
+
+  it('reads DB_SSL and DB_SSL_CA into one TLS setting for every server', () => {
+    const mysql = { DB_TYPE: 'mysql', DB_REPLICAS: 'replica.internal:3306' };
+    const tlsOf = (raw: Record<string, string>) => {
+      const config = toDatabaseConfig(validateEnvironment({ ...mysql, ...raw }));
+      return config.type === 'mysql' ? config.tls : 'not mysql';
+    };
+    expect(tlsOf({})).toBeUndefined();
+    expect(tlsOf({ DB_SSL: 'required' })).toEqual({ rejectUnauthorized: false, verifyIdentity: false });
+    expect(tlsOf({ DB_SSL: 'verify-ca', DB_SSL_CA: caPem.replace(/\n/g, '\\n') })).toEqual({
+      ca: caPem,
+      rejectUnauthorized: true,
+      verifyIdentity: false,
+    });
+    expect(tlsOf({ DB_SSL: 'verify-identity' })).toEqual({ rejectUnauthorized: true, verifyIdentity: true });
+    expect(problemsOf({ DB_SSL: 'on' })[0]).toMatch(/^DB_SSL:/);
+    expect(problemsOf({ DB_SSL_CA: caPem })[0]).toMatch(/^DB_SSL_CA: only used with DB_SSL=verify-ca/);
+    expect(problemsOf({ DB_SSL: 'verify-ca', DB_SSL_CA: '/nonexistent/ca.pem' })[0]).toMatch(
+      /^DB_SSL_CA: the file could not be read \(ENOENT\)/,
+    );
+    expect(problemsOf({ DB_SSL: 'verify-ca', DB_SSL_CA: '-----BEGIN CERTIFICATE-----\nbroken' })[0]).toMatch(
+      /^DB_SSL_CA: not a PEM-encoded certificate/,
+    );
   });
 });
 
 describe('toAuthConfig', () => {
+  const problemsOfUse = (raw: Record<string, string>): string[] => {
+    try {
+      toAuthConfig(validateEnvironment(raw));
+      return [];
+    } catch (error) {
+      if (error instanceof InvalidConfigurationError) return error.problems;
+      throw error;
+    }
+  };
+
+  it('verifies with the development secret only on the embedded database, outside production', () => {
+    expect(problemsOfUse({})).toEqual([]);
+    expect(problemsOfUse({ DB_TYPE: 'mysql' })).toEqual([expect.stringMatching(/^JWT_SECRET: the built-in/)]);
+    expect(problemsOfUse({ DB_TYPE: 'mysql', NODE_ENV: 'development' })).toHaveLength(1);
+    expect(problemsOfUse({ DB_TYPE: 'mysql', JWT_SECRET: DEVELOPMENT_JWT_SECRET })).toHaveLength(1);
+    expect(problemsOfUse({ DB_TYPE: 'mysql', JWT_SECRET: 'an-operator-secret-of-32-bytes-or-more' })).toEqual([]);
+  });
+
+  it('requires the issuer and the audience with a public key or a key set in production', () => {
+    const production = { NODE_ENV: 'production', DB_TYPE: 'mysql', PAGE_LINK_SECRET: 'p'.repeat(32) };
+    expect(problemsOfUse({ ...production, JWT_PUBLIC_KEY: rsaPublicKey })).toEqual([
+      'JWT_ISSUER: required with JWT_PUBLIC_KEY and NODE_ENV=production',
+      'JWT_AUDIENCE: required with JWT_PUBLIC_KEY and NODE_ENV=production',
+    ]);
+    expect(
+      problemsOfUse({ ...production, JWT_JWKS_URI: 'https://id.example.com/jwks.json', JWT_ISSUER: 'https://id/' }),
+    ).toEqual(['JWT_AUDIENCE: required with JWT_JWKS_URI and NODE_ENV=production']);
+    expect(
+      problemsOfUse({ ...production, JWT_PUBLIC_KEY: rsaPublicKey, JWT_ISSUER: 'https://id/', JWT_AUDIENCE: 'orders' }),
+    ).toEqual([]);
+    // Outside production a key alone still verifies, as a developer's provider is often set up without either.
+    expect(problemsOfUse({ DB_TYPE: 'mysql', JWT_PUBLIC_KEY: rsaPublicKey })).toEqual([]);
+  });
+
   it('pins HS256 for the development secret', () => {
     expect(toAuthConfig(validateEnvironment({}))).toMatchObject({
       verification: { mode: 'secret', secret: DEVELOPMENT_JWT_SECRET, family: 'symmetric' },

@@ -3,6 +3,7 @@ import 'reflect-metadata';
 import { plainToInstance, Transform } from 'class-transformer';
 import {
   ArrayNotEmpty,
+  IsByteLength,
   IsIn,
   IsInt,
   IsOptional,
@@ -16,17 +17,32 @@ import {
   ValidationError,
 } from 'class-validator';
 import { IsIanaTimeZone } from './is-iana-time-zone';
+import { DATABASE_TLS_MODES, readDatabaseTls } from './database-tls';
 import {
-  DEVELOPMENT_JWT_SECRET,
   JWT_ALGORITHMS,
   readJwtVerification,
+  tokenUseProblems,
   type JwtAlgorithm,
   type JwtVerification,
 } from './jwt-verification';
+import { readTrustedProxies } from './trusted-proxies';
 
 export const NODE_ENVIRONMENTS = ['development', 'production', 'test'] as const;
 export const DATABASE_TYPES = ['sqlite', 'mysql'] as const;
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+
+/**
+ * Variables whose value is a secret, or may carry one (a password in a URL): a problem with one names it and says
+ * what is wrong, never what it holds, since start-up errors end up in logs that many people read.
+ */
+const SECRET_VARIABLES: ReadonlySet<string> = new Set([
+  'JWT_SECRET',
+  'JWT_PUBLIC_KEY',
+  'PAGE_LINK_SECRET',
+  'DB_PASSWORD',
+  'REDIS_URL',
+  'OTEL_EXPORTER_OTLP_ENDPOINT',
+]);
 
 /**
  * One item of a claim or role list: a claim name or dotted path (`cognito:groups`, `https://…/roles`,
@@ -103,6 +119,15 @@ export class EnvironmentVariables {
   @Max(86400)
   DB_REPLICA_MAX_LAG_S: number = 5;
 
+  /** TLS to every database server (primary and replicas): off, encrypted only, or encrypted and verified. */
+  @IsIn(DATABASE_TLS_MODES)
+  DB_SSL: (typeof DATABASE_TLS_MODES)[number] = 'off';
+
+  /** The CA that signed the servers' certificates: a PEM file's path, or the PEM itself. */
+  @IsOptional()
+  @IsString()
+  DB_SSL_CA?: string;
+
   @IsOptional()
   @IsString()
   @MinLength(32)
@@ -159,12 +184,12 @@ export class EnvironmentVariables {
   JWT_USER_ROLES: string[] = ['USER'];
 
   /**
-   * Signs the continuations in `Link` (CONTRACT §13); every instance behind one address must share it, so that a
-   * link written by one is accepted by the next. Required with NODE_ENV=production.
+   * Signs the continuations in `Link` (docs/API.md, "Following pages"); every instance behind one address must share
+   * it, so that a link written by one is accepted by the next. Required with NODE_ENV=production.
    */
   @IsOptional()
   @IsString()
-  @MinLength(32)
+  @IsByteLength(32, undefined, { message: '$property must be at least 32 bytes long' })
   PAGE_LINK_SECRET?: string;
 
   @IsIanaTimeZone()
@@ -209,6 +234,14 @@ export class EnvironmentVariables {
   @Max(65535)
   METRICS_PORT: number = 9464;
 
+  /**
+   * Which proxies in front of the service are trusted to name the client in `X-Forwarded-For`: a hop count, or
+   * comma-separated addresses and CIDRs. Unset: none, and the client is the connection's peer.
+   */
+  @IsOptional()
+  @IsString()
+  TRUST_PROXY?: string;
+
   /** Base URL of an OTLP/HTTP collector (`/v1/traces` is appended); traces are exported only when set. */
   @IsOptional()
   @IsUrl({ require_tld: false, protocols: ['https', 'http'], require_protocol: true })
@@ -223,21 +256,28 @@ export class InvalidConfigurationError extends Error {
 }
 
 function describe(error: ValidationError, raw: Record<string, string | undefined>): string {
-  const received = JSON.stringify(raw[error.property]);
   const reasons = Object.values(error.constraints ?? {}).join('; ');
-  return `${error.property}: ${reasons} (got ${received})`;
+  if (SECRET_VARIABLES.has(error.property)) return `${error.property}: ${reasons} (value not shown)`;
+  return `${error.property}: ${reasons} (got ${JSON.stringify(raw[error.property])})`;
 }
 
 /** Each validated environment's token verification, worked out (and its key parsed) once, while validating. */
 const verifications = new WeakMap<EnvironmentVariables, JwtVerification>();
 
-/** The verification of a validated environment. */
+/**
+ * The verification the service checks tokens with. Beyond what validation checks, it refuses what would open a
+ * real deployment (tokenUseProblems): tools that only reach the database (migrations, seeding) never get here.
+ */
 export function jwtVerificationOf(env: EnvironmentVariables): JwtVerification {
-  const known = verifications.get(env);
-  if (known) return known;
-  const { verification, problems } = readJwtVerification(env);
-  if (!verification || problems.length > 0) throw new InvalidConfigurationError(problems);
-  verifications.set(env, verification);
+  let verification = verifications.get(env);
+  if (!verification) {
+    const read = readJwtVerification(env);
+    if (!read.verification || read.problems.length > 0) throw new InvalidConfigurationError(read.problems);
+    verification = read.verification;
+    verifications.set(env, verification);
+  }
+  const problems = tokenUseProblems(env, verification);
+  if (problems.length > 0) throw new InvalidConfigurationError(problems);
   return verification;
 }
 
@@ -247,18 +287,17 @@ function crossFieldProblems(env: EnvironmentVariables): string[] {
   const { verification, problems: jwtProblems } = readJwtVerification(env);
   problems.push(...jwtProblems);
   if (verification && jwtProblems.length === 0) verifications.set(env, verification);
+  problems.push(...readDatabaseTls(env).problems, ...readTrustedProxies(env.TRUST_PROXY).problems);
+  if (env.PAGE_LINK_SECRET !== undefined && env.PAGE_LINK_SECRET === env.JWT_SECRET) {
+    problems.push('PAGE_LINK_SECRET: must differ from JWT_SECRET, so that neither secret can stand in for the other');
+  }
   if (env.NODE_ENV === 'production') {
     if (env.DB_TYPE === 'sqlite') {
       problems.push('DB_TYPE: the embedded database is for development only; use mysql with NODE_ENV=production');
     }
     if (env.PAGE_LINK_SECRET === undefined) {
       problems.push(
-        'PAGE_LINK_SECRET: required with NODE_ENV=production, the same on every instance (32 characters or more)',
-      );
-    }
-    if (verification?.mode === 'secret' && verification.secret === DEVELOPMENT_JWT_SECRET) {
-      problems.push(
-        'JWT_SECRET: the development secret is refused with NODE_ENV=production; set a secret of your own or a public key',
+        'PAGE_LINK_SECRET: required with NODE_ENV=production, the same on every instance (32 bytes or more)',
       );
     }
   }

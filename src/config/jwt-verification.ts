@@ -17,7 +17,10 @@ export const JWT_ALGORITHMS = [
 ] as const;
 export type JwtAlgorithm = (typeof JWT_ALGORITHMS)[number];
 
-/** Signs the tokens `npm start` prints; refused with NODE_ENV=production. */
+/**
+ * Verifies when no verification is configured, and signs the tokens `npm start` prints: on the embedded database
+ * only, and never with NODE_ENV=production (tokenUseProblems).
+ */
 export const DEVELOPMENT_JWT_SECRET = 'development-only-secret-never-use-in-production';
 
 /**
@@ -37,6 +40,42 @@ interface JwtVariables {
   JWT_ALGORITHMS?: JwtAlgorithm[];
 }
 
+/** What decides whether a verification may be used: where the service runs, and what it checks tokens for. */
+interface DeploymentVariables {
+  NODE_ENV: string;
+  DB_TYPE: string;
+  JWT_ISSUER?: string;
+  JWT_AUDIENCE?: string;
+}
+
+/** Hosts a plain-http key set may be fetched from: nothing between the service and them can change the keys. */
+const LOOPBACK_HOST = /^(localhost|127(\.\d{1,3}){3}|\[::1\])$/i;
+
+/** The development secret, and nothing else, verifies: the one configuration whose tokens anyone may sign. */
+export const isDevelopmentVerification = (verification: JwtVerification): boolean =>
+  verification.mode === 'secret' && verification.secret === DEVELOPMENT_JWT_SECRET;
+
+/**
+ * Whether a verification may open this deployment. The development secret is public (it is in this repository),
+ * so it only ever guards the embedded demo database. A public key or key set is the company's identity provider,
+ * which issues tokens for many applications: in production the issuer and the audience must say a token is for
+ * this one.
+ */
+export function tokenUseProblems(env: DeploymentVariables, verification: JwtVerification): string[] {
+  const problems: string[] = [];
+  if (isDevelopmentVerification(verification) && (env.DB_TYPE !== 'sqlite' || env.NODE_ENV === 'production')) {
+    problems.push(
+      'JWT_SECRET: the built-in development secret only serves the embedded database outside production; set JWT_SECRET (32 bytes or more), JWT_PUBLIC_KEY or JWT_JWKS_URI',
+    );
+  }
+  if (verification.family === 'asymmetric' && env.NODE_ENV === 'production') {
+    const mode = verification.mode === 'jwks' ? 'JWT_JWKS_URI' : 'JWT_PUBLIC_KEY';
+    if (!env.JWT_ISSUER) problems.push(`JWT_ISSUER: required with ${mode} and NODE_ENV=production`);
+    if (!env.JWT_AUDIENCE) problems.push(`JWT_AUDIENCE: required with ${mode} and NODE_ENV=production`);
+  }
+  return problems;
+}
+
 /** The variables' verification, or why they cannot verify a token: each problem names its variable. */
 export function readJwtVerification(env: JwtVariables): { verification?: JwtVerification; problems: string[] } {
   const asymmetric = [env.JWT_PUBLIC_KEY && 'JWT_PUBLIC_KEY', env.JWT_JWKS_URI && 'JWT_JWKS_URI'].filter(Boolean);
@@ -48,6 +87,10 @@ export function readJwtVerification(env: JwtVariables): { verification?: JwtVeri
   }
   let verification: JwtVerification;
   if (env.JWT_JWKS_URI) {
+    const uri = new URL(env.JWT_JWKS_URI);
+    if (uri.protocol !== 'https:' && !LOOPBACK_HOST.test(uri.hostname)) {
+      return { problems: ['JWT_JWKS_URI: must be https (plain http only on a loopback address)'] };
+    }
     verification = { mode: 'jwks', jwksUri: env.JWT_JWKS_URI, family: 'asymmetric' };
   } else if (env.JWT_PUBLIC_KEY) {
     const key = publicKeyOf(env.JWT_PUBLIC_KEY);

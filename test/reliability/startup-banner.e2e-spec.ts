@@ -2,15 +2,46 @@ import { describe, expect, it } from '@jest/globals';
 import { startTestService } from '../support/app/test-app';
 import { freshMysqlDatabase, mysqlEnvironment } from '../support/app/test-database';
 
-/** The banner with ready tokens is a development aid; production must never print a usable token. */
+const TOKEN = /eyJ[\w-]+\.[\w-]+\./;
+
+/**
+ * The banner with ready tokens is a development aid: printed only for the embedded demo database with the built-in
+ * development secret, whose tokens anyone can sign anyway. Any other configuration never prints a usable token.
+ */
 describe('start-up banner', () => {
-  it('prints the docs address and USER and ADMIN tokens in development', async () => {
-    const service = await startTestService({ NODE_ENV: 'development', SQLITE_PATH: ':memory:' });
+  it('prints the docs address and USER and ADMIN tokens on a fresh clone: no settings at all', async () => {
+    // What `npm start` has with no .env: every variable of the test environment unset (empty counts as unset).
+    const service = await startTestService({
+      NODE_ENV: '',
+      SQLITE_PATH: ':memory:',
+      JWT_SECRET: '',
+      JWT_ISSUER: '',
+      JWT_AUDIENCE: '',
+    });
     service.child.kill('SIGTERM');
     await service.exited;
     expect(service.output()).toContain('/docs');
     expect(service.output()).toMatch(/USER token[^\n]*\n[\w-]+\.[\w-]+\.[\w-]+/);
     expect(service.output()).toMatch(/ADMIN token[^\n]*\n[\w-]+\.[\w-]+\.[\w-]+/);
+  }, 60_000);
+
+  it('prints no token with a secret of its own, NODE_ENV unset, even on the embedded database', async () => {
+    const service = await startTestService({ NODE_ENV: '', SQLITE_PATH: ':memory:' });
+    service.child.kill('SIGTERM');
+    expect(await service.exited).toBe(0);
+    expect(service.output()).toContain('/docs');
+    expect(service.output()).not.toMatch(/token/i);
+    expect(service.output()).not.toMatch(TOKEN);
+  }, 60_000);
+
+  it('prints no token on MySQL with a secret of its own and NODE_ENV unset', async () => {
+    const target = await freshMysqlDatabase('banner_unset');
+    const service = await startTestService({ ...mysqlEnvironment(target), NODE_ENV: '' });
+    service.child.kill('SIGTERM');
+    expect(await service.exited).toBe(0);
+    expect(service.output()).toContain('/docs');
+    expect(service.output()).not.toMatch(/token/i);
+    expect(service.output()).not.toMatch(TOKEN);
   }, 60_000);
 
   it('prints no banner and no token in production', async () => {
@@ -24,6 +55,6 @@ describe('start-up banner', () => {
     service.child.kill('SIGTERM');
     expect(await service.exited).toBe(0);
     expect(service.output()).not.toMatch(/token|Swagger UI/i);
-    expect(service.output()).not.toMatch(/eyJ[\w-]+\.[\w-]+\./);
+    expect(service.output()).not.toMatch(TOKEN);
   }, 60_000);
 });

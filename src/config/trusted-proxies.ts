@@ -1,0 +1,35 @@
+import { compile } from '@fastify/proxy-addr';
+
+/**
+ * Whether the hop at `address`, `hop` steps from the service (0: the connection's peer), is a proxy whose
+ * `X-Forwarded-For` entry is believed; the client is the first address, from the service outwards, that is not.
+ */
+export type ProxyTrust = (address: string, hop: number) => boolean;
+
+const HOP_COUNT = /^\d+$/;
+
+/**
+ * TRUST_PROXY: unset or `0`, no proxy is trusted (a forged `X-Forwarded-For` changes nothing); a number, that many
+ * hops in front of the service are proxies, whatever their address; otherwise comma-separated addresses and CIDRs
+ * (or proxy-addr's names `loopback`, `linklocal`, `uniquelocal`) of the proxies.
+ */
+export function readTrustedProxies(value: string | undefined): { trust?: ProxyTrust; problems: string[] } {
+  if (value === undefined) return { problems: [] };
+  if (HOP_COUNT.test(value)) {
+    const hops = Number(value);
+    return { trust: hops === 0 ? undefined : (_address, hop) => hop < hops, problems: [] };
+  }
+  const addresses = value
+    .split(',')
+    .map((item) => item.trim())
+    .filter((item) => item.length > 0);
+  try {
+    return { trust: compile(addresses), problems: [] };
+  } catch (error) {
+    return {
+      problems: [
+        `TRUST_PROXY: must be a hop count or comma-separated proxy addresses or CIDRs (${(error as Error).message})`,
+      ],
+    };
+  }
+}
