@@ -56,7 +56,7 @@ export function freePort(): Promise<number> {
   });
 }
 
-async function waitUntilReady(port: number, child: ChildProcess, errorLog: string): Promise<void> {
+async function waitUntilReady(port: number, child: ChildProcess, errorLog: string, tls?: ServerTls): Promise<void> {
   const deadline = Date.now() + 60_000;
   for (;;) {
     if (child.exitCode !== null) {
@@ -64,7 +64,12 @@ async function waitUntilReady(port: number, child: ChildProcess, errorLog: strin
       throw new Error(`The throw-away MySQL server exited with code ${child.exitCode}:\n${log}`);
     }
     try {
-      const connection = await createConnection({ host: '127.0.0.1', port, user: 'root' });
+      const connection = await createConnection({
+        host: '127.0.0.1',
+        port,
+        user: 'root',
+        ...(tls && { ssl: { ca: readFileSync(tls.ca, 'utf8'), rejectUnauthorized: true, verifyIdentity: false } }),
+      });
       await connection.end();
       return;
     } catch (error) {
@@ -109,13 +114,26 @@ function storageArguments({ durable = false, bufferPoolMb = 256, maxConnections 
   ];
 }
 
+/** A server that speaks TLS with this certificate and key (PEM files), and refuses plain connections. */
+export interface ServerTls {
+  ca: string;
+  cert: string;
+  key: string;
+}
+
+function tlsArguments(tls: ServerTls | undefined): string[] {
+  if (!tls) return [];
+  return [`--ssl-ca=${tls.ca}`, `--ssl-cert=${tls.cert}`, `--ssl-key=${tls.key}`, '--require-secure-transport=ON'];
+}
+
 /**
- * CONTRACT §9: starts a private MariaDB (or MySQL) in a temporary directory on
- * a free port, for the duration of the test run.
+ * Starts a private MariaDB (or MySQL) in a temporary directory on a free
+ * port, for the duration of the test run (README, "Tests").
  */
 export async function startThrowawayMysql(
   replication?: ReplicationRole,
   storage: StorageOptions = {},
+  tls?: ServerTls,
 ): Promise<ThrowawayMysql> {
   const server = findExecutable(['mariadbd', 'mysqld']);
   if (!server) throw new Error(INSTALL_HINT);
@@ -160,13 +178,14 @@ export async function startThrowawayMysql(
         `--log-error=${errorLog}`,
         ...replicationArguments(replication),
         ...storageArguments(storage),
+        ...tlsArguments(tls),
         '--character-set-server=utf8mb4',
         '--collation-server=utf8mb4_unicode_ci',
         '--default-time-zone=+00:00',
       ],
       { stdio: 'ignore' },
     );
-    await waitUntilReady(port, child, errorLog);
+    await waitUntilReady(port, child, errorLog, tls);
     return child;
   };
   let child = await start();

@@ -1,5 +1,6 @@
 import { X509Certificate } from 'node:crypto';
 import { readFileSync } from 'node:fs';
+import { isIP } from 'node:net';
 
 /**
  * `off`: plain TCP. `required`: encrypted, the server's certificate not checked (protects against listeners, not
@@ -19,6 +20,9 @@ export interface DatabaseTls {
 interface TlsVariables {
   DB_SSL: (typeof DATABASE_TLS_MODES)[number];
   DB_SSL_CA?: string;
+  DB_HOST: string;
+  /** `host:port` each. */
+  DB_REPLICAS: string[];
 }
 
 const PEM_CERTIFICATE = '-----BEGIN CERTIFICATE-----';
@@ -54,5 +58,13 @@ export function readDatabaseTls(env: TlsVariables): { tls?: DatabaseTls; problem
   if (env.DB_SSL === 'required') return { tls: { rejectUnauthorized: false, verifyIdentity: false }, problems: [] };
   const { ca, problem } = env.DB_SSL_CA === undefined ? {} : readCa(env.DB_SSL_CA);
   if (problem) return { problems: [problem] };
+  const addresses = [env.DB_HOST, ...env.DB_REPLICAS.map((address) => address.slice(0, address.lastIndexOf(':')))];
+  if (env.DB_SSL === 'verify-identity' && addresses.some((host) => isIP(host) !== 0)) {
+    // mysql2 checks the certificate of a server reached by address against the name `localhost`, not the address:
+    // refused rather than checked against the wrong name.
+    return {
+      problems: ['DB_SSL: verify-identity needs DB_HOST and DB_REPLICAS to be the host names the certificates carry'],
+    };
+  }
   return { tls: { ca, rejectUnauthorized: true, verifyIdentity: env.DB_SSL === 'verify-identity' }, problems: [] };
 }

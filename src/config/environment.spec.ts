@@ -192,7 +192,7 @@ describe('validateEnvironment', () => {
   });
 
   it('reads DB_SSL and DB_SSL_CA into one TLS setting for every server', () => {
-    const mysql = { DB_TYPE: 'mysql', DB_REPLICAS: 'replica.internal:3306' };
+    const mysql = { DB_TYPE: 'mysql', DB_HOST: 'primary.internal', DB_REPLICAS: 'replica.internal:3306' };
     const tlsOf = (raw: Record<string, string>) => {
       const config = toDatabaseConfig(validateEnvironment({ ...mysql, ...raw }));
       return config.type === 'mysql' ? config.tls : 'not mysql';
@@ -206,6 +206,10 @@ describe('validateEnvironment', () => {
     });
     expect(tlsOf({ DB_SSL: 'verify-identity' })).toEqual({ rejectUnauthorized: true, verifyIdentity: true });
     expect(problemsOf({ DB_SSL: 'on' })[0]).toMatch(/^DB_SSL:/);
+    expect(problemsOf({ DB_SSL: 'verify-identity' })[0]).toMatch(/^DB_SSL: verify-identity needs DB_HOST/);
+    expect(problemsOf({ DB_SSL: 'verify-identity', DB_HOST: 'db.internal', DB_REPLICAS: '10.0.0.3:3306' })).toEqual([
+      expect.stringMatching(/^DB_SSL: verify-identity needs DB_HOST and DB_REPLICAS/),
+    ]);
     expect(problemsOf({ DB_SSL_CA: caPem })[0]).toMatch(/^DB_SSL_CA: only used with DB_SSL=verify-ca/);
     expect(problemsOf({ DB_SSL: 'verify-ca', DB_SSL_CA: '/nonexistent/ca.pem' })[0]).toMatch(
       /^DB_SSL_CA: the file could not be read \(ENOENT\)/,

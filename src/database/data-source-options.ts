@@ -66,6 +66,8 @@ export function buildDataSourceOptions(
     username: config.username,
     password: config.password,
     database: config.database,
+    // DB_SSL: encrypted, and verified as configured; one object, so that every pooled connection shares its context.
+    ssl: config.tls,
     charset: 'utf8mb4_unicode_ci',
     // Times are stored in UTC (CONTRACT §7); the driver's default, the process's zone, would shift them.
     timezone: 'Z',

@@ -3,6 +3,7 @@ import { createConnection, type Connection, type RowDataPacket } from 'mysql2/pr
 import type { DataSource } from 'typeorm';
 import type { Clock } from '../common/time/clock';
 import type { DatabaseConfig } from '../config/database.config';
+import type { DatabaseTls } from '../config/database-tls';
 import { DatabaseAdmission } from './database-admission';
 import { reasonOf } from './database-errors';
 import type { GtidPosition } from './replication-lag';
@@ -18,6 +19,7 @@ interface ConnectionOptions {
   username?: string;
   password?: string;
   database?: string;
+  ssl?: DatabaseTls;
 }
 
 /** A health check that takes longer than this counts as the server not answering. */
@@ -88,6 +90,11 @@ export class DatabaseServer {
     return this.name === 'primary';
   }
 
+  /** A MySQL or MariaDB server, reached over the network; otherwise the embedded database, in this process. */
+  get isMysql(): boolean {
+    return this.dataSource.options.type === 'mysql';
+  }
+
   /** The server answers and its pool is open: a request could read from it. */
   canRead(): boolean {
     return this.current.answering && this.dataSource.isInitialized;
@@ -120,13 +127,14 @@ export class DatabaseServer {
   /** Runs one statement of a health check; any failure closes the check's connection so the next one starts afresh. */
   async check<T extends RowDataPacket>(sql: string): Promise<T[]> {
     try {
-      const { host, port, username, password, database } = this.dataSource.options as ConnectionOptions;
+      const { host, port, username, password, database, ssl } = this.dataSource.options as ConnectionOptions;
       this.probe ??= await createConnection({
         host,
         port,
         user: username,
         password,
         database,
+        ssl,
         connectTimeout: PROBE_TIMEOUT_MS,
       });
       const [rows] = await this.probe.query<T[]>({ sql, timeout: PROBE_TIMEOUT_MS });
