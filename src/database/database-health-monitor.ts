@@ -2,11 +2,12 @@ import { BeforeApplicationShutdown, Injectable, OnApplicationBootstrap } from '@
 import type { RowDataPacket } from 'mysql2/promise';
 import { Clock } from '../common/time/clock';
 import { reasonOf } from './database-errors';
-import type { DatabaseServer, ServerHealth } from './database-server';
+import { performance } from 'node:perf_hooks';
+import type { DatabaseServer, ServerHealth, ServerName } from './database-server';
 import { DatabaseServers } from './database-servers';
 import { parseGtidPosition, PrimaryTimeline } from './replication-lag';
 
-/** CONTRACT §11: health is checked about once a second. */
+/** Health is checked about once a second (docs/ARCHITECTURE.md, "Read routing"), whatever asks for it. */
 export const CHECK_INTERVAL_MS = 1000;
 /** The primary's positions are remembered this long; a replica further behind is reported at least this stale. */
 const TIMELINE_KEEP_MS = 10 * 60_000;
@@ -27,32 +28,41 @@ interface ReplicaStatus extends RowDataPacket {
   Last_SQL_Error?: string;
 }
 
+/** Told of every check: which server, and how long its statements took, in seconds. */
+export type CheckListener = (server: ServerName, seconds: number) => void;
+
 /**
- * CONTRACT §11, outside the request path: about once a second, on each
- * server's own check connection, whether the primary answers (and its GTID
- * position), and whether each replica answers, replicates (both threads of
- * SHOW REPLICA STATUS) and how far behind the primary it is, told from when
- * the primary was last seen at a position the replica has applied
- * (`PrimaryTimeline`), where `Seconds_Behind_Master` can be NULL, 0 or whole
- * seconds. What it finds is recorded on each DatabaseServer.
+ * Outside the request path: about once a second, on each server's own check
+ * connection, whether the primary answers (and its GTID position), and
+ * whether each replica answers, replicates (both threads of SHOW REPLICA
+ * STATUS) and how far behind the primary it is, told from when the primary
+ * was last seen at a position the replica has applied (`PrimaryTimeline`),
+ * where `Seconds_Behind_Master` can be NULL, 0 or whole seconds. What it
+ * finds is recorded on each DatabaseServer, where routing and readiness read
+ * it: however often readiness is probed, each server gets one check a second.
  */
 @Injectable()
-export class ReplicaHealthMonitor implements OnApplicationBootstrap, BeforeApplicationShutdown {
+export class DatabaseHealthMonitor implements OnApplicationBootstrap, BeforeApplicationShutdown {
   private readonly timeline = new PrimaryTimeline(TIMELINE_KEEP_MS);
   private timer?: NodeJS.Timeout;
   private round?: Promise<void>;
   private stopped = false;
   /** Whether the servers know GTID positions (MariaDB); learned from the first check. */
   private gtid = true;
+  private readonly listeners: CheckListener[] = [];
 
   constructor(
     private readonly servers: DatabaseServers,
     private readonly clock: Clock,
   ) {}
 
-  /** The first round runs before the service takes requests, so that routing starts from what is true. */
+  /** Metrics time the checks without the database layer knowing of them. */
+  onCheck(listener: CheckListener): void {
+    this.listeners.push(listener);
+  }
+
+  /** The first round runs before the service takes requests, so that routing and readiness start from what is true. */
   async onApplicationBootstrap(): Promise<void> {
-    if (this.servers.replicas.length === 0) return;
     await this.checkAll();
     this.schedule();
   }
@@ -77,12 +87,25 @@ export class ReplicaHealthMonitor implements OnApplicationBootstrap, BeforeAppli
   private async checkAll(): Promise<void> {
     const started = this.clock.now();
     const { primary, replicas } = this.servers;
-    primary.recordCheck(await this.settled(primary, await this.checkPrimary(primary)), started);
+    primary.recordCheck(await this.settled(primary, await this.timed(primary, () => this.checkPrimary(primary))), started);
     await Promise.all(
       replicas.map(async (replica) =>
-        replica.recordCheck(await this.settled(replica, await this.checkReplica(replica)), started),
+        replica.recordCheck(
+          await this.settled(replica, await this.timed(replica, () => this.checkReplica(replica))),
+          started,
+        ),
       ),
     );
+  }
+
+  private async timed(server: DatabaseServer, check: () => Promise<ServerHealth>): Promise<ServerHealth> {
+    const started = performance.now();
+    try {
+      return await check();
+    } finally {
+      const seconds = (performance.now() - started) / 1000;
+      for (const listener of this.listeners) listener(server.name, seconds);
+    }
   }
 
   /** A server found answering first ends what statements given up there may still run, before it is read from again. */
@@ -93,7 +116,10 @@ export class ReplicaHealthMonitor implements OnApplicationBootstrap, BeforeAppli
 
   private async checkPrimary(primary: DatabaseServer): Promise<ServerHealth> {
     try {
-      if (this.gtid) {
+      if (!primary.isMysql) {
+        // The embedded database lives in this process: it answers while it is open.
+        await primary.dataSource.query('SELECT 1');
+      } else if (this.gtid) {
         const [row] = await primary.check<RowDataPacket>('SELECT @@global.gtid_binlog_pos AS position');
         this.timeline.record(parseGtidPosition(String(row.position ?? '')), Date.now());
       } else {

@@ -46,9 +46,12 @@ export class DatabaseServers implements OnApplicationShutdown {
     return this.byDataSource.get(runner.dataSource)?.name ?? 'primary';
   }
 
-  /** Readiness (CONTRACT §11): a replica that answers can serve the listing while the primary does not. */
-  answeringReplica(): ServerName | undefined {
-    return this.replicas.find((replica) => replica.canRead())?.name;
+  /**
+   * Readiness, from what the background checks found: the primary when it answers, else a replica that answers
+   * (it can serve the listing while the primary does not); none when no server can serve.
+   */
+  servingServer(): DatabaseServer | undefined {
+    return this.all.find((server) => server.canRead());
   }
 
   async onApplicationShutdown(): Promise<void> {

@@ -49,7 +49,7 @@ async function answered<T>(reads: () => Promise<T>): Promise<T> {
  * down at once and the request is tried once more elsewhere, within the same
  * deadline; a first attempt on a server that stops answering is given up
  * early enough for the retry to fit (ServerAttempt). What is known of each
- * server's health comes from the ReplicaHealthMonitor; how long a request may
+ * server's health comes from the DatabaseHealthMonitor; how long a request may
  * take, from its RequestDeadline.
  */
 @Injectable()
@@ -110,8 +110,10 @@ export class ReadRouter {
     try {
       return await attempt(first, mayGiveUp);
     } catch (error) {
-      if (!this.isServerFailure(error) || this.servers.replicas.length === 0) throw error;
+      if (!this.isServerFailure(error)) throw error;
+      // Readiness reads the same state: a failed server is not ready until a later check finds it answering.
       first.markFailed(error instanceof ServerNotAnsweringException ? error.why : reasonOf(error));
+      if (this.servers.replicas.length === 0) throw error;
       const second = this.pick(first);
       if (second === first) throw error;
       return await attempt(second, false);

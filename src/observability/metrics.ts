@@ -34,7 +34,7 @@ export class Metrics {
 
   readonly statementDuration = new Histogram({
     name: 'db_client_operation_duration_seconds',
-    help: 'Time a database statement of the listing or the readiness ping took, by statement and server.',
+    help: 'Time a database statement of the listing, or a background check of a server (ping), took, by statement and server.',
     labelNames: ['statement', 'server'] as const,
     buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5],
     registers: [this.registry],

@@ -4,11 +4,12 @@ import { context, SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
 import { performance } from 'node:perf_hooks';
 import { DataSource, type QueryRunner } from 'typeorm';
 import type { ServerName } from '../database/database-server';
+import { DatabaseHealthMonitor } from '../database/database-health-monitor';
 import { DatabaseServers } from '../database/database-servers';
 import { Metrics, type StatementKind } from './metrics';
 import { tracer } from './tracing';
 
-/** The statements a listing runs; the readiness probe's ping is the other kind. */
+/** The statements a listing runs; the background check of a server (`ping`) is the other kind. */
 export type ListingStatement = Exclude<StatementKind, 'ping'>;
 
 /**
@@ -25,8 +26,11 @@ export class ObservedStatements {
     private readonly metrics: Metrics,
     private readonly servers: DatabaseServers,
     @InjectDataSource() dataSource: DataSource,
+    monitor: DatabaseHealthMonitor,
   ) {
     this.system = dataSource.options.type === 'mysql' ? 'mysql' : 'sqlite';
+    // Each server's check, about once a second, is what readiness answers from: its time is the ping's.
+    monitor.onCheck((server, seconds) => metrics.statementDuration.observe({ statement: 'ping', server }, seconds));
   }
 
   /** A statement of the listing, on the server its request's connection belongs to. */
@@ -34,12 +38,7 @@ export class ObservedStatements {
     return this.observe(statement, this.servers.serverOf(runner), execute);
   }
 
-  /** The readiness probe's ping of the primary. */
-  ping<T>(execute: () => Promise<T>): Promise<T> {
-    return this.observe('ping', 'primary', execute);
-  }
-
-  private async observe<T>(statement: StatementKind, server: ServerName, execute: () => Promise<T>): Promise<T> {
+  private async observe<T>(statement: ListingStatement, server: ServerName, execute: () => Promise<T>): Promise<T> {
     const started = performance.now();
     try {
       // A request whose trace is not recorded (not exported, or not sampled) would not record its statements' spans
@@ -50,7 +49,7 @@ export class ObservedStatements {
     }
   }
 
-  private async traced<T>(statement: StatementKind, server: ServerName, execute: () => Promise<T>): Promise<T> {
+  private async traced<T>(statement: ListingStatement, server: ServerName, execute: () => Promise<T>): Promise<T> {
     const span = tracer().startSpan(`${statement} ${this.system}`, {
       kind: SpanKind.CLIENT,
       attributes: { 'db.system.name': this.system, 'db.operation.name': statement, 'db.server': server },

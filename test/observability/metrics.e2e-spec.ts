@@ -91,11 +91,12 @@ describe('Prometheus metrics', () => {
   });
 
   it('times each statement where it runs, by kind and server', () => {
-    // 9 listings answered 200 with full pages (page, count, seats each) and 2 whose page failed; 2 readiness pings.
+    // 9 listings answered 200 with full pages (page, count, seats each) and 2 whose page failed.
     expect(valueOf(samples, STATEMENTS, { statement: 'page', server: 'primary' })).toBe(11);
     expect(valueOf(samples, STATEMENTS, { statement: 'count', server: 'primary' })).toBe(9);
     expect(valueOf(samples, STATEMENTS, { statement: 'seats', server: 'primary' })).toBe(9);
-    expect(valueOf(samples, STATEMENTS, { statement: 'ping', server: 'primary' })).toBe(2);
+    // The background checks readiness answers from, one a second or so, however often readiness was asked.
+    expect(valueOf(samples, STATEMENTS, { statement: 'ping', server: 'primary' })).toBeGreaterThan(0);
   });
 
   it('reports the pool per server, and Node’s own process metrics', () => {
