@@ -67,6 +67,8 @@ async function main(): Promise<void> {
       // One secret for both instances: a page link written by one is followed on the other.
       PAGE_LINK_SECRET: randomBytes(32).toString('base64url'),
       NODE_ENV: 'development',
+      // HAProxy (deploy/haproxy.cfg) reaches the instances from the loopback address and names the client.
+      TRUST_PROXY: '127.0.0.1',
       LOG_LEVEL: 'warn',
       SHUTDOWN_DELAY_MS,
     };

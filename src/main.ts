@@ -6,14 +6,17 @@ import { AppModule } from './app.module';
 import { APP_OPTIONS, configureApp } from './bootstrap/configure-app';
 import { createHttpAdapter } from './bootstrap/http-adapter';
 import { startupBanner } from './bootstrap/startup-banner';
-import type { AppConfig } from './config/app.config';
+import { toAppConfig, type AppConfig } from './config/app.config';
 import type { AuthConfig } from './config/auth.config';
 import { APP_CONFIG, AUTH_CONFIG } from './config/config.module';
 import { DEMO_MEMBER_ID } from './orders/seeding/demo-data';
-import { InvalidConfigurationError } from './config/environment';
+import { InvalidConfigurationError, validateEnvironment } from './config/environment';
 
 async function bootstrap(): Promise<void> {
-  const app = await NestFactory.create<NestFastifyApplication>(AppModule.forRoot(), createHttpAdapter(), {
+  // The HTTP server is made before the application that validates the configuration, and must already know which
+  // proxies to trust: the same validation, once more, of the same variables.
+  const { trustProxy } = toAppConfig(validateEnvironment(process.env));
+  const app = await NestFactory.create<NestFastifyApplication>(AppModule.forRoot(), createHttpAdapter(trustProxy), {
     ...APP_OPTIONS,
     // A bad variable rejects here and is reported below by name, not by Nest's exception handler with a stack trace:
     // nothing buffered is printed unless start-up succeeds (configureApp flushes once pino is the logger).

@@ -3,15 +3,19 @@ import { parse as parseQueryString } from 'node:querystring';
 import { answerUnparsableRequest } from '../common/http-limits';
 import { answerFrameworkError } from '../common/problem/problem-details.filter';
 import { chooseRequestId } from '../common/request-id';
+import type { ProxyTrust } from '../config/trusted-proxies';
 import { traceRequests } from '../observability/tracing';
 
 /**
  * The HTTP server under Nest: Fastify, chosen over Express by measurement
  * (docs/BENCHMARKS.md). Its options keep the behaviour the contract was first
- * built and tested on.
+ * built and tested on. It is made before the application, so it is given what it needs of the configuration.
  */
-export function createHttpAdapter(): FastifyAdapter {
+export function createHttpAdapter(trustProxy?: ProxyTrust): FastifyAdapter {
   const adapter = new FastifyAdapter({
+    // TRUST_PROXY: which hops' X-Forwarded-For names the client (request.ip), for rate limits and logs. A function
+    // always, since Fastify's own hop count refuses to trust anything.
+    trustProxy,
     // Requests are logged by one hook through nestjs-pino's logger (logging/request-log.ts); Fastify's would add more.
     logger: false,
     genReqId: chooseRequestId,

@@ -3,15 +3,16 @@ import type { Logger, LevelWithSilent } from 'pino';
 
 /**
  * What a line may say about a request and its answer, given Fastify's
- * request and reply: the id Fastify chose, method, URL, client address,
- * status. Headers are never logged, and with them no credential.
+ * request and reply: the id Fastify chose, method, URL, client address
+ * (the client's, as TRUST_PROXY lets X-Forwarded-For name it, not the
+ * proxy's), status. Headers are never logged, and with them no credential.
  */
 export const requestLineSerializers = {
-  req: (request: { id: unknown; method: string; url: string; socket?: { remoteAddress?: string } }) => ({
+  req: (request: { id: unknown; method: string; url: string; ip?: string }) => ({
     id: request.id,
     method: request.method,
     url: request.url,
-    remoteAddress: request.socket?.remoteAddress,
+    remoteAddress: request.ip,
   }),
   res: (reply: { statusCode: number }) => ({ statusCode: reply.statusCode }),
 };

@@ -5,6 +5,8 @@ import { DataSource } from 'typeorm';
 import { getMetadataStorage } from 'class-validator';
 import { AppModule } from '../../../src/app.module';
 import { EnvironmentVariables } from '../../../src/config/environment';
+import type { AppConfig } from '../../../src/config/app.config';
+import { APP_CONFIG } from '../../../src/config/config.module';
 import { APP_OPTIONS, configureApp } from '../../../src/bootstrap/configure-app';
 import { createHttpAdapter } from '../../../src/bootstrap/http-adapter';
 import { startServiceProcess, type ServiceProcess } from '../../../launchers/service-process';
@@ -63,10 +65,13 @@ export async function startTestApp(environment: Record<string, string | undefine
   for (const [name, value] of Object.entries(environment)) if (value === undefined) delete process.env[name];
 
   const moduleRef = await Test.createTestingModule({ imports: [AppModule.forRoot()] }).compile();
-  const app = moduleRef.createNestApplication<NestFastifyApplication>(createHttpAdapter(), {
-    ...APP_OPTIONS,
-    logger: false,
-  });
+  const app = moduleRef.createNestApplication<NestFastifyApplication>(
+    createHttpAdapter(moduleRef.get<AppConfig>(APP_CONFIG).trustProxy),
+    {
+      ...APP_OPTIONS,
+      logger: false,
+    },
+  );
   configureApp(app);
   await app.init();
   // Fastify registers its routes and plugins when ready; supertest talks to the bare Node server.
