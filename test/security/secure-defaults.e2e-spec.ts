@@ -1,0 +1,181 @@
+import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals';
+import { createConnection, type Connection, type RowDataPacket } from 'mysql2/promise';
+import request from 'supertest';
+import { DataSource } from 'typeorm';
+import { toDatabaseConfig } from '../../src/config/database.config';
+import { validateEnvironment } from '../../src/config/environment';
+import { buildDataSourceOptions } from '../../src/database/data-source-options';
+import { ORDER_ENTITIES } from '../../src/orders/order-entities';
+import { startThrowawayMysql, type ThrowawayMysql } from '../../launchers/mysql-server';
+import { linksOf } from '../support/assertions/link-header';
+import { startTestApp, type TestApp } from '../support/app/test-app';
+import { freshMysqlDatabase, mysqlEnvironment, parseMysqlUrl } from '../support/app/test-database';
+import { signToken, userToken } from '../support/app/tokens';
+import { MEMBERS, seedDataset } from '../support/data/dataset';
+
+const LIMIT = 5;
+
+/**
+ * What the service does by default where a convenience could open a real deployment (README, "Security"): how
+ * readiness loads the database, whose budget a bad token spends behind a proxy, and what a continuation reveals.
+ */
+describe('readiness under a storm of probes', () => {
+  let server: ThrowawayMysql;
+  let context: TestApp;
+  let observer: Connection;
+
+  beforeAll(async () => {
+    // A server of its own: its statement counter then counts this service's statements and no other suite's.
+    server = await startThrowawayMysql();
+    const target = parseMysqlUrl(server.url);
+    observer = await createConnection({ host: target.host, port: target.port, user: target.user });
+    await observer.query('CREATE DATABASE orders_test');
+    const migrator = new DataSource({
+      ...buildDataSourceOptions(toDatabaseConfig(validateEnvironment(mysqlEnvironment(target))), 'maintenance'),
+      entities: ORDER_ENTITIES,
+    });
+    await migrator.initialize();
+    await migrator.runMigrations();
+    await migrator.destroy();
+    context = await startTestApp({ ...mysqlEnvironment(target), RATE_LIMIT_PER_MINUTE: String(LIMIT) });
+  }, 120_000);
+
+  afterAll(async () => {
+    await context?.close();
+    await observer?.end();
+    await server?.stop();
+  });
+
+  /** Statements the server has received from every client; the observer's own query counts one. */
+  const questions = async (): Promise<number> => {
+    const [row] = (await observer.query<RowDataPacket[]>("SHOW GLOBAL STATUS LIKE 'Questions'"))[0];
+    return Number(row.Value);
+  };
+
+  it('answers 1,000 probes from the background checks: a handful of statements, and never 429', async () => {
+    const before = await questions();
+    const started = Date.now();
+    const statuses = new Map<number, number>();
+    for (let batch = 0; batch < 20; batch += 1) {
+      const answers = await Promise.all(Array.from({ length: 50 }, () => request(context.server).get('/health/ready')));
+      for (const { status } of answers) statuses.set(status, (statuses.get(status) ?? 0) + 1);
+    }
+    const seconds = (Date.now() - started) / 1000;
+    const sent = (await questions()) - before - 1;
+    expect(Object.fromEntries(statuses)).toEqual({ 200: 1000 });
+    // About one check a second; a probe that sent a statement of its own would have made it a thousand.
+    expect(sent).toBeLessThanOrEqual(Math.ceil(seconds) + 2);
+  }, 60_000);
+});
+
+describe('rate limits of requests without a valid token', () => {
+  let context: TestApp;
+
+  afterEach(async () => {
+    await context?.close();
+  });
+
+  const start = async (environment: Record<string, string> = {}) =>
+    (context = await startTestApp({ RATE_LIMIT_PER_MINUTE: String(LIMIT), ...environment }));
+
+  const list = (token?: string, forwardedFor?: string) => {
+    let call = request(context.server).get('/orders');
+    if (token) call = call.set('Authorization', `Bearer ${token}`);
+    if (forwardedFor) call = call.set('X-Forwarded-For', forwardedFor);
+    return call;
+  };
+
+  const statusesOf = async (count: number, send: () => request.Test): Promise<number[]> => {
+    const statuses: number[] = [];
+    for (let index = 0; index < count; index += 1) statuses.push((await send()).status);
+    return statuses;
+  };
+
+  it('never spends a member’s budget on a flood of expired tokens in their name', async () => {
+    await start();
+    const expired = signToken({ sub: 5, role: 'USER' }, { expiresInSeconds: -3600 });
+    const flood = await statusesOf(3 * LIMIT, () => list(expired));
+    // 401 while the address has budget, then 429 from the address's bucket: never a member's.
+    expect(flood.slice(0, LIMIT)).toEqual(Array<number>(LIMIT).fill(401));
+    expect(new Set(flood.slice(LIMIT))).toEqual(new Set([429]));
+    expect(await statusesOf(LIMIT + 1, () => list(userToken(5)))).toEqual([...Array<number>(LIMIT).fill(200), 429]);
+  });
+
+  it('behind a trusted proxy, counts each client apart: one client’s flood does not limit another', async () => {
+    await start({ TRUST_PROXY: '1' });
+    const forged = `${userToken(5).slice(0, -4)}AAAA`;
+    expect(new Set(await statusesOf(2 * LIMIT, () => list(forged, '203.0.113.10')))).toEqual(new Set([401, 429]));
+    expect((await list(forged, '203.0.113.10')).status).toBe(429);
+    expect((await list(undefined, '203.0.113.20')).status).toBe(401);
+    expect((await list(forged, '198.51.100.7, 203.0.113.30')).status).toBe(401);
+  });
+
+  it('without TRUST_PROXY, ignores X-Forwarded-For: a forged one does not escape the limit', async () => {
+    await start();
+    const forged = `${userToken(5).slice(0, -4)}AAAA`;
+    expect(new Set(await statusesOf(2 * LIMIT, () => list(forged, '203.0.113.10')))).toEqual(new Set([401, 429]));
+    for (const address of ['203.0.113.20', '198.51.100.7', '127.0.0.2']) {
+      expect((await list(undefined, address)).status).toBe(429);
+    }
+  });
+});
+
+describe('what a continuation reveals', () => {
+  let context: TestApp;
+  /** The table's newest order, and a member who did not place it: their walks must not learn its id. */
+  let newest: number;
+  let member: number;
+
+  beforeAll(async () => {
+    const target = await freshMysqlDatabase('continuations');
+    context = await startTestApp({ ...mysqlEnvironment(target), RATE_LIMIT_PER_MINUTE: '0' });
+    await seedDataset(context.dataSource, 11);
+    const [last] = await context.dataSource.query<{ id: number; userId: number }[]>(
+      'SELECT id, user_id AS userId FROM orders ORDER BY id DESC LIMIT 1',
+    );
+    newest = Number(last.id);
+    member = MEMBERS.find((candidate) => candidate !== Number(last.userId)) ?? MEMBERS[0];
+  }, 120_000);
+
+  afterAll(async () => {
+    await context?.close();
+  });
+
+  /** The numbers a continuation carries: the walk's bound and the boundary element's sort key. */
+  const valuesIn = (link: string): unknown[] => {
+    const parameters = new URL(link, 'http://orders.test').searchParams;
+    const token = parameters.get('after') ?? parameters.get('before') ?? '';
+    return JSON.parse(Buffer.from(token.split('.')[0], 'base64url').toString('utf8')) as unknown[];
+  };
+
+  it.each(['totalPrice,asc', 'orderId,desc', 'createdAt,desc'])(
+    'holds nothing a member was not shown in their own pages, following next links (sort=%s)',
+    async (sort) => {
+      const seen = new Set<unknown>();
+      const tokens: unknown[][] = [];
+      let next: string | undefined = `/orders?size=4&sort=${sort}`;
+      while (next) {
+        const response = await request(context.server)
+          .get(next)
+          .set('Authorization', `Bearer ${userToken(member)}`);
+        expect(response.status).toBe(200);
+        for (const element of (response.body as { elements: { orderId: number; totalPrice: number }[] }).elements) {
+          seen.add(element.orderId);
+          seen.add(element.totalPrice);
+        }
+        const links = linksOf(response.headers.link);
+        for (const link of [links.next, links.prev]) if (link) tokens.push(valuesIn(link));
+        next = links.next;
+      }
+      expect(tokens.length).toBeGreaterThan(2);
+      for (const [bound, ...key] of tokens) {
+        expect(seen).toContain(bound);
+        expect(bound).not.toBe(newest);
+        // A time is a number too, but of the member's own order; ids and prices must be ones they were shown.
+        for (const value of key)
+          if (!sort.startsWith('createdAt') || value === key.at(-1)) expect(seen).toContain(value);
+      }
+    },
+    60_000,
+  );
+});
