@@ -3,6 +3,7 @@ import 'reflect-metadata';
 import { parseArgs } from 'node:util';
 import { validateEnvironment } from '../src/config/environment';
 import { createContext } from './lib/context';
+import { benchJwtSecret } from './lib/secret';
 import * as burst from './modes/burst';
 import * as compare from './modes/compare';
 import * as cpu from './modes/cpu';
@@ -36,6 +37,7 @@ Each mode runs its variants interleaved in one run, so that machine drift cancel
                            what the listing's schema costs the order writers, on a throw-away durable primary`;
 
 async function main(): Promise<void> {
+  benchJwtSecret();
   const { values } = parseArgs({
     options: {
       help: { type: 'boolean', default: false },

@@ -15,6 +15,7 @@ import { generateOrders, randomSource } from '../src/orders/seeding/order-genera
 import { writeOrders } from '../src/orders/seeding/order-writer';
 import { PRODUCTION_NODE_ARGUMENTS } from '../launchers/production-command';
 import { waitUntilServing } from '../launchers/wait-for';
+import { benchJwtSecret } from './lib/secret';
 
 /**
  * Steady load against a MySQL-backed instance of the built service (as
@@ -39,6 +40,7 @@ const windowSeconds = Number(values.window);
 const port = Number(values.port);
 const MEMBERS = 5000;
 
+benchJwtSecret();
 const env = validateEnvironment(process.env);
 if (env.DB_TYPE !== 'mysql') {
   console.error(`The soak runs against MySQL.\n${USAGE}`);

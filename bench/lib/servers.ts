@@ -32,7 +32,7 @@ export async function start(
   const child = started(
     spawn(process.execPath, [...nodeArguments, ...COMMANDS[name]], {
       // `test` logs JSON lines as production does (development would pretty-print them); production itself would
-      // refuse the development secret the bench signs its tokens with.
+      // want settings (PAGE_LINK_SECRET, a public key's issuer) that a measurement does not need.
       env: { ...process.env, PORT: String(PORTS[name]), RATE_LIMIT_PER_MINUTE: '0', NODE_ENV: 'test', ...extra },
       stdio: 'ignore',
     }),

@@ -13,6 +13,7 @@ import { freePort, startThrowawayMysql, type ThrowawayMysql } from '../../launch
 import { PRODUCTION_NODE_ARGUMENTS } from '../../launchers/production-command';
 import { waitUntilServing } from '../../launchers/wait-for';
 import { cpuMs } from '../lib/measure';
+import { benchJwtSecret } from '../lib/secret';
 
 /**
  * CONTRACT §7: what the listing's schema costs the company's order writers.
@@ -297,6 +298,7 @@ async function startService(server: ThrowawayMysql, database: string): Promise<{
       DB_USERNAME: 'root',
       DB_PASSWORD: '',
       DB_DATABASE: database,
+      JWT_SECRET: benchJwtSecret(),
     },
     stdio: 'ignore',
   });
@@ -344,7 +346,7 @@ export async function compareWrites(schemas: SchemaUnderTest[], options: WriteCo
 
     const listingDatabase = databases[schemas.findIndex((schema) => schema === PROJECT_SCHEMA)];
     const token = signDevelopmentToken(
-      toAuthConfig(validateEnvironment({ NODE_ENV: 'test' })),
+      toAuthConfig(validateEnvironment({ NODE_ENV: 'test', JWT_SECRET: benchJwtSecret() })),
       { sub: 1, role: Role.Admin },
       '4h',
     );
