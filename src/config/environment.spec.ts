@@ -4,7 +4,9 @@ import { generateKeyPairSync } from 'node:crypto';
 import { toAppConfig } from './app.config';
 import { toAuthConfig } from './auth.config';
 import { toDatabaseConfig } from './database.config';
-import { InvalidConfigurationError, validateEnvironment } from './environment';
+import { getMetadataStorage } from 'class-validator';
+import { readFileSync } from 'node:fs';
+import { EnvironmentVariables, InvalidConfigurationError, validateEnvironment } from './environment';
 import { DEVELOPMENT_JWT_SECRET } from './jwt-verification';
 
 const rsaPublicKey = generateKeyPairSync('rsa', { modulusLength: 2048 })
@@ -217,6 +219,21 @@ describe('validateEnvironment', () => {
     expect(problemsOf({ DB_SSL: 'verify-ca', DB_SSL_CA: '-----BEGIN CERTIFICATE-----\nbroken' })[0]).toMatch(
       /^DB_SSL_CA: not a PEM-encoded certificate/,
     );
+  });
+});
+
+describe('.env.example', () => {
+  it('lists every variable the service reads, with its default', () => {
+    const listed = new Set(
+      readFileSync('.env.example', 'utf8')
+        .split('\n')
+        .map((line) => /^([A-Z][A-Z0-9_]*)=/.exec(line)?.[1])
+        .filter((name) => name !== undefined),
+    );
+    const read = getMetadataStorage()
+      .getTargetValidationMetadatas(EnvironmentVariables, '', true, false)
+      .map(({ propertyName }) => propertyName);
+    expect([...new Set(read)].filter((name) => !listed.has(name))).toEqual([]);
   });
 });
 
