@@ -4,7 +4,7 @@ import globals from 'globals';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  // The generated client is type-checked on its own by the OpenAPI test, against types generated there.
+  // The programs using generated clients are type-checked on their own by their test, against what it generated.
   {
     ignores: [
       'dist/',
@@ -12,7 +12,7 @@ export default tseslint.config(
       'data/',
       'eslint.config.mjs',
       '.dependency-cruiser.cjs',
-      'test/docs/generated-client/',
+      'test/docs/generated-clients/',
     ],
   },
   eslint.configs.recommended,

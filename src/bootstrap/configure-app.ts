@@ -23,34 +23,6 @@ export const DOCS_PATH = 'docs';
  */
 export const APP_OPTIONS = { bodyParser: false, bufferLogs: true } as const;
 
-type Responses = NonNullable<OpenAPIObject['paths'][string]['get']>['responses'];
-
-function withoutBodies(responses: Responses): Responses {
-  const headersOnly: Responses = {};
-  for (const [status, response] of Object.entries(responses)) {
-    headersOnly[status] = response && !('$ref' in response) ? { ...response, content: undefined } : response;
-  }
-  return headersOnly;
-}
-
-/**
- * Fastify answers HEAD for every GET route with the GET's headers and no body;
- * the document says so, so that generated clients and validating proxies know it.
- */
-function documentHeadOperations(document: OpenAPIObject): void {
-  for (const [path, item] of Object.entries(document.paths)) {
-    if (!item.get || item.head) continue;
-    const { operationId, summary, responses, ...get } = item.get;
-    item.head = {
-      ...get,
-      operationId: operationId && `${operationId}Head`,
-      summary: summary && `${summary} (headers only)`,
-      description: `As \`GET ${path}\`, answered with the same status and headers and no body.`,
-      responses: withoutBodies(responses),
-    };
-  }
-}
-
 function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
   const document = SwaggerModule.createDocument(
     app,
@@ -75,8 +47,9 @@ function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
       )
       .build(),
   );
+  // HEAD is answered wherever GET is, as HTTP has it, and is no operation of the document: generated clients would
+  // grow a method per route for it.
   closeMarkedSchemas(document);
-  documentHeadOperations(document);
   return document;
 }
 

@@ -87,7 +87,10 @@ export class DatabaseHealthMonitor implements OnApplicationBootstrap, BeforeAppl
   private async checkAll(): Promise<void> {
     const started = this.clock.now();
     const { primary, replicas } = this.servers;
-    primary.recordCheck(await this.settled(primary, await this.timed(primary, () => this.checkPrimary(primary))), started);
+    primary.recordCheck(
+      await this.settled(primary, await this.timed(primary, () => this.checkPrimary(primary))),
+      started,
+    );
     await Promise.all(
       replicas.map(async (replica) =>
         replica.recordCheck(

@@ -99,7 +99,7 @@ describe('ReadRouter', () => {
     found(one, { answering: true, replicating: false, position: parseGtidPosition('0-1-90') });
     found(two, { answering: true, replicating: false, position: parseGtidPosition('0-1-120') });
     await expect(servedBy(setup)).resolves.toBe('replica-2');
-    expect(servers.servingServer()?.name).toBe("replica-1");
+    expect(servers.servingServer()?.name).toBe('replica-1');
   });
 
   it('marks a replica that fails mid-request down at once and runs the request once more elsewhere', async () => {

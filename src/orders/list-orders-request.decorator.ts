@@ -1,23 +1,35 @@
 import { createParamDecorator, ExecutionContext } from '@nestjs/common';
-import type { FastifyRequest } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { callerOf } from '../auth/token-verdict';
-import { exportFormatOf } from './export/export-format';
+import { ProblemException, problemOf } from '../common/problem/problem-details';
+import { acceptsOnlyExports, type ExportFormat } from './export/export-format';
 import type { ListOrdersRequest } from './query/list-orders-query.pipe';
+import { ListOrdersQueryPipe } from './query/list-orders-query.pipe';
 
 /**
- * Gathers what the listing is parsed from (caller, query string, JSON body, and whether `Accept` asks for an export);
- * `ListOrdersQueryPipe` turns it into a query. Param decorators run after the
- * guards, so the caller is known by then.
+ * Gathers what a listing is parsed from (caller, query string, JSON body) for a page, or for the export `format`
+ * names; `ListOrdersQueryPipe` turns it into a query. Param decorators run after the guards, so the caller is known
+ * by then, and before the pipe, so a page refused for its `Accept` (406) is refused before its parameters are read.
  */
-export const ListOrdersParameters = createParamDecorator((_: unknown, context: ExecutionContext): ListOrdersRequest => {
-  const request = context.switchToHttp().getRequest<FastifyRequest>();
-  const caller = callerOf(request.tokenVerdict);
-  if (!caller) throw new Error('ListOrdersParameters used on a route without @Auth');
-  return {
-    caller,
-    query: request.query,
-    body: request.body,
-    bodyError: request.bodyError,
-    exportFormat: exportFormatOf(request.headers.accept),
-  };
-});
+const listOrdersRequest = createParamDecorator(
+  (format: ExportFormat | undefined, context: ExecutionContext): ListOrdersRequest => {
+    const request = context.switchToHttp().getRequest<FastifyRequest>();
+    const caller = callerOf(request.tokenVerdict);
+    if (!caller) throw new Error('The listing parameters are used on a route without @Auth');
+    if (!format) {
+      // A page is refused (406) for an Accept that admits only an export: caches must tell requests apart by it.
+      const reply = context.switchToHttp().getResponse<FastifyReply>();
+      const vary = reply.getHeader('Vary');
+      void reply.header('Vary', vary ? `${String(vary)}, Accept` : 'Accept');
+      if (acceptsOnlyExports(request.headers.accept)) throw new ProblemException(problemOf('exportOnlyAccepted'));
+    }
+    return { caller, query: request.query, body: request.body, bodyError: request.bodyError, exportFormat: format };
+  },
+);
+
+/** A page's parameters, validated (`GET /orders`). */
+export const PageParameters = (): ParameterDecorator => listOrdersRequest(undefined, ListOrdersQueryPipe);
+
+/** An export's parameters, validated: the page's, less those of paging (`GET /orders/export.csv`, …). */
+export const ExportParameters = (format: ExportFormat): ParameterDecorator =>
+  listOrdersRequest(format, ListOrdersQueryPipe);

@@ -9,7 +9,7 @@ import {
   STATUS_VALUES,
 } from './dto/orders-query.dto';
 import { OrdersPageDto } from './dto/orders-page.dto';
-import { EXPORT_MEDIA_TYPES } from './export/export-format';
+import { EXPORT_MEDIA_TYPES, type ExportFormat } from './export/export-format';
 import { ORDER_STATUS_CODES, ORDER_STATUS_LABELS } from './order-status';
 import { DATE_FORMATS_HINT } from './query/date-bound';
 import { ADMIN_SORT_FIELDS, DEFAULT_SORT } from './query/sort';
@@ -17,18 +17,15 @@ import { ADMIN_SORT_FIELDS, DEFAULT_SORT } from './query/sort';
 const ADMIN_ONLY = '**Admin only**: a USER token sending it gets 403.';
 // Admin-only parameters carry their examples in the text, not as `example`: Swagger UI would fill them
 // in on "Try it out", and a USER token would then get 403 for a request the developer never wrote.
-// Directions are case-insensitive (CONTRACT §3), which an enum of terms could not say without listing every casing.
+// Directions are case-insensitive (docs/API.md §3), which an enum of terms could not say without listing every casing.
 const SORT_PATTERN = `^(${ADMIN_SORT_FIELDS.join('|')})(,([aA][sS][cC]|[dD][eE][sS][cC]))?$`;
 const STATUS_TABLE = ORDER_STATUS_CODES.map((code) => `\`${code}\` = ${ORDER_STATUS_LABELS[code]}`).join(', ');
-// A space before the offset is a `+` that arrived unencoded, which the service reads as `+` (CONTRACT §3).
+// A space before the offset is a `+` that arrived unencoded, which the service reads as `+` (docs/API.md §3).
 const DATE_PATTERN = '^\\d{4}-\\d{2}-\\d{2}(T\\d{2}:\\d{2}:\\d{2}(\\.\\d{1,9})?(Z|[+ -]\\d{2}:\\d{2})?)?$';
 const ID = { type: 'integer', minimum: 1, maximum: MAX_ID } as const;
 const VALIDATOR_HEADERS_DOC = {
-  ETag: { description: 'Pages only: strong entity tag of the page’s body (RFC 9110).', schema: { type: 'string' } },
-  'Cache-Control': {
-    description: '`private, no-cache` on a page; `private, no-store` on an export.',
-    schema: { type: 'string' },
-  },
+  ETag: { description: 'Strong entity tag of the page’s body (RFC 9110).', schema: { type: 'string' } },
+  'Cache-Control': { description: '`private, no-cache`: keep the page, but ask again.', schema: { type: 'string' } },
 };
 const CSV_EXAMPLE = [
   'orderId,userId,concertId,seats,totalPrice,status,createdAt,updatedAt',
@@ -41,25 +38,88 @@ const NDJSON_EXAMPLE = [
   '',
 ].join('\n');
 
+const VARIANTS = [
+  'Two variants, chosen by the role in the bearer token (never by a parameter):',
+  '',
+  '- **USER**: the caller’s own orders (`sub` of the token); elements without `userId`; no filters.',
+  '- **ADMIN**: every order; elements with `userId`; may also filter by `userId`, `consertId` (alias `concertId`), `orderStatus`, `startDate` and `endDate`.',
+  '',
+  'Parameters go in the query string; a JSON body with the same names is accepted too, and the query string wins. Unknown parameters are 400, a repeated single-valued parameter is 400. Checks run in the order 401, 403, 400.',
+];
+
+/** The sort and the filters: what a page and an export share. */
+const SORT_QUERY = ApiQuery({
+  name: 'sort',
+  required: false,
+  description: `\`field\`, \`field,asc\` or \`field,desc\` (direction case-insensitive, asc by default); repeat for several keys. \`userId\` is ADMIN only. \`status\` sorts by its code. \`orderId,desc\` is always appended as the last key.`,
+  style: 'form',
+  explode: true,
+  schema: {
+    type: 'array',
+    items: { type: 'string', pattern: SORT_PATTERN },
+    default: [DEFAULT_SORT],
+    example: [DEFAULT_SORT],
+  },
+});
+const FILTER_QUERIES = [
+  ApiQuery({ name: 'userId', required: false, description: `Member id, e.g. 42. ${ADMIN_ONLY}`, schema: ID }),
+  ApiQuery({
+    name: 'consertId',
+    required: false,
+    description: `Concert id, e.g. 7 (spelled as in the specification). ${ADMIN_ONLY}`,
+    schema: ID,
+  }),
+  ApiQuery({
+    name: 'concertId',
+    required: false,
+    description: `Alias of consertId; if both are given they must be equal. ${ADMIN_ONLY}`,
+    schema: ID,
+  }),
+  ApiQuery({
+    name: 'orderStatus',
+    required: false,
+    description: `Status label or code: ${STATUS_TABLE}. ${ADMIN_ONLY}`,
+    schema: { type: 'string', enum: STATUS_VALUES },
+  }),
+  ApiQuery({
+    name: 'startDate',
+    required: false,
+    description: `Inclusive lower bound on createdAt: ${DATE_FORMATS_HINT}; e.g. 2026-03-01. ${ADMIN_ONLY}`,
+    schema: { type: 'string', pattern: DATE_PATTERN },
+  }),
+  ApiQuery({
+    name: 'endDate',
+    required: false,
+    description: `Inclusive upper bound on createdAt, same formats: a bare date includes the whole day, a date-time without fraction the whole second; e.g. 2026-03-31. Must not be before startDate. ${ADMIN_ONLY}`,
+    schema: { type: 'string', pattern: DATE_PATTERN },
+  }),
+];
+
+/** What every listing operation can be refused with. */
+const LISTING_PROBLEMS = [
+  400,
+  401,
+  403,
+  'databaseUnavailable',
+  'databaseTimeout',
+  'serviceBusy',
+  'identityProviderUnavailable',
+] as const;
+
 /** The OpenAPI description of GET /orders: parameters, both variants of the page, every error. */
 export function ApiListOrders(): MethodDecorator {
   return applyDecorators(
     ApiOperation({
       operationId: 'listOrders',
-      summary: 'List orders, a page at a time, or export them all',
+      summary: 'List orders, a page at a time',
       description: [
-        'One operation, two variants, chosen by the role in the bearer token (never by a parameter):',
-        '',
-        '- **USER**: the caller’s own orders (`sub` of the token); elements without `userId`; only `page`, `size` and `sort`.',
-        '- **ADMIN**: every order; elements with `userId`; may also filter by `userId`, `consertId` (alias `concertId`), `orderStatus`, `startDate` and `endDate`.',
-        '',
-        'Parameters go in the query string; a JSON body with the same names is accepted too, and the query string wins. Unknown parameters are 400, a repeated single-valued parameter is 400. Checks run in the order 401, 403, 400.',
+        ...VARIANTS,
         '',
         'The `Link` header (RFC 8288) gives `first`, `prev`, `next` and `last` pages with all of the request’s parameters; `next` and `prev` also carry a continuation (`after`, `before`) that makes following them stable while orders are placed, and as cheap deep in the list as near its start.',
         '',
         'Every page carries a strong `ETag`; send it back in `If-None-Match` to poll, and an unchanged page answers `304` with no body.',
         '',
-        '`Accept: text/csv` or `application/x-ndjson` exports every matching order instead of a page, with the same filters and sort (see the 200 answer).',
+        'Pages are JSON only. Every matching order at once, as CSV or NDJSON: `GET /orders/export.csv` and `GET /orders/export.ndjson`.',
       ].join('\n'),
     }),
     ApiQuery({
@@ -80,19 +140,7 @@ export function ApiListOrders(): MethodDecorator {
         example: DEFAULT_PAGE_SIZE,
       },
     }),
-    ApiQuery({
-      name: 'sort',
-      required: false,
-      description: `\`field\`, \`field,asc\` or \`field,desc\` (direction case-insensitive, asc by default); repeat for several keys. \`userId\` is ADMIN only. \`status\` sorts by its code. \`orderId,desc\` is always appended as the last key.`,
-      style: 'form',
-      explode: true,
-      schema: {
-        type: 'array',
-        items: { type: 'string', pattern: SORT_PATTERN },
-        default: [DEFAULT_SORT],
-        example: [DEFAULT_SORT],
-      },
-    }),
+    SORT_QUERY,
     ApiQuery({
       name: 'after',
       required: false,
@@ -106,42 +154,7 @@ export function ApiListOrders(): MethodDecorator {
       description: 'As `after`, written into the `prev` link: the page ends before the next page’s first order.',
       schema: { type: 'string', maxLength: MAX_CONTINUATION_LENGTH },
     }),
-    ApiQuery({
-      name: 'userId',
-      required: false,
-      description: `Member id, e.g. 42. ${ADMIN_ONLY}`,
-      schema: ID,
-    }),
-    ApiQuery({
-      name: 'consertId',
-      required: false,
-      description: `Concert id, e.g. 7 (spelled as in the specification). ${ADMIN_ONLY}`,
-      schema: ID,
-    }),
-    ApiQuery({
-      name: 'concertId',
-      required: false,
-      description: `Alias of consertId; if both are given they must be equal. ${ADMIN_ONLY}`,
-      schema: ID,
-    }),
-    ApiQuery({
-      name: 'orderStatus',
-      required: false,
-      description: `Status label or code: ${STATUS_TABLE}. ${ADMIN_ONLY}`,
-      schema: { type: 'string', enum: STATUS_VALUES },
-    }),
-    ApiQuery({
-      name: 'startDate',
-      required: false,
-      description: `Inclusive lower bound on createdAt: ${DATE_FORMATS_HINT}; e.g. 2026-03-01. ${ADMIN_ONLY}`,
-      schema: { type: 'string', pattern: DATE_PATTERN },
-    }),
-    ApiQuery({
-      name: 'endDate',
-      required: false,
-      description: `Inclusive upper bound on createdAt, same formats: a bare date includes the whole day, a date-time without fraction the whole second; e.g. 2026-03-31. Must not be before startDate. ${ADMIN_ONLY}`,
-      schema: { type: 'string', pattern: DATE_PATTERN },
-    }),
+    ...FILTER_QUERIES,
     ApiHeader({
       name: 'If-None-Match',
       required: false,
@@ -151,55 +164,79 @@ export function ApiListOrders(): MethodDecorator {
     ApiExtraModels(OrdersPageDto),
     ApiResponse({
       status: 200,
-      description: [
-        'A page of orders (`application/json`): elements are UserOrderDto for a USER token and AdminOrderDto for an ADMIN token.',
-        '',
-        `Or, asked for by \`Accept\`, an **export** of every matching order, streamed (no \`page\`, \`size\`, \`after\` or \`before\`: 400; a second export while one runs for the same caller: 429):`,
-        '',
-        "- `text/csv`: RFC 4180, a header line of the element’s field names, seats as `seatPriceId:price` joined by `;`. A text starting with `=`, `+`, `-` or `@` is written with a leading `'`, so that a spreadsheet shows it rather than running it.",
-        '- `application/x-ndjson`: one element per line, then `{"complete":true,"count":N}`.',
-        '',
-        'An export that fails after its first byte is cut off without its end: treat a transfer that did not end cleanly (and, for NDJSON, one without the last line) as failed.',
-      ].join('\n'),
+      description: 'A page of orders: elements are UserOrderDto for a USER token and AdminOrderDto for an ADMIN token.',
       headers: {
         Link: {
           description:
-            'Pages only. RFC 8288 links: `</orders?page=2&size=20&sort=createdAt,desc>; rel="next"`, with first, prev, next and last where they exist.',
+            'RFC 8288 links: `</orders?page=2&size=20&sort=createdAt,desc>; rel="next"`, with first, prev, next and last where they exist.',
           schema: { type: 'string' },
         },
         ...VALIDATOR_HEADERS_DOC,
         Vary: {
-          description: 'Always names `Accept`: a page and an export are told apart by it.',
+          description: 'Names `Accept`: an `Accept` that admits only CSV or NDJSON is answered 406.',
           schema: { type: 'string' },
         },
         ...REQUEST_ID_HEADER_DOC,
       },
-      content: {
-        'application/json': { schema: { $ref: getSchemaPath(OrdersPageDto) } },
-        [EXPORT_MEDIA_TYPES.csv]: {
-          schema: { type: 'string' },
-          example: CSV_EXAMPLE,
-        },
-        [EXPORT_MEDIA_TYPES.ndjson]: {
-          schema: { type: 'string' },
-          example: NDJSON_EXAMPLE,
-        },
-      },
+      content: { 'application/json': { schema: { $ref: getSchemaPath(OrdersPageDto) } } },
     }),
     ApiResponse({
       status: 304,
       description: 'The page is the one whose `ETag` was sent in `If-None-Match`; no body.',
       headers: { ...VALIDATOR_HEADERS_DOC, ...REQUEST_ID_HEADER_DOC },
     }),
-    ApiProblemResponses(
-      400,
-      401,
-      403,
-      429,
-      'databaseUnavailable',
-      'databaseTimeout',
-      'serviceBusy',
-      'identityProviderUnavailable',
-    ),
+    ApiProblemResponses(...LISTING_PROBLEMS, 'exportOnlyAccepted', 'rateLimited'),
+  );
+}
+
+const EXPORTS = {
+  csv: {
+    operationId: 'exportOrdersCsv',
+    summary: 'Export every matching order as CSV',
+    format:
+      "RFC 4180, a header line of the element’s field names, seats as `seatPriceId:price` joined by `;`. A text starting with `=`, `+`, `-` or `@` is written with a leading `'`, so that a spreadsheet shows it rather than running it.",
+    example: CSV_EXAMPLE,
+  },
+  ndjson: {
+    operationId: 'exportOrdersNdjson',
+    summary: 'Export every matching order as NDJSON',
+    format: 'One element per line, as on a page, then `{"complete":true,"count":N}`.',
+    example: NDJSON_EXAMPLE,
+  },
+} as const satisfies Record<ExportFormat, { operationId: string; summary: string; format: string; example: string }>;
+
+/** The OpenAPI description of an export: the page's filters and sort, no paging, its one media type. */
+export function ApiExportOrders(format: ExportFormat): MethodDecorator {
+  const { operationId, summary, format: written, example } = EXPORTS[format];
+  return applyDecorators(
+    ApiOperation({
+      operationId,
+      summary,
+      description: [
+        ...VARIANTS,
+        '',
+        'Every order the filters match, in the sort’s order, streamed as it is read: the same variants, filters, sort and validation as `GET /orders`, without its paging (`page`, `size`, `after` or `before`: 400). One export at a time per caller (EXPORTS_PER_CALLER; beyond: 429).',
+        '',
+        written,
+        '',
+        'An export that fails after its first byte is cut off without its end: treat a transfer that did not end cleanly (and, for NDJSON, one without its last line) as failed.',
+      ].join('\n'),
+    }),
+    SORT_QUERY,
+    ...FILTER_QUERIES,
+    ApiResponse({
+      status: 200,
+      description: `Every matching order, ${summary.split(' as ')[1]}.`,
+      headers: {
+        'Content-Disposition': {
+          description: 'An attachment: `orders.csv` or `orders.ndjson`.',
+          schema: { type: 'string' },
+        },
+        'Cache-Control': { description: '`private, no-store`.', schema: { type: 'string' } },
+        ...REQUEST_ID_HEADER_DOC,
+      },
+      content: { [EXPORT_MEDIA_TYPES[format]]: { schema: { type: 'string' }, example } },
+    }),
+    ApiProblemResponses(...LISTING_PROBLEMS, 'rateLimited', 'exportsRunning'),
   );
 }

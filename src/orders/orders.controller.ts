@@ -5,13 +5,12 @@ import { Auth, CurrentCaller } from '../auth/auth.decorator';
 import { Role, type Caller } from '../auth/role';
 import { sendConditionally } from '../common/conditional-response';
 import { OrderExports } from './export/order-exports';
-import { ListOrdersParameters } from './list-orders-request.decorator';
-import { ApiListOrders } from './orders-api.decorator';
+import { ExportParameters, PageParameters } from './list-orders-request.decorator';
+import { ApiExportOrders, ApiListOrders } from './orders-api.decorator';
 import { OrdersService } from './orders.service';
 import { ContinuationTokens } from './paging/continuation';
 import { buildLinkHeader, type ContinuationWriter } from './paging/link-header';
 import type { ListOrdersQuery } from './query/list-orders-query';
-import { ListOrdersQueryPipe } from './query/list-orders-query.pipe';
 
 const ORDERS_PATH = '/orders';
 
@@ -24,23 +23,16 @@ export class OrdersController {
     private readonly exports: OrderExports,
   ) {}
 
-  /**
-   * A page, or with `Accept: text/csv` or `application/x-ndjson` an export of every matching order. The page
-   * is serialized here, not by Fastify, because its entity tag is derived from the bytes sent.
-   */
+  /** A page. It is serialized here, not by Fastify, because its entity tag is derived from the bytes sent. */
   @Get()
   @Auth(Role.User, Role.Admin)
   @ApiListOrders()
   async list(
     @CurrentCaller() caller: Caller,
-    @ListOrdersParameters(ListOrdersQueryPipe) query: ListOrdersQuery,
+    @PageParameters() query: ListOrdersQuery,
     @Req() request: FastifyRequest,
     @Res() reply: FastifyReply,
   ): Promise<void> {
-    // What is answered depends on Accept, so caches must tell the representations apart.
-    const vary = reply.getHeader('Vary');
-    void reply.header('Vary', vary ? `${String(vary)}, Accept` : 'Accept');
-    if (query.exportFormat) return this.exports.send(caller, query, query.exportFormat, request, reply);
     const { page, boundaries, walk } = await this.ordersService.list(caller, query);
     // `next` continues after the page's last element, `prev` before its first, both within the walk's bound.
     const continuation: ContinuationWriter | undefined =
@@ -61,5 +53,31 @@ export class OrdersController {
     );
     if (link) void reply.header('Link', link);
     void sendConditionally(request, reply, JSON.stringify(page));
+  }
+
+  /** Every matching order as CSV, streamed. */
+  @Get('export.csv')
+  @Auth(Role.User, Role.Admin)
+  @ApiExportOrders('csv')
+  exportCsv(
+    @CurrentCaller() caller: Caller,
+    @ExportParameters('csv') query: ListOrdersQuery,
+    @Req() request: FastifyRequest,
+    @Res() reply: FastifyReply,
+  ): Promise<void> {
+    return this.exports.send(caller, query, 'csv', request, reply);
+  }
+
+  /** Every matching order as NDJSON, streamed, ending with a line that says the export is complete. */
+  @Get('export.ndjson')
+  @Auth(Role.User, Role.Admin)
+  @ApiExportOrders('ndjson')
+  exportNdjson(
+    @CurrentCaller() caller: Caller,
+    @ExportParameters('ndjson') query: ListOrdersQuery,
+    @Req() request: FastifyRequest,
+    @Res() reply: FastifyReply,
+  ): Promise<void> {
+    return this.exports.send(caller, query, 'ndjson', request, reply);
   }
 }

@@ -21,6 +21,10 @@ type Element = Record<string, unknown> & { orderId: number; seats: Array<{ seatP
 
 const CSV = 'text/csv';
 const NDJSON = 'application/x-ndjson';
+/** Each export is an operation of its own, at its own path. */
+const EXPORT_PATHS = { [CSV]: '/orders/export.csv', [NDJSON]: '/orders/export.ndjson' } as const;
+const exportPath = (format: typeof CSV | typeof NDJSON, query = '') =>
+  `${EXPORT_PATHS[format]}${query ? '?' : ''}${query}`;
 const ADMIN_COLUMNS = ['orderId', 'userId', 'concertId', 'seats', 'totalPrice', 'status', 'createdAt', 'updatedAt'];
 const USER_COLUMNS = ADMIN_COLUMNS.filter((column) => column !== 'userId');
 /** A status another service stored that a spreadsheet would run as a formula, with a comma and quotes to quote. */
@@ -37,12 +41,12 @@ function cellOf(element: Element, column: string): string {
 }
 
 /**
- * CONTRACT §13, exports: `Accept: text/csv` or `application/x-ndjson` answers
+ * Exports (docs/API.md §13): `GET /orders/export.csv` and `GET /orders/export.ndjson` answer
  * every matching order, element for element what the pages of the same
- * query hold, across batch boundaries; with the contract's validation, and
+ * query hold, across batch boundaries; validated as pages are, and
  * `page`, `size` and continuations refused.
  */
-describe.each(['sqlite', 'mysql'] as const)('exports on %s (CONTRACT §13)', (database) => {
+describe.each(['sqlite', 'mysql'] as const)('exports on %s (docs/API.md §13)', (database) => {
   let context: TestApp;
   let orders: TestOrder[];
 
@@ -76,9 +80,7 @@ describe.each(['sqlite', 'mysql'] as const)('exports on %s (CONTRACT §13)', (da
   }
 
   async function ndjsonOf(token: string, query: string): Promise<{ elements: Element[]; last: unknown }> {
-    const response = await get(token, `/orders${query ? '?' : ''}${query}`, NDJSON)
-      .buffer(true)
-      .parse(textParser);
+    const response = await get(token, exportPath(NDJSON, query)).buffer(true).parse(textParser);
     expect(response.status).toBe(200);
     expect(response.headers['content-type']).toBe(NDJSON);
     const lines = (response.body as string).split('\n');
@@ -88,9 +90,7 @@ describe.each(['sqlite', 'mysql'] as const)('exports on %s (CONTRACT §13)', (da
   }
 
   async function csvOf(token: string, query: string): Promise<string[][]> {
-    const response = await get(token, `/orders${query ? '?' : ''}${query}`, CSV)
-      .buffer(true)
-      .parse(textParser);
+    const response = await get(token, exportPath(CSV, query)).buffer(true).parse(textParser);
     expect(response.status).toBe(200);
     expect(response.headers['content-type']).toBe('text/csv; charset=utf-8; header=present');
     expect(response.headers['content-disposition']).toBe('attachment; filename="orders.csv"');
@@ -187,27 +187,42 @@ describe.each(['sqlite', 'mysql'] as const)('exports on %s (CONTRACT §13)', (da
   });
 
   it('refuses page, size and continuations in an export, naming each, and validates the rest as pages do', async () => {
-    expectProblem(await get(adminToken(), '/orders?page=2&size=10', CSV), 400, ['page', 'size']);
-    expectProblem(await get(adminToken(), '/orders?after=abc', NDJSON), 400, ['after']);
-    expectProblem(await get(adminToken(), '/orders?sort=price&orderStatus=LOST', CSV), 400, ['sort', 'orderStatus']);
+    expectProblem(await get(adminToken(), exportPath(CSV, 'page=2&size=10')), 400, ['page', 'size']);
+    expectProblem(await get(adminToken(), exportPath(NDJSON, 'after=abc')), 400, ['after']);
+    expectProblem(await get(adminToken(), exportPath(CSV, 'sort=price&orderStatus=LOST')), 400, [
+      'sort',
+      'orderStatus',
+    ]);
     // 403 before 400, as for pages.
-    expectProblem(await get(userToken(1), '/orders?userId=2&size=0', CSV), 403);
-    expectProblem(await request(context.server).get('/orders').set('Accept', CSV), 401);
+    expectProblem(await get(userToken(1), exportPath(CSV, 'userId=2&size=0')), 403);
+    expectProblem(await request(context.server).get(exportPath(CSV)), 401);
   });
 
-  it('chooses by Accept as RFC 9110 says, and says the answer varies by it', async () => {
-    const kind = async (accept: string) => {
-      const response = await get(adminToken(), '/orders?userId=1', accept).buffer(true).parse(textParser);
-      expect(response.status).toBe(200);
+  it('answers pages in JSON only: an Accept that admits only an export is 406, naming the export operations', async () => {
+    for (const accept of [CSV, 'text/csv; charset=utf-8', NDJSON, `${CSV}, ${NDJSON}`]) {
+      const response = await get(adminToken(), '/orders?userId=1', accept);
+      const problem = expectProblem(response, 406);
+      expect(problem.detail).toContain('GET /orders/export.csv');
+      expect(problem.detail).toContain('GET /orders/export.ndjson');
       expect(response.headers.vary).toMatch(/\bAccept\b/);
-      return String(response.headers['content-type']).split(';')[0];
-    };
-    expect(await kind('text/csv; charset=utf-8')).toBe(CSV);
-    expect(await kind('application/json;q=0.5, text/csv')).toBe(CSV);
-    expect(await kind('text/csv;q=0.5, application/json')).toBe('application/json');
-    expect(await kind('*/*')).toBe('application/json');
-    // A type the service does not write gets the page, as it always did.
-    expect(await kind('text/html')).toBe('application/json');
+    }
+    // JSON admitted, however reluctantly, or no preference at all: the page.
+    for (const accept of ['application/json;q=0.5, text/csv', '*/*', 'text/html', `${CSV}, */*;q=0.1`]) {
+      const response = await get(adminToken(), '/orders?userId=1', accept);
+      expect(response.status).toBe(200);
+      expect(response.headers['content-type']).toMatch(/^application\/json/);
+    }
+  });
+
+  it('answers HEAD wherever GET is: the export’s headers, no body, and no export run', async () => {
+    for (const format of [CSV, NDJSON] as const) {
+      const response = await request(context.server)
+        .head(exportPath(format, 'userId=1'))
+        .set('Authorization', `Bearer ${adminToken()}`);
+      expect(response.status).toBe(200);
+      expect(String(response.headers['content-type'])).toMatch(new RegExp(`^${format}`));
+      expect(response.text ?? '').toBe('');
+    }
   });
 });
 
@@ -228,7 +243,7 @@ function textParser(response: request.Response, done: (error: Error | null, body
  * statement stopped at once; a failure before the first byte is a problem
  * answer, and one after it closes the connection without the end.
  */
-describe('exports on MariaDB, with statements held where the test wants (CONTRACT §13)', () => {
+describe('exports on MariaDB, with statements held where the test wants (docs/API.md §13)', () => {
   let context: TestApp;
   let target: MysqlTarget;
   let proxy: TcpProxy;
@@ -271,7 +286,7 @@ describe('exports on MariaDB, with statements held where the test wants (CONTRAC
 
   /** Starts an export; `response` resolves once its status line has come. */
   function startExport(token: string) {
-    const call = httpRequest(`${base}/orders`, { headers: { Authorization: `Bearer ${token}`, Accept: NDJSON } });
+    const call = httpRequest(`${base}${exportPath(NDJSON)}`, { headers: { Authorization: `Bearer ${token}` } });
     const response = new Promise<IncomingMessage>((resolve, reject) => {
       call.on('response', resolve).on('error', reject).end();
     });
@@ -294,7 +309,7 @@ describe('exports on MariaDB, with statements held where the test wants (CONTRAC
   const lockOrders = () => locker.query('LOCK TABLES orders WRITE, order_seats WRITE');
   const unlock = () => locker.query('UNLOCK TABLES');
   const exportAs = (token: string) =>
-    request(context.server).get('/orders').set('Authorization', `Bearer ${token}`).set('Accept', CSV);
+    request(context.server).get(exportPath(CSV)).set('Authorization', `Bearer ${token}`);
 
   it('refuses a second export of the same caller with 429 while one runs, and lets other callers export', async () => {
     await lockOrders();

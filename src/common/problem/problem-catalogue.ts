@@ -44,6 +44,14 @@ export const PROBLEMS = {
     detail: 'Only administrators may filter by userId',
     when: 'The token’s role is neither USER nor ADMIN, its `sub` is not a positive integer, or a USER sent an admin-only filter.',
   },
+  exportOnlyAccepted: {
+    type: '/problems/not-acceptable',
+    title: 'Not Acceptable',
+    status: 406,
+    detail:
+      'GET /orders answers application/json only; exports are GET /orders/export.csv (text/csv) and GET /orders/export.ndjson (application/x-ndjson)',
+    when: '`Accept` admits only CSV or NDJSON: pages are JSON, and exports are operations of their own.',
+  },
   rateLimited: {
     type: 'about:blank',
     title: 'Too Many Requests',
@@ -56,7 +64,7 @@ export const PROBLEMS = {
     title: 'Too Many Requests',
     status: 429,
     detail: 'This caller already runs as many exports as it may at once; try again when one has finished',
-    when: 'An export (`Accept: text/csv` or `application/x-ndjson`) while the caller already runs EXPORTS_PER_CALLER of them.',
+    when: 'An export while the caller already runs EXPORTS_PER_CALLER of them.',
     retryAfterSeconds: 5,
   },
   databaseUnavailable: {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import { parse } from 'csv-parse/sync';
 import type { AdminOrderDto, UserOrderDto } from '../dto/order.dto';
-import { encoderFor, exportFormatOf } from './export-format';
+import { acceptsOnlyExports, encoderFor } from './export-format';
 
 const admin: AdminOrderDto = {
   orderId: 1042,
@@ -79,23 +79,24 @@ describe('export formats (CONTRACT §13)', () => {
     });
   });
 
-  describe('which format Accept asks for', () => {
+  describe('whether Accept admits only an export, which GET /orders refuses with 406', () => {
     it.each([
-      [undefined, undefined],
-      ['application/json', undefined],
-      ['*/*', undefined],
-      ['text/html,application/xhtml+xml,*/*;q=0.8', undefined],
-      ['text/csv', 'csv'],
-      ['TEXT/CSV', 'csv'],
-      ['text/csv; charset=utf-8', 'csv'],
-      ['text/*', 'csv'],
-      ['application/x-ndjson', 'ndjson'],
-      ['application/json;q=0.5, application/x-ndjson', 'ndjson'],
-      ['text/csv;q=0.5, application/json', undefined],
-      ['text/csv;q=0, */*', undefined],
-      ['text/plain', undefined],
-    ])('%s → %s', (accept, format) => {
-      expect(exportFormatOf(accept)).toBe(format);
+      [undefined, false],
+      ['application/json', false],
+      ['*/*', false],
+      ['text/html,application/xhtml+xml,*/*;q=0.8', false],
+      ['text/csv', true],
+      ['TEXT/CSV', true],
+      ['text/csv; charset=utf-8', true],
+      ['application/x-ndjson', true],
+      ['text/csv, application/x-ndjson', true],
+      // JSON admitted, however reluctantly: the page.
+      ['application/json;q=0.5, application/x-ndjson', false],
+      ['text/csv, */*;q=0.1', false],
+      ['text/csv;q=0, */*', false],
+      ['text/plain', false],
+    ])('%s → %s', (accept, exportOnly) => {
+      expect(acceptsOnlyExports(accept)).toBe(exportOnly);
     });
   });
 });

@@ -2,27 +2,22 @@ import { stringify } from 'csv-stringify/sync';
 import Negotiator from 'negotiator';
 import type { AdminOrderDto, OrderElement, SeatDto } from '../dto/order.dto';
 
-/** The media types an export is asked for by (CONTRACT §13); anything else gets pages. */
+/** The media type of each export, each the one type of an operation of its own (`GET /orders/export.csv`, …). */
 export const EXPORT_MEDIA_TYPES = { csv: 'text/csv', ndjson: 'application/x-ndjson' } as const;
 export type ExportFormat = keyof typeof EXPORT_MEDIA_TYPES;
 
-/**
- * What `Accept` asks for, by RFC 9110's rules (negotiator): the JSON page
- * unless an export's type is preferred. CSV is offered with its charset, so
- * that `text/csv; charset=utf-8` is understood as well as `text/csv`. A type
- * the service does not write gets the page, as before exports existed.
- */
-const OFFERED = ['application/json', `${EXPORT_MEDIA_TYPES.csv};charset=utf-8`, EXPORT_MEDIA_TYPES.ndjson];
-const FORMAT_OF_OFFER: Record<string, ExportFormat | undefined> = {
-  [OFFERED[1]]: 'csv',
-  [OFFERED[2]]: 'ndjson',
-};
+/** CSV is offered with its charset, so that `text/csv; charset=utf-8` is understood as well as `text/csv`. */
+const EXPORT_OFFERS = [`${EXPORT_MEDIA_TYPES.csv};charset=utf-8`, EXPORT_MEDIA_TYPES.ndjson];
 
-export function exportFormatOf(accept: string | undefined): ExportFormat | undefined {
+/**
+ * Whether `Accept` admits an export's type and not JSON, by RFC 9110's rules (negotiator): such a client of
+ * `GET /orders` wants an export, which pages cannot give it. Any other `Accept` gets the page, as it always has.
+ */
+export function acceptsOnlyExports(accept: string | undefined): boolean {
   // Most requests send none, or `application/json` or `*/*`: pages, without parsing anything.
-  if (accept === undefined || !/csv|ndjson|text\/\*/i.test(accept)) return undefined;
-  const chosen = new Negotiator({ headers: { accept } }).mediaType(OFFERED);
-  return chosen === undefined ? undefined : FORMAT_OF_OFFER[chosen];
+  if (accept === undefined || !/csv|ndjson/i.test(accept)) return false;
+  const negotiator = new Negotiator({ headers: { accept } });
+  return negotiator.mediaType(['application/json']) === undefined && negotiator.mediaType(EXPORT_OFFERS) !== undefined;
 }
 
 /** How one export's elements are written: a beginning, each batch as it is read, and how a complete export ends. */

@@ -30,7 +30,7 @@ export interface ListOrdersRequest {
   body: unknown;
   /** Why the JSON body could not be read, if it could not; raised after the 403 checks. */
   bodyError?: Error;
-  /** The export `Accept` asked for, if any. */
+  /** The export the route answers; none for a page. */
   exportFormat?: ExportFormat;
 }
 
@@ -90,7 +90,7 @@ export class ListOrdersQueryPipe implements PipeTransform<ListOrdersRequest, Lis
       } else if (exportFormat && NOT_IN_EXPORT.has(name)) {
         errors.push({
           field: name,
-          message: `${name} is not a parameter of an export, which answers every matching order; leave it out, or ask for pages (Accept: application/json)`,
+          message: `${name} is not a parameter of an export, which answers every matching order; leave it out, or list pages with GET /orders`,
         });
       } else if (repeated.has(name) && SINGLE_VALUED_PARAMETERS.includes(name)) {
         errors.push({ field: name, message: `${name} must be given once` });
@@ -121,7 +121,6 @@ export class ListOrdersQueryPipe implements PipeTransform<ListOrdersRequest, Lis
       filters,
       seek,
       walkScope,
-      exportFormat,
       echoedParameters: echo(values, size),
     };
   }

@@ -1,4 +1,3 @@
-import type { ExportFormat } from '../export/export-format';
 import type { OrderStatusCode } from '../order-status';
 import type { Seek } from '../paging/continuation';
 import type { SortKey } from './sort';
@@ -26,8 +25,6 @@ export interface ListOrdersQuery {
    * Worked out on first use, since most requests neither carry a continuation nor write one for every link.
    */
   walkScope: () => string;
-  /** Set when the request asks for an export (CONTRACT §13) rather than a page: `page` and `size` then mean nothing. */
-  exportFormat?: ExportFormat;
   /** The request's parameters as sent, but `page` and the continuations, for the `Link` header. */
   echoedParameters: Array<[name: string, value: string]>;
 }
