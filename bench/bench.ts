@@ -30,9 +30,9 @@ Each mode runs its variants interleaved in one run, so that machine drift cancel
   --shapes [--compare-builds=D,D]
                            every filter set × sort order × page 1 and 50 of the back-office, one client,
                            on this build or on each of those builds in turn
-  --walks                  page 2, a deep page by offset and the same page by its next link (CONTRACT §13)
+  --walks                  page 2, a deep page by offset and the same page by its next link (docs/API.md §13)
   --exports                every order as CSV and NDJSON: rows/s, first byte, peak RSS; a cancelled and a
-                           stalled export's statements (CONTRACT §13)
+                           stalled export's statements (docs/API.md §13)
   --writes [--writers 16,64,256 --work 0,2 --preload 200000 --listings]
                            what the listing's schema costs the order writers, on a throw-away durable primary`;
 

@@ -28,7 +28,7 @@ class NaiveOrdersService {
     private readonly time: LocalTimeFormatter,
   ) {}
 
-  /** The page only: a first version writes no continuation, so its links are the plain ones of CONTRACT §4. */
+  /** The page only: a first version writes no continuation, so its links are the plain ones of docs/API.md §4. */
   async list(caller: Caller, query: ListOrdersQuery): Promise<ListedPage> {
     const isAdmin = caller.role === Role.Admin;
     const filters = isAdmin ? query.filters : { userId: caller.id };

@@ -17,7 +17,7 @@ const SHUTDOWN_DELAY_MS = '1500';
 const DEMO_ORDERS = 20_000;
 
 /**
- * `npm run stack`: a throw-away local topology to try CONTRACT §11 by hand —
+ * `npm run stack`: a throw-away local topology to try docs/API.md §11 by hand —
  * a MariaDB primary and one replica in GTID replication, Redis, two instances
  * of the built service and HAProxy in front — on free ports, torn down on
  * Ctrl-C. Nothing of it outlives the command.

@@ -98,7 +98,7 @@ function replicationArguments(replication?: ReplicationRole): string[] {
 export interface StorageOptions {
   /**
    * Every commit is on disk before it is acknowledged (binary log synced, redo log flushed): how a production
-   * primary runs, and what the write path has to be measured against (CONTRACT §7). Without it, the redo log is
+   * primary runs, and what the write path has to be measured against (docs/API.md §7). Without it, the redo log is
    * flushed once a second, which is quicker for tests that only need a server.
    */
   durable?: boolean;

@@ -39,7 +39,7 @@ export async function globalStatus(connection: Connection, name: string): Promis
 
 /**
  * A throw-away MariaDB primary and one replica in real GTID replication
- * (CONTRACT §11), with the schema migrated on the primary and replicated,
+ * (docs/API.md §11), with the schema migrated on the primary and replicated,
  * and the service's user created with the grants the README asks for.
  */
 export async function startReplicatedMysql(): Promise<ReplicatedMysql> {

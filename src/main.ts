@@ -24,14 +24,14 @@ async function bootstrap(): Promise<void> {
     autoFlushLogs: false,
   });
   configureApp(app);
-  // Exit 0 once closed (CONTRACT §10), which also lets the asynchronous log destination flush.
+  // Exit 0 once closed (docs/API.md §10), which also lets the asynchronous log destination flush.
   app.enableShutdownHooks(['SIGTERM', 'SIGINT'], { useProcessExit: true });
   const config = app.get<AppConfig>(APP_CONFIG);
   // Every interface, as a container needs; Fastify alone would listen on localhost only.
   await app.listen(config.port, '0.0.0.0');
   if (config.nodeEnv !== 'production') {
     console.log(
-      `\n${startupBanner(`http://localhost:${config.port}`, app.get<AuthConfig>(AUTH_CONFIG), DEMO_MEMBER_ID)}\n`,
+      `\n${startupBanner(`http://localhost:${config.port}`, config, app.get<AuthConfig>(AUTH_CONFIG), DEMO_MEMBER_ID)}\n`,
     );
   }
 }

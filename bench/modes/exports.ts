@@ -58,7 +58,7 @@ async function selectsSoFar(context: BenchContext): Promise<number> {
 }
 
 /**
- * `--exports`: CONTRACT §13's export targets on this build. Every order as
+ * `--exports`: docs/API.md §13's export targets on this build. Every order as
  * CSV and as NDJSON, `rounds` times each: rows per second, the first byte,
  * and the service's peak RSS; beside it, the rate of the only way there was
  * before, walking `next` links of pages of 100. Then a CSV export read to

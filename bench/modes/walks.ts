@@ -5,7 +5,7 @@ import { startVariant, stop } from '../lib/servers';
 
 const PORT = 3970;
 
-/** The deep pages of CONTRACT §13, each with the plain page it is compared with; the walk starts at `from`. */
+/** The deep pages of docs/API.md §13, each with the plain page it is compared with; the walk starts at `from`. */
 const WALKS: Array<{ name: string; role: 'admin' | 'user'; query: string; deepPage: number }> = [
   { name: 'admin, newest first', role: 'admin', query: 'size=20', deepPage: 25_001 },
   { name: 'admin, one status', role: 'admin', query: 'size=20&orderStatus=REFUNDED', deepPage: 2_001 },

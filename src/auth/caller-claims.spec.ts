@@ -3,7 +3,7 @@ import { toAuthConfig } from '../config/auth.config';
 import { validateEnvironment } from '../config/environment';
 import { callerFromClaims, claimAt } from './caller-claims';
 
-/** The mapping an unconfigured service reads tokens with (CONTRACT §2's defaults). */
+/** The mapping an unconfigured service reads tokens with (docs/API.md §2's defaults). */
 const DEFAULT_CLAIM_MAPPING = toAuthConfig(validateEnvironment({})).claims;
 import { Role } from './role';
 
@@ -37,7 +37,7 @@ describe('callerFromClaims', () => {
       { sub: '9007199254740991', role: 'USER' },
       { id: 9007199254740991, role: Role.User },
     ],
-    // CONTRACT §2: any role claim may hold a string, an array of strings or a space-separated string.
+    // docs/API.md §2: any role claim may hold a string, an array of strings or a space-separated string.
     [
       { sub: 1, role: ['ADMIN'] },
       { id: 1, role: Role.Admin },
@@ -98,7 +98,7 @@ describe('callerFromClaims', () => {
   });
 });
 
-describe('callerFromClaims, mapped to identity providers (CONTRACT §2)', () => {
+describe('callerFromClaims, mapped to identity providers (docs/API.md §2)', () => {
   const uuid = '3f9a1c2e-8b7d-4e6f-9a0b-1c2d3e4f5a6b';
   it.each([
     [

@@ -49,14 +49,14 @@ function valuesOf(claim: unknown): string[] {
 
 function roleOf(claims: Record<string, unknown>, mapping: ClaimMapping): Role | undefined {
   const granted = new Set(mapping.roles.flatMap((path) => valuesOf(claimAt(claims, path))));
-  // CONTRACT §2: an admin value anywhere in the token wins; values are case-sensitive.
+  // docs/API.md §2: an admin value anywhere in the token wins; values are case-sensitive.
   if (mapping.adminRoles.some((value) => granted.has(value))) return Role.Admin;
   if (mapping.userRoles.some((value) => granted.has(value))) return Role.User;
   return undefined;
 }
 
 /**
- * CONTRACT §2: a verified token still names nobody usable unless its member
+ * docs/API.md §2: a verified token still names nobody usable unless its member
  * id claim holds a positive integer and one of its role claims a role value
  * the configuration knows. The refusal names the claims it looked in, never
  * which values would have worked.

@@ -35,7 +35,7 @@ const outcomeOf = (attempt: Promise<KeyObject>) =>
     (error: Error) => error.name,
   );
 
-describe('JwksKeySet (CONTRACT §2)', () => {
+describe('JwksKeySet (docs/API.md §2)', () => {
   beforeEach(() => {
     jest.useFakeTimers();
     // What is logged is checked where it matters; here it would only be noise.

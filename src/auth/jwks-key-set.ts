@@ -30,7 +30,7 @@ export const JWKS_KEY_SET = Symbol('JWKS_KEY_SET');
 export type FetchOutcome = 'success' | 'failure';
 
 /**
- * CONTRACT §2, JWKS mode: the provider's keys by `kid`, fetched with
+ * docs/API.md §2, JWKS mode: the provider's keys by `kid`, fetched with
  * jwks-rsa and kept here, because what to do when a `kid` is unknown is the
  * contract's own rule. An unknown `kid` fetches the set again unless a fetch
  * ran within the cooldown; then the last fetch's outcome answers: it

@@ -8,7 +8,7 @@ export const ROLES_KEY = 'roles';
 
 /**
  * Guards a route marked with `@Auth(...roles)`, and is where every 401 and
- * 403 of CONTRACT §2 is decided, from the verdict JwtAuthGuard left on the
+ * 403 of docs/API.md §2 is decided, from the verdict JwtAuthGuard left on the
  * request: no usable token is 401, a verified token naming nobody usable or
  * carrying another role is 403.
  */
@@ -34,7 +34,7 @@ export class RolesGuard implements CanActivate {
       case 'no-usable-identity':
         throw new ForbiddenException(verdict.reason);
       case 'unverifiable':
-        // Not a 401: that would make the client throw away a token that may well be valid (CONTRACT §2).
+        // Not a 401: that would make the client throw away a token that may well be valid (docs/API.md §2).
         throw new ProblemException(problemOf('identityProviderUnavailable'));
       case 'caller':
         if (!allowed.includes(verdict.caller.role)) {

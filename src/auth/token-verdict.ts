@@ -1,7 +1,7 @@
 import type { Caller } from './role';
 
 /**
- * What the token of a request established (CONTRACT §2), found by the global
+ * What the token of a request established (docs/API.md §2), found by the global
  * JwtAuthGuard on every request and acted on by RolesGuard on protected routes.
  */
 export type TokenVerdict =

@@ -14,6 +14,7 @@ import { logRequests } from '../logging/request-log';
 import { observeRequests } from '../observability/http-metrics';
 import { Metrics } from '../observability/metrics';
 import { closeMarkedSchemas } from '../common/openapi/closed-schema';
+import { serviceVersion } from './service-version';
 
 export const DOCS_PATH = 'docs';
 
@@ -31,7 +32,7 @@ function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
       .setDescription(
         'Order listing of the concert ticketing platform. One `GET /orders`, two variants: the role in the bearer token picks USER (the caller’s own orders) or ADMIN (every order, with `userId` and filters). Every error is `application/problem+json` (RFC 9457).',
       )
-      .setVersion('1.0')
+      .setVersion(serviceVersion())
       .setContact('Orders team', '', 'orders-team@tickets.example')
       .addServer('/', 'This server')
       .addTag('orders', 'Paged order listing for members and administrators')
@@ -100,5 +101,6 @@ export function configureApp(app: NestFastifyApplication): void {
   logRequests(fastify, PinoLogger.root);
   fastify.addHook('preHandler', deferredJsonBody());
   if (config.corsOrigins.length > 0) enableCors(app, config.corsOrigins);
-  setUpSwagger(app);
+  // DOCS_ENABLED=false: a deployment that does not publish its API serves no document route at all.
+  if (config.docsEnabled) setUpSwagger(app);
 }

@@ -24,7 +24,7 @@ export function createHttpAdapter(trustProxy?: ProxyTrust): FastifyAdapter {
     // A malformed URL is refused by the router before any hook or Nest filter could see it.
     frameworkErrors: answerFrameworkError,
     // During shutdown the requests still arriving on open connections are answered, not refused with
-    // Fastify's plain-JSON 503: the grace period exists for them (CONTRACT §10).
+    // Fastify's plain-JSON 503: the grace period exists for them (docs/API.md §10).
     return503OnClosing: false,
     routerOptions: {
       // `/orders/` and `/Orders` name the same resource, as they did on Express.

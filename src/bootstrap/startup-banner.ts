@@ -1,3 +1,4 @@
+import type { AppConfig } from '../config/app.config';
 import type { AuthConfig } from '../config/auth.config';
 import { signDevelopmentToken } from '../auth/development-token';
 import { Role } from '../auth/role';
@@ -11,8 +12,9 @@ const DEMO_TOKEN_LIFETIME = '12h';
  * built-in development secret (the only configuration whose tokens anyone may sign), tokens for both variants.
  * Any other configuration verifies tokens that open real orders: none is ever printed then.
  */
-export function startupBanner(baseUrl: string, auth: AuthConfig, demoMemberId: number): string {
-  const lines = [`Orders service listening on ${baseUrl}`, `Swagger UI: ${baseUrl}/${DOCS_PATH}`];
+export function startupBanner(baseUrl: string, app: AppConfig, auth: AuthConfig, demoMemberId: number): string {
+  const lines = [`Orders service listening on ${baseUrl}`];
+  if (app.docsEnabled) lines.push(`Swagger UI: ${baseUrl}/${DOCS_PATH}`);
   if (isDevelopmentVerification(auth.verification)) {
     const user = signDevelopmentToken(auth, { sub: demoMemberId, role: Role.User }, DEMO_TOKEN_LIFETIME);
     const admin = signDevelopmentToken(auth, { sub: 9000, role: Role.Admin }, DEMO_TOKEN_LIFETIME);

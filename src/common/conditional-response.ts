@@ -10,7 +10,7 @@ export const entityTagOf = (body: Buffer): string => `"${hash('sha1', body, 'bas
 
 /**
  * Sends a JSON body with its entity tag, or `304` with no body when the
- * request's `If-None-Match` names that tag (CONTRACT §13). `fresh` reads the
+ * request's `If-None-Match` names that tag (docs/API.md §13). `fresh` reads the
  * header's list and weak forms; it is given the header alone, since it would
  * otherwise treat a request's `Cache-Control: no-cache` as unconditional, and
  * a polling client that sent a tag asked for the comparison.

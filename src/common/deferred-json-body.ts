@@ -10,10 +10,10 @@ declare module 'fastify' {
 }
 
 /**
- * CONTRACT §1 accepts the parameters as a JSON body on the GET, which Fastify
+ * docs/API.md §1 accepts the parameters as a JSON body on the GET, which Fastify
  * never parses (it reads bodies of POST, PUT and the like only). body-parser
  * reads it from the raw request. A parse failure is kept on the request
- * instead of answered at once: CONTRACT §3 checks the token (401) and the
+ * instead of answered at once: docs/API.md §3 checks the token (401) and the
  * role (403) before anything else (400), and the guards run after every hook.
  */
 export function deferredJsonBody() {

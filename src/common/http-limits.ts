@@ -5,7 +5,7 @@ import { STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
 import { plainProblem, problemAnswer } from './problem/problem-details';
 
-/** The largest JSON body of parameters a GET may carry (CONTRACT §3); far above any real request. */
+/** The largest JSON body of parameters a GET may carry (docs/API.md §3); far above any real request. */
 export const MAX_JSON_BODY_BYTES = 16 * 1024;
 export const MAX_QUERY_STRING_LENGTH = 4096;
 export const MAX_QUERY_PARAMETERS = 50;

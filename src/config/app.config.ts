@@ -20,6 +20,8 @@ export interface AppConfig {
   pageLinkSecret: string;
   shutdownGraceMs: number;
   shutdownDelayMs: number;
+  /** Whether the Swagger UI and the OpenAPI document (`/docs`, `/docs-json`, `/docs-yaml`) are served. */
+  docsEnabled: boolean;
   /** `0`: no metrics listener. */
   metricsPort: number;
   /** Traces are exported here when set. */
@@ -40,6 +42,7 @@ export function toAppConfig(env: EnvironmentVariables): AppConfig {
     pageLinkSecret: env.PAGE_LINK_SECRET ?? DEVELOPMENT_PAGE_LINK_SECRET,
     shutdownGraceMs: env.SHUTDOWN_GRACE_MS,
     shutdownDelayMs: env.SHUTDOWN_DELAY_MS,
+    docsEnabled: env.DOCS_ENABLED,
     metricsPort: env.METRICS_PORT,
     otlpEndpoint: env.OTEL_EXPORTER_OTLP_ENDPOINT,
   };

@@ -9,7 +9,7 @@ export interface AuthConfig {
   issuer?: string;
   audience?: string;
   clockToleranceSeconds: number;
-  /** Where the member id and the roles are read from, and which role values select each variant (CONTRACT §2). */
+  /** Where the member id and the roles are read from, and which role values select each variant (docs/API.md §2). */
   claims: ClaimMapping;
 }
 

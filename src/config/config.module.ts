@@ -12,7 +12,7 @@ export const AUTH_CONFIG = getConfigToken('auth');
 
 /**
  * The configuration of one application: the environment is validated once,
- * by ConfigModule's `validate` (CONTRACT §8: an invalid value stops the start,
+ * by ConfigModule's `validate` (docs/API.md §8: an invalid value stops the start,
  * named), and each namespace is cut from those validated values.
  *
  * A function rather than a static import so that validation runs when an

@@ -91,6 +91,13 @@ describe('validateEnvironment', () => {
     expect(problems[0]).toMatch(new RegExp(`^${name}:`));
   });
 
+  it('reads DOCS_ENABLED as true or false, on by default', () => {
+    expect(validateEnvironment({}).DOCS_ENABLED).toBe(true);
+    expect(validateEnvironment({ DOCS_ENABLED: 'false' }).DOCS_ENABLED).toBe(false);
+    expect(validateEnvironment({ DOCS_ENABLED: 'true' }).DOCS_ENABLED).toBe(true);
+    expect(problemsOf({ DOCS_ENABLED: 'no' })[0]).toMatch(/^DOCS_ENABLED: DOCS_ENABLED must be true or false/);
+  });
+
   it('reads lists separated by commas', () => {
     expect(validateEnvironment({ CORS_ORIGINS: 'https://a.example, https://b.example' }).CORS_ORIGINS).toEqual([
       'https://a.example',

@@ -3,6 +3,7 @@ import 'reflect-metadata';
 import { plainToInstance, Transform } from 'class-transformer';
 import {
   ArrayNotEmpty,
+  IsBoolean,
   IsByteLength,
   IsIn,
   IsInt,
@@ -161,7 +162,7 @@ export class EnvironmentVariables {
   @Max(3600)
   JWT_CLOCK_TOLERANCE_S: number = 30;
 
-  /** CONTRACT §2: where an identity provider's tokens carry the member id, a positive integer. */
+  /** docs/API.md §2: where an identity provider's tokens carry the member id, a positive integer. */
   @Matches(LIST_ITEM, { message: CLAIM_PATH_MESSAGE })
   JWT_MEMBER_ID_CLAIM: string = 'sub';
 
@@ -202,7 +203,7 @@ export class EnvironmentVariables {
   @Min(0)
   RATE_LIMIT_PER_MINUTE: number = 600;
 
-  /** How many exports (CONTRACT §13) one caller may run at once, across all instances when REDIS_URL is set. */
+  /** How many exports (docs/API.md §13) one caller may run at once, across all instances when REDIS_URL is set. */
   @IsInt()
   @Min(1)
   @Max(100)
@@ -227,6 +228,14 @@ export class EnvironmentVariables {
   @IsOptional()
   @IsUrl({ require_tld: false, protocols: ['redis', 'rediss'], require_protocol: true })
   REDIS_URL?: string;
+
+  /** Serves the Swagger UI and the OpenAPI document; `false` for a deployment that does not publish its API. */
+  // From the raw text: implicit conversion would make any non-empty string, `false` too, true.
+  @Transform(({ obj, key }: { obj: Record<string, unknown>; key: string }) =>
+    obj[key] === 'true' ? true : obj[key] === 'false' ? false : obj[key],
+  )
+  @IsBoolean({ message: '$property must be true or false' })
+  DOCS_ENABLED: boolean = true;
 
   /** Prometheus metrics listen here, never on the API's port; `0` turns them off. */
   @IsInt()

@@ -1,6 +1,6 @@
 import { createPublicKey, createSecretKey, type KeyObject } from 'node:crypto';
 
-/** What jsonwebtoken may be asked to verify with; `none` is not among them (CONTRACT §2). */
+/** What jsonwebtoken may be asked to verify with; `none` is not among them (docs/API.md §2). */
 export const JWT_ALGORITHMS = [
   'HS256',
   'HS384',

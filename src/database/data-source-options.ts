@@ -69,7 +69,7 @@ export function buildDataSourceOptions(
     // DB_SSL: encrypted, and verified as configured; one object, so that every pooled connection shares its context.
     ssl: config.tls,
     charset: 'utf8mb4_unicode_ci',
-    // Times are stored in UTC (CONTRACT §7); the driver's default, the process's zone, would shift them.
+    // Times are stored in UTC (docs/API.md §7); the driver's default, the process's zone, would shift them.
     timezone: 'Z',
     poolSize: config.poolSize,
     // A server that accepts connections but never answers (paused, overloaded) costs at most this long per attempt.

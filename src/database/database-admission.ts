@@ -17,7 +17,7 @@ interface Waiter {
 }
 
 /**
- * CONTRACT §10, busy is not down: every request runs all its statements on one
+ * docs/API.md §10, busy is not down: every request runs all its statements on one
  * connection of the pool, and at most as many requests as the pool has
  * connections hold one at a time. The others wait their turn, first come first
  * served, while their deadline says they can still be answered. A request is

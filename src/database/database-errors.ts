@@ -32,7 +32,7 @@ const UNAVAILABLE_CODES = new Set([
 /** mysql2's pool reports these without a code. */
 const UNAVAILABLE_POOL_MESSAGES = new Set(['Queue limit reached.', 'No connections available.', 'Pool is closed.']);
 
-/** CONTRACT §6, §10: the database is unreachable, failing, or did not answer within the request's deadline. */
+/** docs/API.md §6, §10: the database is unreachable, failing, or did not answer within the request's deadline. */
 export class DatabaseUnavailableException extends ProblemException {
   constructor(cause: unknown, kind: 'databaseUnavailable' | 'databaseTimeout' = 'databaseUnavailable') {
     super(problemOf(kind), { cause });
@@ -40,7 +40,7 @@ export class DatabaseUnavailableException extends ProblemException {
 }
 
 /**
- * CONTRACT §10: more requests at once than the pool could answer within the
+ * docs/API.md §10: more requests at once than the pool could answer within the
  * deadline. The database is fine; the client should retry shortly.
  */
 export class DatabaseSaturatedException extends ProblemException {

@@ -9,7 +9,7 @@ import { reasonOf } from './database-errors';
 import type { GtidPosition } from './replication-lag';
 import { StatementTimings } from './statement-timings';
 
-/** How servers are named in metrics, traces and logs (CONTRACT §12): `replica-N` in DB_REPLICAS order. */
+/** How servers are named in metrics, traces and logs (docs/API.md §12): `replica-N` in DB_REPLICAS order. */
 export type ServerName = 'primary' | `replica-${number}`;
 
 /** Where a MySQL DataSource connects; its options say it, so the health check connects to the same server. */
@@ -161,7 +161,7 @@ export class DatabaseServer {
   }
 
   /**
-   * A statement on this connection was given up (CONTRACT §11): the
+   * A statement on this connection was given up (docs/API.md §11): the
    * connection is closed at once, so that it holds nothing here, and its
    * server thread is remembered, so that whatever it still runs is killed
    * once the server answers again.

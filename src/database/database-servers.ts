@@ -8,7 +8,7 @@ import { buildDataSourceOptions } from './data-source-options';
 import { DatabaseServer, type ServerName } from './database-server';
 
 /**
- * CONTRACT §11: the servers the listing can read from. The primary is the
+ * docs/API.md §11: the servers the listing can read from. The primary is the
  * application's DataSource; each replica of DB_REPLICAS is a DataSource of
  * its own (its pool, its admission), not TypeORM's `replication` option,
  * which could not say which server a connection is on nor skip a lagging one.

@@ -162,7 +162,7 @@ describe('ReadRouter', () => {
     expect(warnings.mock.calls.map(([message]) => String(message).split(':')[0])).toEqual(['replica-1', 'primary']);
   });
 
-  describe('the request deadline and the failures clients see (CONTRACT §10)', () => {
+  describe('the request deadline and the failures clients see (docs/API.md §10)', () => {
     it('turns a driver failure that means "not now" into a 503 with Retry-After, keeping the cause for the log', async () => {
       // No replica answers: nothing to retry on, so the primary's failure is the answer.
       const { reads } = router();

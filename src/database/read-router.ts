@@ -30,7 +30,7 @@ export interface PinnedReads {
   withConnection<T>(work: (session: ReadSession) => Promise<T>, cancelled?: AbortSignal): Promise<T>;
 }
 
-/** A driver failure that means "not now" becomes the 503 of CONTRACT §10; anything else stays what it is (a 500). */
+/** A driver failure that means "not now" becomes the 503 of docs/API.md §10; anything else stays what it is (a 500). */
 async function answered<T>(reads: () => Promise<T>): Promise<T> {
   try {
     return await reads();
@@ -42,7 +42,7 @@ async function answered<T>(reads: () => Promise<T>): Promise<T> {
 }
 
 /**
- * CONTRACT §11, read routing: which database server a listing request reads
+ * docs/API.md §11, read routing: which database server a listing request reads
  * from. A request runs all its statements on one connection of one server: a
  * healthy replica in turn, else the primary, else (the primary down) the
  * freshest replica that answers. A server failing during a request is marked
@@ -65,7 +65,7 @@ export class ReadRouter {
    * Runs a request's statements on one connection of the server routing
    * picks; if that server fails (refused, reset, timed out), runs them once
    * more on another. A driver failure that means "not now" becomes the 503 of
-   * CONTRACT §10; anything else stays what it is (a 500).
+   * docs/API.md §10; anything else stays what it is (a 500).
    */
   async withConnection<T>(work: (session: ReadSession) => Promise<T>): Promise<T> {
     const deadline = this.deadlines.start();
@@ -73,7 +73,7 @@ export class ReadRouter {
   }
 
   /**
-   * CONTRACT §13: reads that must all come from one server, the one routing
+   * docs/API.md §13: reads that must all come from one server, the one routing
    * picks now (an export's batches). Each `withConnection` is one batch: a
    * connection of that server and a deadline of its own. There is no retry
    * elsewhere, since another server may hold other data; a server failing

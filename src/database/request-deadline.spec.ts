@@ -9,7 +9,7 @@ const clock: Clock = { now: () => Date.now() };
 // Time is faked, not the event loop's turns: a deadline decides who is to blame after the I/O of its turn (setImmediate).
 const CLOCK_ONLY = { doNotFake: ['setImmediate' as const] };
 
-describe('RequestDeadline (CONTRACT §10)', () => {
+describe('RequestDeadline (docs/API.md §10)', () => {
   beforeEach(() => {
     jest.useFakeTimers(CLOCK_ONLY);
   });

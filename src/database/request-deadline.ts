@@ -13,7 +13,7 @@ export interface LatenessEvidence extends ServerEvidence {
 }
 
 /**
- * CONTRACT §10, who made a request late. The database, when it does not
+ * docs/API.md §10, who made a request late. The database, when it does not
  * answer (a statement has waited half the budget and nothing at all has come
  * back from that server meanwhile, though the process was free to notice)
  * or when it answers slowly itself (its latest statements took half the
@@ -40,7 +40,7 @@ export function afterPendingIo(then: () => void): void {
 }
 
 /**
- * CONTRACT §10: the time one request may spend on the database, from the
+ * docs/API.md §10: the time one request may spend on the database, from the
  * moment it asks for a connection. The admission queue, the router's
  * attempts and each statement ask it how much is left, and it alone decides
  * what a request that runs out of time is answered: the database is

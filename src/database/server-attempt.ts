@@ -4,7 +4,7 @@ import type { DatabaseServer } from './database-server';
 import type { RequestDeadline } from './request-deadline';
 
 /**
- * When a statement is given up on its server (CONTRACT §11): a multiple of
+ * When a statement is given up on its server (docs/API.md §11): a multiple of
  * the server's own recent p99, never below a floor that ordinary jitter
  * stays under, never beyond a share of the budget that leaves the retry
  * most of it. With the default 2 s deadline the ceiling is about 670 ms, so

@@ -15,7 +15,7 @@ function answer(timings: StatementTimings, ms: number, times = 1): void {
   }
 }
 
-describe('StatementTimings and the give-up time (CONTRACT §11)', () => {
+describe('StatementTimings and the give-up time (docs/API.md §11)', () => {
   beforeEach(() => {
     jest.useFakeTimers();
   });

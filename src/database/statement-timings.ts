@@ -31,9 +31,9 @@ export interface ServerEvidence {
 /**
  * One database server's statement times, as the client sees them: the
  * latest few hundred (their p99 is what "far beyond its recent statements"
- * means, CONTRACT §11), the statements waiting for an answer now, and when
+ * means, docs/API.md §11), the statements waiting for an answer now, and when
  * the server last answered anything. These say whether a late request was
- * kept waiting by the server or by this process (CONTRACT §10).
+ * kept waiting by the server or by this process (docs/API.md §10).
  */
 export class StatementTimings {
   private readonly durations = new Float64Array(WINDOW);

@@ -25,7 +25,7 @@ export class ShuttingDownException extends ProblemException {
 }
 
 /**
- * CONTRACT §10, on top of Nest's shutdown hooks (`enableShutdownHooks` in
+ * docs/API.md §10, on top of Nest's shutdown hooks (`enableShutdownHooks` in
  * main.ts), which on SIGTERM close the HTTP server (it stops accepting and
  * waits for the responses in flight), then the modules, the pool last, and
  * exit 0. Before that, readiness answers 503 at once while everything else is

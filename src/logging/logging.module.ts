@@ -33,7 +33,7 @@ function loggingParams(config: AppConfig, destination: LogDestination): Params {
   const options = {
     level: config.logLevel,
     serializers: requestLineSerializers,
-    // Every line written while a request is being served names its trace (CONTRACT §12).
+    // Every line written while a request is being served names its trace (docs/API.md §12).
     mixin: () => {
       const traceId = activeTraceId();
       return traceId ? { trace_id: traceId } : {};

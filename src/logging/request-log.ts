@@ -22,7 +22,7 @@ export const levelFor = (statusCode: number): LevelWithSilent =>
   statusCode >= 500 ? 'error' : statusCode >= 400 ? 'warn' : 'info';
 
 /**
- * One line per request (CONTRACT §10), written when its answer has been
+ * One line per request (docs/API.md §10), written when its answer has been
  * sent, from a Fastify hook rather than pino-http mounted as Nest middleware:
  * that middleware runs through middie, makes a child logger and a context
  * per request, and cost a large share of a listing's CPU (docs/BENCHMARKS.md).

@@ -15,14 +15,14 @@ declare module 'fastify' {
 
 const KNOWN_METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS']);
 
-/** The variant label of a request (CONTRACT §12), by the role its token established. */
+/** The variant label of a request (docs/API.md §12), by the role its token established. */
 export const variantOf = (request: FastifyRequest): Variant => {
   const caller = callerOf(request.tokenVerdict);
   return caller === undefined ? 'none' : caller.role === Role.Admin ? 'admin' : 'user';
 };
 
 /**
- * The one place requests are counted (CONTRACT §12), when their answer has
+ * The one place requests are counted (docs/API.md §12), when their answer has
  * been sent. Every label is bounded whatever the client sends: the route is
  * the pattern that matched (`unmatched` for none), never the URL; methods
  * outside the standard ones are `OTHER`. An export that was streamed is

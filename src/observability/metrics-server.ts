@@ -6,7 +6,7 @@ import { APP_CONFIG } from '../config/config.module';
 import { Metrics } from './metrics';
 
 /**
- * `GET /metrics` in Prometheus text format on METRICS_PORT (CONTRACT §12): a
+ * `GET /metrics` in Prometheus text format on METRICS_PORT (docs/API.md §12): a
  * listener of its own, so that metrics are never exposed with the API. It
  * stays up while the API drains on SIGTERM and closes last.
  */

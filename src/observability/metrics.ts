@@ -4,7 +4,7 @@ import { JWKS_KEY_SET, type JwksKeySet } from '../auth/jwks-key-set';
 import { UNAVAILABLE_REASONS } from '../common/problem/problem-catalogue';
 import { DatabaseServers } from '../database/database-servers';
 
-/** What a request's variant label can be (CONTRACT §12): decided by the token's role, `none` before one is known. */
+/** What a request's variant label can be (docs/API.md §12): decided by the token's role, `none` before one is known. */
 export type Variant = 'user' | 'admin' | 'none';
 export type StatementKind = 'page' | 'count' | 'seats' | 'ping';
 
@@ -16,7 +16,7 @@ interface Mysql2PoolInternals {
 }
 
 /**
- * Every metric of CONTRACT §12, in a registry of this application's own (tests
+ * Every metric of docs/API.md §12, in a registry of this application's own (tests
  * run several applications in one process). Names and units follow the
  * OpenTelemetry semantic conventions as Prometheus spells them.
  */

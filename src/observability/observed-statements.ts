@@ -15,7 +15,7 @@ export type ListingStatement = Exclude<StatementKind, 'ping'>;
 /**
  * Runs a database statement where it is issued, timing it into
  * `db_client_operation_duration_seconds` and, when the request's trace is recorded, tracing it as a child span of
- * the request (CONTRACT §12): the statement's kind and the server it ran on,
+ * the request (docs/API.md §12): the statement's kind and the server it ran on,
  * never its parameters' values.
  */
 @Injectable()

@@ -35,7 +35,7 @@ declare module 'fastify' {
 }
 
 /**
- * OpenTelemetry for the service (CONTRACT §12). Trace context is always kept
+ * OpenTelemetry for the service (docs/API.md §12). Trace context is always kept
  * (a caller's `traceparent` is continued, else a trace starts) so that every
  * log line of a request carries a `trace_id`; spans are recorded and exported
  * over OTLP/HTTP only when OTEL_EXPORTER_OTLP_ENDPOINT is set. Without it the

@@ -16,7 +16,7 @@ const row: OrderRow = {
 const seats = [{ seatPriceId: 9, price: 150.5 }];
 const time = new LocalTimeFormatter('Asia/Seoul');
 
-describe('order elements (CONTRACT §4)', () => {
+describe('order elements (docs/API.md §4)', () => {
   it('builds a member’s element without userId, its times in the service’s zone and its status as a label', () => {
     expect(toUserOrder(row, seats, time)).toStrictEqual({
       orderId: 41,

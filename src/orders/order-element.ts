@@ -4,7 +4,7 @@ import { orderStatusLabel } from './order-status';
 import type { OrderRow } from './orders.repository';
 
 /**
- * The elements of a page as CONTRACT §4 shows them: plain object literals (no
+ * The elements of a page as docs/API.md §4 shows them: plain object literals (no
  * class instance, cheaper per element) typed as the prescribed DTOs, with the
  * contract's key order. A member's element is built without `userId` at all,
  * and the literal's type check refuses one that would carry it.
@@ -21,7 +21,7 @@ export function toUserOrder(row: OrderRow, seats: SeatDto[], time: LocalTimeForm
   };
 }
 
-/** An administrator's element: `userId` second, as CONTRACT §4 orders the keys. */
+/** An administrator's element: `userId` second, as docs/API.md §4 orders the keys. */
 export function toAdminOrder(row: OrderRow, seats: SeatDto[], time: LocalTimeFormatter): AdminOrderDto {
   return {
     orderId: row.id,

@@ -1,4 +1,4 @@
-/** CONTRACT §5: the code is stored, the label is shown and accepted. */
+/** docs/API.md §5: the code is stored, the label is shown and accepted. */
 export const ORDER_STATUS_LABELS = {
   PAYMENT_PENDING: '결제 대기',
   PAYMENT_COMPLETED: '결제 완료',

@@ -4,7 +4,7 @@ import { OrderSeat } from './order-seat.entity';
 
 /**
  * The secondary indexes serve the listing, and only those that pay for what
- * they cost the order writers (CONTRACT §7; each one's query is named in
+ * they cost the order writers (docs/API.md §7; each one's query is named in
  * migrations CountChangesOffTheWritePath and StatusIndexOffTheWritePath):
  * the member and concert filters followed by `created_at` (InnoDB appends the
  * primary key), so the default sort `createdAt desc, orderId desc` reads an

@@ -62,7 +62,7 @@ export class OrdersService {
 
   /**
    * A page of the orders the caller may see (`filtersFor`). The page, the count and the seats are
-   * read on one connection of one server (CONTRACT §11), one after the other.
+   * read on one connection of one server (docs/API.md §11), one after the other.
    */
   async list(caller: Caller, query: ListOrdersQuery): Promise<ListedPage> {
     const isAdmin = caller.role === Role.Admin;
@@ -107,7 +107,7 @@ export class OrdersService {
   }
 
   /**
-   * CONTRACT §13, an export: every order the query matches, in its sort
+   * docs/API.md §13, an export: every order the query matches, in its sort
    * order, a batch at a time. The batches are one walk: the first records
    * the walk's bound (orders placed after it stay out) and each next one
    * seeks past the last order of the one before, so none is repeated or

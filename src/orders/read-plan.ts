@@ -56,7 +56,7 @@ export interface ReadPlan {
 
 /**
  * What reading one row costs, in rows of a table scan (MariaDB 10.11, the 1M-order bench data, a warm buffer
- * pool; docs/BENCHMARKS.md, "Choosing the plan"). A table scan reads rows in the clustered index's order at
+ * pool; docs/benchmark-log.md, "Choosing the plan"). A table scan reads rows in the clustered index's order at
  * 0.08–0.12 µs each, the filter evaluated and the page kept in a bounded sort as it goes. An index entry whose
  * row must be looked up in the clustered index (the sort column is not in the index) costs 1.0–1.3 µs: about
  * 14 rows of a scan, which puts the break-even near 7 % of the table (a status held by 8 % of the orders
@@ -93,7 +93,7 @@ const SELECTIVE_FILTERS: ReadonlyArray<OrderColumn> = ['userId', 'concertId'];
  *      `createdAt`) is walked, within the date range if it holds it, each entry's row checked against the
  *      other filters as it goes (a lookup per entry, but for the primary key's own rows); it reads about
  *      (offset + size) × walked / matching entries before the page is complete. This is how a status is
- *      listed: no index holds one, since every payment would rewrite its entry (CONTRACT §7);
+ *      listed: no index holds one, since every payment would rewrite its entry (docs/API.md §7);
  *    - `filter-index`: the index range that holds the filters, every entry in it sorted (covering or with a
  *      lookup per row, and with one where the range holds only the dates and the row must be checked);
  *    - `table-scan`: every order read once in the clustered index's order, the matches sorted as they come.

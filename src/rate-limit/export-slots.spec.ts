@@ -9,7 +9,7 @@ const slotsOf = (exportsPerCaller: number, redis: Redis | null = null) =>
 const member = { id: 7, role: Role.User };
 const admin = { id: 7, role: Role.Admin };
 
-describe('ExportSlots (CONTRACT §13, EXPORTS_PER_CALLER)', () => {
+describe('ExportSlots (docs/API.md §13, EXPORTS_PER_CALLER)', () => {
   it('gives a caller as many slots as allowed, and one more only after one is given back', async () => {
     const slots = slotsOf(2);
     const first = await slots.take(member);

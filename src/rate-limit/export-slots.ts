@@ -19,7 +19,7 @@ export interface ExportSlot {
 export const SLOT_EXPIRY_MS = 30_000;
 
 /**
- * CONTRACT §13: at most EXPORTS_PER_CALLER exports run at once for one
+ * docs/API.md §13: at most EXPORTS_PER_CALLER exports run at once for one
  * caller. With REDIS_URL the slots are a Redis semaphore per caller
  * (redis-semaphore), so the limit holds across all instances; while Redis
  * cannot be reached each instance counts its own, as the rate limit does,

@@ -12,7 +12,7 @@ const SKIP_RATE_LIMIT = 'skipRateLimit';
 export const SkipRateLimit = (): MethodDecorator & ClassDecorator => SetMetadata(SKIP_RATE_LIMIT, true);
 
 /**
- * CONTRACT §10, §11: RATE_LIMIT_PER_MINUTE requests per caller, counted by
+ * docs/API.md §10, §11: RATE_LIMIT_PER_MINUTE requests per caller, counted by
  * member id when the token was accepted (members behind one address do not
  * share a budget) and by client address otherwise. Only a verified id counts,
  * or anyone could spend another member's budget. Runs after the global

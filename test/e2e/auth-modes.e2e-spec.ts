@@ -18,7 +18,7 @@ const list = (app: TestApp, token: string) =>
   request(app.server).get('/orders').set('Authorization', `Bearer ${token}`);
 
 /**
- * CONTRACT §2's other two verification modes; the HS mode runs in every
+ * docs/API.md §2's other two verification modes; the HS mode runs in every
  * contract suite. One app at a time: passport keeps strategies in a
  * process-wide registry, so two apps in one process would share the last one.
  */

@@ -7,7 +7,7 @@ import { startTestApp, type TestApp } from '../support/app/test-app';
 import { adminToken } from '../support/app/tokens';
 import { waitFor } from '../../launchers/wait-for';
 
-/** CONTRACT §6: a database that cannot answer is a 503 with Retry-After, never its own error text. */
+/** docs/API.md §6: a database that cannot answer is a 503 with Retry-After, never its own error text. */
 describe('GET /orders while MySQL is unreachable', () => {
   let context: TestApp;
   let proxy: TcpProxy;

@@ -69,7 +69,7 @@ class JwksEndpoint {
   }
 }
 
-/** CONTRACT §2, JWKS mode: a provider's key set that rotates, floods with made-up kids, hangs or goes away. */
+/** docs/API.md §2, JWKS mode: a provider's key set that rotates, floods with made-up kids, hangs or goes away. */
 describe('JWKS mode: key rotation while the provider is down, and made-up kids', () => {
   let endpoint: JwksEndpoint;
   let app: TestApp;
@@ -159,7 +159,7 @@ describe('JWKS mode: key rotation while the provider is down, and made-up kids',
 });
 
 /**
- * CONTRACT §2: tokens shaped as each identity provider issues them, with the
+ * docs/API.md §2: tokens shaped as each identity provider issues them, with the
  * settings README's "Using your identity provider" gives for it. HS256 signs
  * them here: where the claims are read does not depend on how they are signed.
  */

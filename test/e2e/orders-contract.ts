@@ -38,7 +38,7 @@ const { year, month, day } = BOUNDARY_DAY;
 const boundaryDate = `${year}-${String(month).padStart(2, '0')}-${String(day).padStart(2, '0')}`;
 
 /**
- * CONTRACT §1–§7 as executable examples, run once per database. Every 200 is
+ * docs/API.md §1–§7 as executable examples, run once per database. Every 200 is
  * compared byte for byte (so key order counts) with the oracle's page,
  * computed from the seeded rows without any of the service's code.
  */
@@ -67,7 +67,7 @@ export function describeOrdersContract(database: DatabaseKind): void {
       const expected = expectedPage(orders, oracle);
       expect(response.status).toBe(200);
       expect(response.body).toEqual(expected);
-      // Same values in the same key order (CONTRACT §4).
+      // Same values in the same key order (docs/API.md §4).
       expect(response.text).toBe(JSON.stringify(expected));
       return response;
     }

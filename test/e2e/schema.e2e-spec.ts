@@ -5,7 +5,7 @@ import { validateEnvironment } from '../../src/config/environment';
 import { buildDataSourceOptions } from '../../src/database/data-source-options';
 import { freshMysqlDatabase, mysqlEnvironment } from '../support/app/test-database';
 
-/** CONTRACT §7, read back from the database the migrations built. */
+/** docs/API.md §7, read back from the database the migrations built. */
 describe('schema on MySQL', () => {
   let dataSource: DataSource;
 

@@ -20,12 +20,12 @@ interface Page {
 }
 
 /**
- * CONTRACT §13, following `Link`: on a table that does not change, every page
+ * docs/API.md §13, following `Link`: on a table that does not change, every page
  * reached by `next` or `prev` is byte for byte the page the same parameters
  * answer by offset (property-tested over random filters, sorts and sizes), and
  * on one that does, a walk is neither pushed by new orders nor fed them.
  */
-describe.each(['sqlite', 'mysql'] as const)('following Link on %s (CONTRACT §13)', (database) => {
+describe.each(['sqlite', 'mysql'] as const)('following Link on %s (docs/API.md §13)', (database) => {
   let context: TestApp;
   let orders: TestOrder[];
 

@@ -12,7 +12,7 @@ const REQUESTS = 'http_server_request_duration_seconds_count';
 const STATEMENTS = 'db_client_operation_duration_seconds_count';
 
 /**
- * CONTRACT §12: after a known sequence of requests, /metrics on METRICS_PORT
+ * docs/API.md §12: after a known sequence of requests, /metrics on METRICS_PORT
  * counts exactly what happened, per label set, with bounded labels.
  */
 describe('Prometheus metrics', () => {

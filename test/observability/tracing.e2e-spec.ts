@@ -72,7 +72,7 @@ function callerContext(): { traceId: string; parentId: string; traceparent: stri
   return { traceId, parentId, traceparent: `00-${traceId}-${parentId}-01` };
 }
 
-/** CONTRACT §12: the caller's trace is continued, a server span per request and a child span per statement. */
+/** docs/API.md §12: the caller's trace is continued, a server span per request and a child span per statement. */
 describe('OpenTelemetry tracing', () => {
   const receiver = new OtlpReceiver();
   let endpoint: string;

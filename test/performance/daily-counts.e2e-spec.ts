@@ -63,7 +63,7 @@ function connectTo(target: MysqlTarget): Promise<Connection> {
 }
 
 /**
- * CONTRACT §7: totals stay exact under the writes of a sale, the triggers
+ * docs/API.md §7: totals stay exact under the writes of a sale, the triggers
  * behind them never make two writers wait for each other or deadlock, and
  * the background fold changes nothing a reader can see.
  */

@@ -15,7 +15,7 @@ const WRITERS = 4;
 const DAY_MS = 86_400_000;
 
 /**
- * CONTRACT §13's promise where it matters: an administrator follows `next`
+ * docs/API.md §13's promise where it matters: an administrator follows `next`
  * through 2,000 pages while order services place, pay, re-date and delete
  * orders. The sale's new orders are created now, which puts them in the
  * middle of the list, on both sides of where the walk stands; by offset they

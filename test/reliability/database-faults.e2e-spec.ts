@@ -15,7 +15,7 @@ import { startTestApp, type TestApp } from '../support/app/test-app';
 import { adminToken } from '../support/app/tokens';
 
 const QUERY_TIMEOUT_MS = 1000;
-/** CONTRACT §10: a failing request answers within DB_QUERY_TIMEOUT_MS plus one second. */
+/** docs/API.md §10: a failing request answers within DB_QUERY_TIMEOUT_MS plus one second. */
 const ANSWER_WITHIN_MS = QUERY_TIMEOUT_MS + 1000;
 /** …and the service answers 200 again within 10 s of the database's return. */
 const RECOVER_WITHIN_MS = 10_000;

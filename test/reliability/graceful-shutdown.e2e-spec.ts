@@ -6,7 +6,7 @@ import { adminToken } from '../support/app/tokens';
 import { waitFor } from '../../launchers/wait-for';
 
 /**
- * CONTRACT §10: on SIGTERM the service stops accepting, lets requests in flight
+ * docs/API.md §10: on SIGTERM the service stops accepting, lets requests in flight
  * finish (up to SHUTDOWN_GRACE_MS), closes the pool and exits 0. A request is
  * held in flight by a table lock taken from another connection.
  */

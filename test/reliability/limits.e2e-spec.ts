@@ -4,7 +4,7 @@ import { expectProblem } from '../support/assertions/problem';
 import { startTestApp, type TestApp } from '../support/app/test-app';
 import { userToken } from '../support/app/tokens';
 
-/** CONTRACT §10: RATE_LIMIT_PER_MINUTE per caller; 429 problem+json with Retry-After; 0 turns it off. */
+/** docs/API.md §10: RATE_LIMIT_PER_MINUTE per caller; 429 problem+json with Retry-After; 0 turns it off. */
 describe('rate limit of 5 per minute', () => {
   let context: TestApp;
 
@@ -34,7 +34,7 @@ describe('rate limit of 5 per minute', () => {
     expect((await list(userToken(12))).status).toBe(200);
   });
 
-  it('counts a revalidation answered 304 as a request (CONTRACT §13)', async () => {
+  it('counts a revalidation answered 304 as a request (docs/API.md §13)', async () => {
     const first = await list(userToken(15));
     const etag = String(first.headers.etag);
     for (let attempt = 0; attempt < 4; attempt += 1) {

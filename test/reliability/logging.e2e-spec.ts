@@ -3,7 +3,7 @@ import { startTestService, type ServiceProcess } from '../support/app/test-app';
 import { adminToken } from '../support/app/tokens';
 import { waitFor } from '../../launchers/wait-for';
 
-/** CONTRACT §10: logs are JSON lines carrying the request id; tokens and secrets never reach them. */
+/** docs/API.md §10: logs are JSON lines carrying the request id; tokens and secrets never reach them. */
 describe('request logs', () => {
   let service: ServiceProcess;
 

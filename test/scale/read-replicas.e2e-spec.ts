@@ -19,7 +19,7 @@ interface Measured {
 }
 
 /**
- * CONTRACT §11 on a real MariaDB primary and replica in GTID replication:
+ * docs/API.md §11 on a real MariaDB primary and replica in GTID replication:
  * where reads go, when a replica is skipped and used again, and that a
  * replica or the primary going away costs no request.
  */

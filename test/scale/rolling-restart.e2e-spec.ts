@@ -10,7 +10,7 @@ import { waitFor } from '../../launchers/wait-for';
 const SHUTDOWN_DELAY_MS = '1500';
 
 /**
- * CONTRACT §10, §11: a rolling restart of both instances behind HAProxy
+ * docs/API.md §10, §11: a rolling restart of both instances behind HAProxy
  * (deploy/haproxy.cfg, `retries 0`) under steady load loses no request.
  */
 describe('rolling restart behind HAProxy', () => {

@@ -10,7 +10,7 @@ import { waitFor } from '../../launchers/wait-for';
 const LIMIT = 5;
 
 /**
- * CONTRACT §11: with REDIS_URL a caller's limit holds across instances
+ * docs/API.md §11: with REDIS_URL a caller's limit holds across instances
  * together; with Redis gone each instance counts alone and nothing answers
  * 5xx; when Redis returns, sharing resumes by itself.
  */

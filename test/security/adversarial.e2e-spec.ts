@@ -8,7 +8,7 @@ import { startTestApp, type TestApp } from '../support/app/test-app';
 import { adminToken, handSignedToken, signToken, unsignedToken, userToken } from '../support/app/tokens';
 
 /**
- * Hostile and malformed input against the service on MariaDB (CONTRACT §2,
+ * Hostile and malformed input against the service on MariaDB (docs/API.md §2,
  * §3, §6). Each case states the exact status and problem it must get; none may
  * answer 5xx, and no error body may carry a stack, SQL or driver text.
  */

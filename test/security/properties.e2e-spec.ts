@@ -14,7 +14,7 @@ const USER_RUNS = Math.ceil(10_000 * RUN_SHARE);
 const ADMIN_RUNS = Math.ceil(1_500 * RUN_SHARE);
 const WALK_RUNS = Math.ceil(150 * RUN_SHARE);
 
-/** Properties of CONTRACT §1–§4 over random requests, on MariaDB (fast-check). */
+/** Properties of docs/API.md §1–§4 over random requests, on MariaDB (fast-check). */
 describe('properties on MariaDB', () => {
   let context: TestApp;
   let orders: TestOrder[];

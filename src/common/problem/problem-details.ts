@@ -10,7 +10,7 @@ export interface FieldError {
   message: string;
 }
 
-/** RFC 9457 problem details, as every error of the service is answered (CONTRACT §6), before `instance` is known. */
+/** RFC 9457 problem details, as every error of the service is answered (docs/API.md §6), before `instance` is known. */
 export interface Problem {
   type: string;
   title: string;

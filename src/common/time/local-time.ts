@@ -15,7 +15,7 @@ const QUARTER_HOUR_MS = 15 * 60_000;
 const MAX_CACHED_QUARTERS = 50_000;
 
 /**
- * Shows times the way CONTRACT §4 asks: `YYYY-MM-DDThh:mm:ss` in the service's
+ * Shows times the way docs/API.md §4 asks: `YYYY-MM-DDThh:mm:ss` in the service's
  * zone, truncated to the second. The zone's offset comes from luxon (the IANA
  * rules, daylight saving included) and is remembered per quarter hour, since
  * asking Intl for it on every timestamp was a visible share of the service's

@@ -1,7 +1,7 @@
 import { MigrationInterface, QueryRunner } from 'typeorm';
 
 /**
- * CONTRACT §7. Written per dialect rather than with TypeORM's `Table` builder
+ * docs/API.md §7. Written per dialect rather than with TypeORM's `Table` builder
  * so the column types are exactly the contract's on MySQL, and SQLite gets
  * `INTEGER PRIMARY KEY`, the only column type it can auto-increment.
  * `status` holds ASCII codes, so an ASCII binary collation keeps its index

@@ -3,7 +3,7 @@ import { MigrationInterface, QueryRunner } from 'typeorm';
 /**
  * Lets an unfiltered listing sorted by any single key read an index in
  * order instead of sorting a million rows. The tie-breaker is always
- * `orderId desc` (CONTRACT §3), so each column needs two shapes:
+ * `orderId desc` (docs/API.md §3), so each column needs two shapes:
  * `(col)` — InnoDB appends the id — read backwards for `col desc, id desc`,
  * and `(col asc, id desc)` read forwards for `col asc, id desc`.
  * `created_at` already has the first shape.

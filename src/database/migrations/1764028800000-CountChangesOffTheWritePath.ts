@@ -4,7 +4,7 @@ import { HOT_ROW_TRIGGERS } from './1763942400000-AddDailyOrderCounts';
 import { SORT_INDEXES } from './1763769600000-AddSortIndexes';
 
 /**
- * CONTRACT §7, "the write path is not the listing's to slow down". Converts a
+ * docs/API.md §7, "the write path is not the listing's to slow down". Converts a
  * database online, while the order services keep writing:
  *
  * 1. Counting without a hot row. The triggers no longer update the one
@@ -23,7 +23,7 @@ import { SORT_INDEXES } from './1763769600000-AddSortIndexes';
  * 2. Only the indexes that pay for themselves. The 11 sort-order indexes and
  *    the 2 member-and-filter indexes are dropped (each drop is in place, no
  *    copy, no lock held on `orders` but a moment's metadata lock):
- *    docs/BENCHMARKS.md, "What each index costs the sale", has what each cost
+ *    docs/benchmark-log.md, "What each index costs the sale", has what each cost
  *    the writers and what its query costs without it. `orders` keeps:
  *    - `idx_orders_created` (created_at): the admin listing in its default
  *      order, and every date range;

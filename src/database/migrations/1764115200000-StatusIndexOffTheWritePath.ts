@@ -1,12 +1,12 @@
 import { MigrationInterface, QueryRunner } from 'typeorm';
 
 /**
- * CONTRACT §7: drops `idx_orders_status_created` (status, created_at), the
+ * docs/API.md §7: drops `idx_orders_status_created` (status, created_at), the
  * one secondary index every payment rewrote (its entry moves from
  * `PAYMENT_PENDING` to `PAYMENT_COMPLETED`, on the hot last pages of both
  * ranges). It cost the order writers more than any other part of the
  * listing's schema: 0.10–0.11× of the bare tables' server CPU per order
- * (docs/BENCHMARKS.md, "What the status index cost the sale").
+ * (docs/benchmark-log.md, "What the status index cost the sale").
  *
  * Its queries are served without it (ReadPlanner): a status is listed by
  * walking `idx_orders_created` in the sort's order, each entry's row checked

@@ -29,7 +29,7 @@ export class UserOrderDto {
   @ApiProperty({ example: 110000, description: 'The stored value exactly, cents included (e.g. 120.5).' })
   totalPrice: number;
 
-  // Not an enum alone: CONTRACT §4 shows a code another service stored as that code, and clients generated with
+  // Not an enum alone: docs/API.md §4 shows a code another service stored as that code, and clients generated with
   // enums would refuse such a page. The labels stay listed as the first alternative.
   @ApiProperty({
     anyOf: [
@@ -58,7 +58,7 @@ export class UserOrderDto {
 
 /**
  * An order as an administrator sees it: with the `userId` of the member who
- * holds it. The mapper, not this class, fixes the key order of CONTRACT §4.
+ * holds it. The mapper, not this class, fixes the key order of docs/API.md §4.
  */
 @ClosedSchema()
 export class AdminOrderDto extends UserOrderDto {

@@ -2,7 +2,7 @@ import { ClosedSchema } from '../../common/openapi/closed-schema';
 import { ApiExtraModels, ApiProperty, getSchemaPath } from '@nestjs/swagger';
 import { AdminOrderDto, UserOrderDto } from './order.dto';
 
-/** The page envelope of CONTRACT §4, as documented; the service builds it as a plain object. */
+/** The page envelope of docs/API.md §4, as documented; the service builds it as a plain object. */
 @ApiExtraModels(UserOrderDto, AdminOrderDto)
 @ClosedSchema()
 export class OrdersPageDto {

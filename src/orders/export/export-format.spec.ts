@@ -26,7 +26,7 @@ const user: UserOrderDto = {
   updatedAt: admin.updatedAt,
 };
 
-describe('export formats (CONTRACT §13)', () => {
+describe('export formats (docs/API.md §13)', () => {
   describe('CSV', () => {
     const csv = encoderFor('csv', true);
 

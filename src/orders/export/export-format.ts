@@ -30,12 +30,12 @@ export interface ExportEncoder {
   trailer(count: number): string;
 }
 
-/** The element's fields, in the order of CONTRACT §4; a member's export has no `userId`. */
+/** The element's fields, in the order of docs/API.md §4; a member's export has no `userId`. */
 const USER_COLUMNS = ['orderId', 'concertId', 'seats', 'totalPrice', 'status', 'createdAt', 'updatedAt'] as const;
 const ADMIN_COLUMNS = ['orderId', 'userId', ...USER_COLUMNS.slice(1)] as const;
 type Column = (typeof ADMIN_COLUMNS)[number];
 
-/** `seatPriceId:price` per seat, joined by `;` (CONTRACT §13). */
+/** `seatPriceId:price` per seat, joined by `;` (docs/API.md §13). */
 const seatsCell = (seats: readonly SeatDto[]): string =>
   seats.map(({ seatPriceId, price }) => `${seatPriceId}:${price}`).join(';');
 

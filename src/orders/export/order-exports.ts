@@ -17,7 +17,7 @@ export const PROGRESS_EVERY_ROWS = 100_000;
 type Outcome = 'complete' | 'cancelled' | 'failed';
 
 /**
- * CONTRACT §13, an export's answer: the caller's slot (EXPORTS_PER_CALLER),
+ * docs/API.md §13, an export's answer: the caller's slot (EXPORTS_PER_CALLER),
  * the first batch read before anything is sent (so that a database that
  * cannot answer gets its 503 problem, not a broken stream), then a stream
  * that reads the next batch only as the client takes the last one. A client

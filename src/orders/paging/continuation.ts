@@ -8,7 +8,7 @@ export type SeekDirection = (typeof SEEK_DIRECTIONS)[number];
 /** A sort key's value as a walk compares it: ids, prices and times (epoch milliseconds) as numbers, the status code as text. */
 export type SortValue = number | string;
 
-/** Where a followed page starts, and what the walk it belongs to includes (CONTRACT §13). */
+/** Where a followed page starts, and what the walk it belongs to includes (docs/API.md §13). */
 export interface Seek {
   direction: SeekDirection;
   /** The boundary element's value of each sort key, in the sort's order, the appended `orderId` included. */

@@ -40,7 +40,7 @@ describe('buildLinkHeader', () => {
         '</orders?page=5&size=5>; rel="last"',
       ].join(', '),
     );
-    // No element to continue from (a page past the end): the plain link of CONTRACT §4.
+    // No element to continue from (a page past the end): the plain link of docs/API.md §4.
     expect(buildLinkHeader('/orders', [], 7, 2, () => undefined)).toContain('</orders?page=6>; rel="prev"');
   });
 

@@ -13,10 +13,10 @@ export interface WalkProgress {
 }
 
 /**
- * The RFC 8288 `Link` header of CONTRACT §4: `first` and `last` when there is
+ * The RFC 8288 `Link` header of docs/API.md §4: `first` and `last` when there is
  * a page at all, `prev` and `next` where they exist. Each target repeats the
  * request's parameters with `page` replaced; `next` and `prev` also carry the
- * continuation of the walk (CONTRACT §13), `first` and `last` never do. On a
+ * continuation of the walk (docs/API.md §13), `first` and `last` never do. On a
  * followed page, the link that goes on in the walk's direction is there when
  * the walk has orders past the page, which the totals alone cannot tell once
  * orders moved across the walk or were deleted behind it.

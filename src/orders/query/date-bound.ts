@@ -28,7 +28,7 @@ export type StartBoundParse =
     }
   | { ok: false; message: string };
 
-/** An unencoded `+` in a URL arrives as a space; before an offset, that is what it was (CONTRACT §3). */
+/** An unencoded `+` in a URL arrives as a space; before an offset, that is what it was (docs/API.md §3). */
 const SPACE_FOR_PLUS = /^(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d{1,9})?) (\d{2}:\d{2})$/;
 
 interface Parsed {
@@ -100,14 +100,14 @@ export function parseStartBound(text: string, timeZone: string): StartBoundParse
 }
 
 /**
- * `startDate` later than `endDate` (CONTRACT §3), compared as written: the end
+ * `startDate` later than `endDate` (docs/API.md §3), compared as written: the end
  * covers at least the millisecond it names, so equal bounds never qualify.
  */
 export const startsAfterEnd = (start: { writtenMs: number }, end: { epochMs: number }): boolean =>
   start.writtenMs >= end.epochMs;
 
 /**
- * The exclusive upper bound `endDate` stands for (CONTRACT §3): a bare date
+ * The exclusive upper bound `endDate` stands for (docs/API.md §3): a bare date
  * runs through the end of that day, a date-time without fraction through the
  * end of that second, one with a fraction through that millisecond.
  */

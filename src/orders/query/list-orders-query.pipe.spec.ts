@@ -135,7 +135,7 @@ describe('ListOrdersQueryPipe', () => {
   });
 });
 
-describe('ListOrdersQueryPipe continuations (CONTRACT §13)', () => {
+describe('ListOrdersQueryPipe continuations (docs/API.md §13)', () => {
   const seek = { direction: 'after' as const, key: [Date.UTC(2026, 2, 10), 'PAYMENT_COMPLETED', 41], bound: 900 };
   const request = { page: '3', size: '5', sort: ['createdAt,desc', 'status'], orderStatus: 'CANCELLED' };
   /** A token as the Link of page 2 of `request` would carry it to page 3. */
@@ -212,7 +212,7 @@ describe('ListOrdersQueryPipe messages', () => {
     ]);
   });
 
-  describe('an export (CONTRACT §13)', () => {
+  describe('an export (docs/API.md §13)', () => {
     it('refuses page, size and continuations, each by name, with the other problems of the request', () => {
       const query = { page: '2', size: '10', after: 'x', before: 'y', sort: 'price' };
       expect(

@@ -34,7 +34,7 @@ export interface ListOrdersRequest {
   exportFormat?: ExportFormat;
 }
 
-/** An export answers every matching order (CONTRACT §13): paging parameters have nothing to say to it. */
+/** An export answers every matching order (docs/API.md §13): paging parameters have nothing to say to it. */
 const NOT_IN_EXPORT: ReadonlySet<string> = new Set(['page', 'size', ...CONTINUATION_PARAMETERS]);
 
 const KNOWN_PARAMETERS: Record<Role, ReadonlySet<string>> = {
@@ -58,7 +58,7 @@ function fieldErrors(errors: ValidationError[]): FieldError[] {
 }
 
 /**
- * Turns a listing request into a {@link ListOrdersQuery}, in the order CONTRACT §3
+ * Turns a listing request into a {@link ListOrdersQuery}, in the order docs/API.md §3
  * prescribes: admin-only filters from a user are a 403 before anything else is
  * looked at; then every remaining problem is collected into one 400.
  */

@@ -11,7 +11,7 @@ const isPlainObject = (value: unknown): value is Record<string, unknown> =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /**
- * CONTRACT §3: the query string is canonical, a JSON body with the same names
+ * docs/API.md §3: the query string is canonical, a JSON body with the same names
  * is accepted too, and a name present in both takes the query string's value.
  * A Map keeps names such as `__proto__` inert data rather than object keys.
  */

@@ -29,7 +29,7 @@ function parseTerm(term: string, allowed: readonly SortField[]): SortKey | strin
 }
 
 /**
- * CONTRACT §3: `field[,asc|desc]`, repeatable; `orderId` (descending) is
+ * docs/API.md §3: `field[,asc|desc]`, repeatable; `orderId` (descending) is
  * appended unless present so that rows equal on every key still have one
  * order and pages neither skip nor repeat them.
  */

@@ -13,7 +13,7 @@ const DEMO_ORDERS = 3000;
 
 /**
  * Fills an empty embedded database file with demo orders, so that `npm start`
- * has something to list (CONTRACT §9). Never MySQL, never a test's in-memory database.
+ * has something to list (docs/API.md §9). Never MySQL, never a test's in-memory database.
  */
 @Injectable()
 export class DemoDataSeeder implements OnApplicationBootstrap {

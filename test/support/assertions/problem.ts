@@ -10,7 +10,7 @@ const LEAKS = [
   /mysql|maria|sqlite|sql\.js|typeorm|QueryFailed|driver|stack/i,
 ];
 
-/** Asserts an RFC 9457 answer of CONTRACT §6 and returns its body. */
+/** Asserts an RFC 9457 answer of docs/API.md §6 and returns its body. */
 export function expectProblem(response: Response, status: number, fields: string[] = []): Record<string, unknown> {
   expect({ status: response.status, body: response.body as unknown }).toMatchObject({ status });
   expect(response.headers['content-type']).toMatch(/^application\/problem\+json/);

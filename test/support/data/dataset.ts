@@ -9,7 +9,7 @@ export interface TestOrder {
   userId: number;
   concertId: number;
   totalPrice: number;
-  /** A code of CONTRACT §5, or one another service might store. */
+  /** A code of docs/API.md §5, or one another service might store. */
   status: string;
   createdAtMs: number;
   updatedAtMs: number;
@@ -100,12 +100,12 @@ export function buildDataset(seed: number, count = 480): TestOrder[] {
   return orders.map((planted, index) => ({ id: ids[index], ...planted }));
 }
 
-/** `YYYY-MM-DD hh:mm:ss.mmm` in UTC: how CONTRACT §7 stores a time, readable by both databases. */
+/** `YYYY-MM-DD hh:mm:ss.mmm` in UTC: how docs/API.md §7 stores a time, readable by both databases. */
 const utcDateTime = (epochMs: number): string => new Date(epochMs).toISOString().slice(0, 23).replace('T', ' ');
 
 /**
  * Plants the orders with plain SQL written here, against the schema of
- * CONTRACT §7, so that nothing of the service (its writer, its time helpers)
+ * docs/API.md §7, so that nothing of the service (its writer, its time helpers)
  * stands between what the tests expect and what is stored.
  */
 export async function plantOrders(dataSource: DataSource, orders: TestOrder[]): Promise<void> {

@@ -1,10 +1,10 @@
 import { seoulText, type TestOrder } from './dataset';
 
 /**
- * An independent model of CONTRACT §1–§5, computed over the seeded orders in
+ * An independent model of docs/API.md §1–§5, computed over the seeded orders in
  * memory: what the service should answer, derived without any of its code.
  */
-/** The sortable fields of CONTRACT §3 a member may use; an administrator may also sort by userId. */
+/** The sortable fields of docs/API.md §3 a member may use; an administrator may also sort by userId. */
 export const USER_SORT_FIELDS = ['orderId', 'concertId', 'totalPrice', 'status', 'createdAt', 'updatedAt'] as const;
 export const ADMIN_SORT_FIELDS = [...USER_SORT_FIELDS, 'userId'] as const;
 export type Field = (typeof ADMIN_SORT_FIELDS)[number];

@@ -17,7 +17,7 @@ function buildService(): void {
 }
 
 /**
- * CONTRACT §9: the MySQL suites use TEST_MYSQL_URL when set, otherwise a
+ * docs/API.md §9: the MySQL suites use TEST_MYSQL_URL when set, otherwise a
  * throw-away server started here; with neither they fail, never skip.
  */
 export default async function globalSetup(): Promise<void> {
