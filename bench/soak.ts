@@ -15,6 +15,7 @@ import { generateOrders, randomSource } from '../src/orders/seeding/order-genera
 import { writeOrders } from '../src/orders/seeding/order-writer';
 import { PRODUCTION_NODE_ARGUMENTS } from '../launchers/production-command';
 import { waitUntilServing } from '../launchers/wait-for';
+import { BENCH_NODE_FLAGS } from './lib/node-flags';
 import { benchJwtSecret } from './lib/secret';
 
 /**
@@ -70,7 +71,7 @@ async function prepareDatabase(): Promise<void> {
 
 async function main(): Promise<void> {
   await prepareDatabase();
-  const service = spawn(process.execPath, PRODUCTION_NODE_ARGUMENTS, {
+  const service = spawn(process.execPath, [...BENCH_NODE_FLAGS, ...PRODUCTION_NODE_ARGUMENTS], {
     // `test` logs JSON lines as production does; production itself would refuse the development secret.
     env: { ...process.env, PORT: String(port), RATE_LIMIT_PER_MINUTE: '0', NODE_ENV: 'test' },
     stdio: 'ignore',

@@ -1,12 +1,13 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { PRODUCTION_NODE_ARGUMENTS } from '../../launchers/production-command';
+import { BENCH_NODE_FLAGS } from './node-flags';
 import { waitUntilServing } from '../../launchers/wait-for';
 import type { BenchContext } from './context';
 
 /** The service as production starts it, the raw floor (bench/floor.ts) and the naive TypeORM findAndCount (bench/naive.ts). */
 export type ServerName = 'service' | 'floor' | 'naive';
 const COMMANDS: Record<ServerName, string[]> = {
-  service: PRODUCTION_NODE_ARGUMENTS,
+  service: [...BENCH_NODE_FLAGS, ...PRODUCTION_NODE_ARGUMENTS],
   floor: ['-r', 'ts-node/register', 'bench/floor.ts'],
   naive: ['-r', 'ts-node/register', 'bench/naive.ts'],
 };
@@ -68,7 +69,7 @@ export interface Variant {
 
 export async function startVariant(variant: Variant): Promise<ChildProcess> {
   const child = started(
-    spawn(variant.node, [...(variant.flags ?? []), ...PRODUCTION_NODE_ARGUMENTS], {
+    spawn(variant.node, [...BENCH_NODE_FLAGS, ...(variant.flags ?? []), ...PRODUCTION_NODE_ARGUMENTS], {
       cwd: variant.cwd,
       env: {
         ...process.env,

@@ -13,10 +13,11 @@ import { freePort, startThrowawayMysql, type ThrowawayMysql } from '../../launch
 import { PRODUCTION_NODE_ARGUMENTS } from '../../launchers/production-command';
 import { waitUntilServing } from '../../launchers/wait-for';
 import { cpuMs } from '../lib/measure';
+import { BENCH_NODE_FLAGS } from '../lib/node-flags';
 import { benchJwtSecret } from '../lib/secret';
 
 /**
- * CONTRACT §7: what the listing's schema costs the company's order writers.
+ * docs/API.md §7: what the listing's schema costs the company's order writers.
  *
  * On a throw-away primary configured for durability (ROW binary log,
  * `sync_binlog=1`, `innodb_flush_log_at_trx_commit=1`), two databases hold the
@@ -284,7 +285,7 @@ function startListings(baseUrl: string, token: string, clients: number): Listing
 
 async function startService(server: ThrowawayMysql, database: string): Promise<{ child: ChildProcess; url: string }> {
   const port = await freePort();
-  const child = spawn(process.execPath, PRODUCTION_NODE_ARGUMENTS, {
+  const child = spawn(process.execPath, [...BENCH_NODE_FLAGS, ...PRODUCTION_NODE_ARGUMENTS], {
     env: {
       ...process.env,
       NODE_ENV: 'test',
