@@ -3,8 +3,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { callerOf } from '../auth/token-verdict';
 import { ProblemException, problemOf } from '../common/problem/problem-details';
 import { acceptsOnlyExports, type ExportFormat } from './export/export-format';
-import type { ListOrdersRequest } from './query/list-orders-query.pipe';
-import { ListOrdersQueryPipe } from './query/list-orders-query.pipe';
+import { ListOrdersQueryPipe, type ListOrdersRequest } from './query/list-orders-query.pipe';
 
 /**
  * Gathers what a listing is parsed from (caller, query string, JSON body) for a page, or for the export `format`

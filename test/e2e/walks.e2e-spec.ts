@@ -53,14 +53,14 @@ describe.each(['sqlite', 'mysql'] as const)('following Link on %s (docs/API.md Â
     expect(response.status).toBe(200);
     seen.push(...(response.body as Page).elements.map(({ orderId }) => orderId));
     for (let next = linksOf(response.headers.link).next; next; next = linksOf(response.headers.link).next) {
-      expect(next).toMatch(/[?&]after=[\w-]+\.[\w-]+$/);
+      expect(next).toMatch(/[?&]after=[\w-]+$/);
       response = await get(token, next);
       const { currentPage, elements } = response.body as Page;
       expect(response.text).toBe((await get(token, offsetTarget(currentPage))).text);
       seen.push(...elements.map(({ orderId }) => orderId));
     }
     for (let prev = linksOf(response.headers.link).prev; prev; prev = linksOf(response.headers.link).prev) {
-      expect(prev).toMatch(/[?&]before=[\w-]+\.[\w-]+$/);
+      expect(prev).toMatch(/[?&]before=[\w-]+$/);
       response = await get(token, prev);
       expect(response.text).toBe((await get(token, offsetTarget((response.body as Page).currentPage))).text);
     }
@@ -110,8 +110,8 @@ describe.each(['sqlite', 'mysql'] as const)('following Link on %s (docs/API.md Â
     const rest = 'size=4&sort=totalPrice,desc&orderStatus=CANCELLED';
     expect(links.first).toBe(`/orders?page=1&${rest}`);
     expect(links.last).toMatch(new RegExp(`^/orders\\?page=\\d+&${rest}$`));
-    expect(links.prev).toMatch(new RegExp(`^/orders\\?page=2&${rest}&before=[\\w-]+\\.[\\w-]+$`));
-    expect(links.next).toMatch(new RegExp(`^/orders\\?page=4&${rest}&after=[\\w-]+\\.[\\w-]+$`));
+    expect(links.prev).toMatch(new RegExp(`^/orders\\?page=2&${rest}&before=[\\w-]+$`));
+    expect(links.next).toMatch(new RegExp(`^/orders\\?page=4&${rest}&after=[\\w-]+$`));
     // Followed, the next page links on with a continuation of its own, not the one it was reached with.
     const next = linksOf((await get(adminToken(), String(links.next))).headers.link).next;
     expect(next).toMatch(/page=5&/);

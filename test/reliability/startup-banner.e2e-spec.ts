@@ -25,24 +25,21 @@ describe('start-up banner', () => {
     expect(service.output()).toMatch(/ADMIN token[^\n]*\n[\w-]+\.[\w-]+\.[\w-]+/);
   }, 60_000);
 
-  it('prints no token with a secret of its own, NODE_ENV unset, even on the embedded database', async () => {
-    const service = await startTestService({ NODE_ENV: '', SQLITE_PATH: ':memory:' });
-    service.child.kill('SIGTERM');
-    expect(await service.exited).toBe(0);
-    expect(service.output()).toContain('/docs');
-    expect(service.output()).not.toMatch(/token/i);
-    expect(service.output()).not.toMatch(TOKEN);
-  }, 60_000);
-
-  it('prints no token on MySQL with a secret of its own and NODE_ENV unset', async () => {
-    const target = await freshMysqlDatabase('banner_unset');
-    const service = await startTestService({ ...mysqlEnvironment(target), NODE_ENV: '' });
-    service.child.kill('SIGTERM');
-    expect(await service.exited).toBe(0);
-    expect(service.output()).toContain('/docs');
-    expect(service.output()).not.toMatch(/token/i);
-    expect(service.output()).not.toMatch(TOKEN);
-  }, 60_000);
+  it.each([
+    ['the embedded database', async () => ({ SQLITE_PATH: ':memory:' })],
+    ['MySQL', async () => mysqlEnvironment(await freshMysqlDatabase('banner_unset'))],
+  ])(
+    'prints no token with a secret of its own and NODE_ENV unset, on %s',
+    async (_database, database) => {
+      const service = await startTestService({ ...(await database()), NODE_ENV: '' });
+      service.child.kill('SIGTERM');
+      expect(await service.exited).toBe(0);
+      expect(service.output()).toContain('/docs');
+      expect(service.output()).not.toMatch(/token/i);
+      expect(service.output()).not.toMatch(TOKEN);
+    },
+    60_000,
+  );
 
   it('prints no banner and no token in production', async () => {
     const target = await freshMysqlDatabase('banner');

@@ -141,39 +141,35 @@ describe('what a continuation reveals', () => {
     await context?.close();
   });
 
-  /** The numbers a continuation carries: the walk's bound and the boundary element's sort key. */
-  const valuesIn = (link: string): unknown[] => {
+  const tokenIn = (link: string): string => {
     const parameters = new URL(link, 'http://orders.test').searchParams;
-    const token = parameters.get('after') ?? parameters.get('before') ?? '';
-    return JSON.parse(Buffer.from(token.split('.')[0], 'base64url').toString('utf8')) as unknown[];
+    return parameters.get('after') ?? parameters.get('before') ?? '';
   };
 
   it.each(['totalPrice,asc', 'orderId,desc', 'createdAt,desc'])(
-    'holds nothing a member was not shown in their own pages, following next links (sort=%s)',
+    'shows a member nothing, following next links: no value can be read from it, none by its length (sort=%s)',
     async (sort) => {
-      const seen = new Set<unknown>();
-      const tokens: unknown[][] = [];
+      const tokens: string[] = [];
+      let pages = 0;
       let next: string | undefined = `/orders?size=4&sort=${sort}`;
       while (next) {
         const response = await request(context.server)
           .get(next)
           .set('Authorization', `Bearer ${userToken(member)}`);
         expect(response.status).toBe(200);
-        for (const element of (response.body as { elements: { orderId: number; totalPrice: number }[] }).elements) {
-          seen.add(element.orderId);
-          seen.add(element.totalPrice);
-        }
+        pages += 1;
         const links = linksOf(response.headers.link);
-        for (const link of [links.next, links.prev]) if (link) tokens.push(valuesIn(link));
+        for (const link of [links.next, links.prev]) if (link) tokens.push(tokenIn(link));
         next = links.next;
       }
-      expect(tokens.length).toBeGreaterThan(2);
-      for (const [bound, ...key] of tokens) {
-        expect(seen).toContain(bound);
-        expect(bound).not.toBe(newest);
-        // A time is a number too, but of the member's own order; ids and prices must be ones they were shown.
-        for (const value of key)
-          if (!sort.startsWith('createdAt') || value === key.at(-1)) expect(seen).toContain(value);
+      expect(pages).toBeGreaterThan(2);
+      for (const token of tokens) {
+        const bytes = Buffer.from(token, 'base64url');
+        // Neither the JSON of a payload nor the table's newest id, in any encoding a reader could try.
+        expect(() => JSON.parse(bytes.toString('utf8')) as unknown).toThrow();
+        expect(bytes.toString('latin1')).not.toContain(String(newest));
+        expect(token).not.toContain(Buffer.from(String(newest)).toString('base64url').slice(0, 3));
+        expect(token.length).toBe(tokens[0].length);
       }
     },
     60_000,

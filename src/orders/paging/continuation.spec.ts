@@ -16,7 +16,27 @@ describe('ContinuationTokens', () => {
   });
 
   it('is URL-safe as it stands, so a link needs no escaping', () => {
-    expect(tokens.write(seek, 4, 'scope')).toMatch(/^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/);
+    expect(tokens.write(seek, 4, 'scope')).toMatch(/^[A-Za-z0-9_-]+$/);
+  });
+
+  it('shows nothing of what it holds: no value can be read from it, nor told apart by its length', () => {
+    const token = tokens.write({ ...seek, bound: 987_654_321 }, 4, 'scope');
+    const bytes = Buffer.from(token, 'base64url');
+    expect(bytes.toString('latin1')).not.toMatch(/987|ON_HOLD|120\.5/);
+    expect(() => JSON.parse(bytes.toString('utf8')) as unknown).toThrow();
+    const small = tokens.write({ ...seek, bound: 7, key: ['ON_HOLD', 1, 2] }, 4, 'scope');
+    expect(small.length).toBe(token.length);
+  });
+
+  it('writes the same link the same way, and different links differently', () => {
+    expect(tokens.write(seek, 4, 'scope')).toBe(tokens.write(seek, 4, 'scope'));
+    expect(tokens.write(seek, 4, 'scope')).not.toBe(tokens.write({ ...seek, bound: 1_001 }, 4, 'scope'));
+  });
+
+  it('refuses a token with a byte changed', () => {
+    const bytes = Buffer.from(tokens.write(seek, 4, 'scope'), 'base64url');
+    bytes[20] ^= 1;
+    expect(tokens.read(bytes.toString('base64url'), 'after', 4, 'scope', sort)).toBeUndefined();
   });
 
   it('accepts it only for the direction, page and scope it was written for', () => {
@@ -26,13 +46,13 @@ describe('ContinuationTokens', () => {
     expect(tokens.read(token, 'after', 4, 'another scope', sort)).toBeUndefined();
   });
 
-  it('refuses a token signed with another secret', () => {
+  it('refuses a token sealed with another secret', () => {
     const other = new ContinuationTokens('another-secret-another-secret-0123456789');
     expect(tokens.read(other.write(seek, 4, 'scope'), 'after', 4, 'scope', sort)).toBeUndefined();
   });
 
-  it('refuses a signed payload whose keys do not fit the sort (a token of an older layout)', () => {
-    // Signed with the right secret, so only the shape check can refuse these.
+  it('refuses a sealed payload whose keys do not fit the sort (a token of an older layout)', () => {
+    // Sealed with the right secret, so only the shape check can refuse these.
     const wrongCount = tokens.write({ ...seek, key: ['ON_HOLD', 77] }, 4, 'scope');
     const wrongType = tokens.write({ ...seek, key: [3, 120.5, 77] }, 4, 'scope');
     expect(tokens.read(wrongCount, 'after', 4, 'scope', sort)).toBeUndefined();

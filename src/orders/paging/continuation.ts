@@ -1,4 +1,4 @@
-import { createHmac, createSecretKey, timingSafeEqual, type KeyObject } from 'node:crypto';
+import { createCipheriv, createDecipheriv, createHmac, createSecretKey, hkdfSync, type KeyObject } from 'node:crypto';
 import type { SortField, SortKey } from '../query/sort';
 
 /** `after` continues a walk forwards from a page's last element (`next`), `before` backwards from its first (`prev`). */
@@ -18,43 +18,72 @@ export interface Seek {
 }
 
 const TEXT_FIELDS: ReadonlySet<SortField> = new Set(['status']);
-/** 128 bits of HMAC-SHA256: forging one is out of reach, and links stay short. */
-const MAC_BYTES = 16;
+/** AES-256-GCM: 96-bit nonces, 128-bit tags. */
+const NONCE_BYTES = 12;
+const TAG_BYTES = 16;
+/** Payloads are padded to a multiple of this, so that a token's length tells nothing of the sizes of its values. */
+const PADDED_TO = 48;
 /** Changes when the payload's layout does, so that a link written by an older build is refused, not misread. */
-const FORMAT = '1';
+const FORMAT = '2';
 
 const isValueOf = (field: SortField, value: unknown): value is SortValue =>
   TEXT_FIELDS.has(field) ? typeof value === 'string' : typeof value === 'number' && Number.isFinite(value);
 
+/** A key of its own for each use of the one secret (RFC 5869). */
+const derivedKey = (secret: string, use: string): KeyObject =>
+  createSecretKey(Buffer.from(hkdfSync('sha256', Buffer.from(secret, 'utf8'), Buffer.alloc(0), use, 32)));
+
 /**
  * Writes and reads the opaque `after`/`before` parameters. A token is the
- * walk's bound and boundary key, base64url JSON, followed by an HMAC over the
- * payload, the direction, the page the link targets and the request's scope
- * (caller, filters, sort and size): a token that was altered, or is sent with
- * any of those changed, fails the check. It is not encrypted; it holds the
- * values of an element the caller was just shown.
+ * walk's bound and boundary key, encrypted and authenticated (AES-256-GCM)
+ * together with the direction, the page the link targets and the request's
+ * scope (caller, filters, sort and size) as associated data: a token that
+ * was altered, or is sent with any of those changed, fails to open. The
+ * bound is the table's newest order id when the walk began, which no caller
+ * may read: encrypted, the token shows nothing of it. The nonce is derived
+ * from what is encrypted (as in SIV), so the same link is written the same
+ * way each time and two different payloads never share a nonce.
  */
 export class ContinuationTokens {
-  /** Imported once: given the text, every HMAC would import the key again. */
-  private readonly key: KeyObject;
+  /** Imported once: given the text, every token would derive its keys again. */
+  private readonly encryption: KeyObject;
+  private readonly nonces: KeyObject;
 
   constructor(secret: string) {
-    this.key = createSecretKey(Buffer.from(secret, 'utf8'));
+    this.encryption = derivedKey(secret, 'orders page links: encryption');
+    this.nonces = derivedKey(secret, 'orders page links: nonces');
   }
 
   write(seek: Seek, page: number, scope: string): string {
-    const payload = Buffer.from(JSON.stringify([seek.bound, ...seek.key])).toString('base64url');
-    return `${payload}.${this.mac(payload, seek.direction, page, scope).toString('base64url')}`;
+    const payload = Buffer.from(JSON.stringify([seek.bound, ...seek.key]), 'utf8');
+    // JSON ends where the padding's spaces begin, and reads past them.
+    const padded = Buffer.alloc(Math.ceil(payload.length / PADDED_TO) * PADDED_TO, ' ');
+    payload.copy(padded);
+    const context = this.context(seek.direction, page, scope);
+    const nonce = createHmac('sha256', this.nonces).update(context).update(padded).digest().subarray(0, NONCE_BYTES);
+    const cipher = createCipheriv('aes-256-gcm', this.encryption, nonce, { authTagLength: TAG_BYTES });
+    cipher.setAAD(context);
+    const sealed = Buffer.concat([cipher.update(padded), cipher.final()]);
+    return Buffer.concat([nonce, sealed, cipher.getAuthTag()]).toString('base64url');
   }
 
   /** The seek a token describes, or undefined when the service did not write it for exactly this request. */
   read(token: string, direction: SeekDirection, page: number, scope: string, sort: SortKey[]): Seek | undefined {
-    const [payload, mac, ...rest] = token.split('.');
-    if (!payload || !mac || rest.length > 0) return undefined;
-    const expected = this.mac(payload, direction, page, scope);
-    const given = Buffer.from(mac, 'base64url');
-    if (given.length !== expected.length || !timingSafeEqual(given, expected)) return undefined;
-    const values: unknown = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8'));
+    if (!/^[A-Za-z0-9_-]+$/.test(token)) return undefined;
+    const bytes = Buffer.from(token, 'base64url');
+    if (bytes.length < NONCE_BYTES + PADDED_TO + TAG_BYTES) return undefined;
+    let values: unknown;
+    try {
+      const decipher = createDecipheriv('aes-256-gcm', this.encryption, bytes.subarray(0, NONCE_BYTES), {
+        authTagLength: TAG_BYTES,
+      });
+      decipher.setAAD(this.context(direction, page, scope));
+      decipher.setAuthTag(bytes.subarray(-TAG_BYTES));
+      const opened = Buffer.concat([decipher.update(bytes.subarray(NONCE_BYTES, -TAG_BYTES)), decipher.final()]);
+      values = JSON.parse(opened.toString('utf8'));
+    } catch {
+      return undefined;
+    }
     if (!Array.isArray(values) || values.length !== sort.length + 1) return undefined;
     const [bound, ...key] = values as unknown[];
     if (!Number.isSafeInteger(bound) || !sort.every(({ field }, index) => isValueOf(field, key[index]))) {
@@ -63,10 +92,7 @@ export class ContinuationTokens {
     return { direction, key: key as SortValue[], bound: bound as number };
   }
 
-  private mac(payload: string, direction: SeekDirection, page: number, scope: string): Buffer {
-    return createHmac('sha256', this.key)
-      .update(`${FORMAT}\n${direction}\n${page}\n${scope}\n${payload}`)
-      .digest()
-      .subarray(0, MAC_BYTES);
+  private context(direction: SeekDirection, page: number, scope: string): Buffer {
+    return Buffer.from(`${FORMAT}\n${direction}\n${page}\n${scope}`, 'utf8');
   }
 }
