@@ -26,7 +26,7 @@ describe('start-up banner', () => {
   }, 60_000);
 
   it.each([
-    ['the embedded database', async () => ({ SQLITE_PATH: ':memory:' })],
+    ['the embedded database', () => Promise.resolve({ SQLITE_PATH: ':memory:' })],
     ['MySQL', async () => mysqlEnvironment(await freshMysqlDatabase('banner_unset'))],
   ])(
     'prints no token with a secret of its own and NODE_ENV unset, on %s',
