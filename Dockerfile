@@ -41,6 +41,8 @@ COPY package.json ./
 # filesystem may be read-only. Logs go to stdout.
 USER node
 EXPOSE 3000 9464
-# Node is PID 1 and handles SIGTERM itself (docs/API.md §10: readiness 503, drain, exit 0).
+# Node is PID 1 and handles SIGTERM itself (docs/API.md §10: readiness 503, drain, exit 0). No heap flag: the heap
+# follows the container's memory limit, or NODE_OPTIONS. Without Maglev, bursts grew generated code by ~50 MB less,
+# at no measured CPU cost (docs/benchmark-log.md, "Memory under bursts: Maglev"); NODE_OPTIONS cannot carry it.
 STOPSIGNAL SIGTERM
-CMD ["node", "dist/main.js"]
+CMD ["node", "--no-maglev", "dist/main.js"]

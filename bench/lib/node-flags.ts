@@ -4,7 +4,7 @@
  * machine with these (docs/benchmark-log.md, "Node.js 24"). `BENCH_NODE_FLAGS` replaces them.
  */
 export const BENCH_NODE_FLAGS: string[] = (
-  process.env.BENCH_NODE_FLAGS ?? '--max-old-space-size=96 --max-semi-space-size=8 --no-maglev'
+  process.env.BENCH_NODE_FLAGS ?? '--max-old-space-size=96 --max-semi-space-size=8'
 )
   .split(' ')
   .filter(Boolean);

@@ -585,7 +585,7 @@ export function describeOrdersContract(database: DatabaseKind): void {
           const total = (response.body as { totalPages: number }).totalPages;
           const rest = '&size=5&sort=totalPrice,desc&orderStatus=%EA%B2%B0%EC%A0%9C%20%EC%99%84%EB%A3%8C';
           // `prev` and `next` also continue the walk (§13: test/e2e/walks.e2e-spec.ts).
-          const continuation = '[A-Za-z0-9_-]+\\.[A-Za-z0-9_-]+';
+          const continuation = '[A-Za-z0-9_-]+';
           const escaped = rest.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
           expect(linksOf(response.headers.link)).toEqual({
             first: `/orders?page=1${rest}`,
