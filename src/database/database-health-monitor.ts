@@ -87,10 +87,17 @@ export class DatabaseHealthMonitor implements OnApplicationBootstrap, BeforeAppl
   private async checkAll(): Promise<void> {
     const started = this.clock.now();
     const { primary, replicas } = this.servers;
-    primary.recordCheck(
-      await this.settled(primary, await this.timed(primary, () => this.checkPrimary(primary))),
-      started,
-    );
+    // Without replicas the primary's position is not needed, and a primary that answered the requests of the last
+    // interval has shown it answers: a statement of the check's own, sent into a burst, made requests that ran out of
+    // time blame the database rather than the instance's own load (test/reliability/burst.e2e-spec.ts).
+    const answeredRequests =
+      replicas.length === 0 && primary.health.answering && primary.timings.silentForMs() < CHECK_INTERVAL_MS;
+    if (!answeredRequests) {
+      primary.recordCheck(
+        await this.settled(primary, await this.timed(primary, () => this.checkPrimary(primary))),
+        started,
+      );
+    }
     await Promise.all(
       replicas.map(async (replica) =>
         replica.recordCheck(
