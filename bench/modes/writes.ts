@@ -120,6 +120,7 @@ async function open(server: ThrowawayMysql, database: string): Promise<DataSourc
         queryTimeoutMs: 60_000,
         replicas: [],
         replicaMaxLagSeconds: 5,
+        fullSortMaxOrders: 1_000_000,
       },
       'maintenance',
     ),

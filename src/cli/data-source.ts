@@ -7,10 +7,9 @@ import { buildDataSourceOptions } from '../database/data-source-options';
 import { ORDER_ENTITIES } from '../orders/order-entities';
 
 /**
- * The DataSource of the TypeORM CLI (`migration:*`), configured by the same variables as the service. Compiled into
- * `dist/cli/data-source.js`, so that the production image migrates with the CLI alone
- * (`node node_modules/typeorm/cli.js -d dist/cli/data-source.js migration:run`); `ormconfig.ts` is the same module
- * for development, from the sources.
+ * The DataSource of the TypeORM CLI (`migration:generate`, `migration:revert`), configured by the same variables as
+ * the service; `ormconfig.ts` is the same module for development. Running the migrations is `migrate.ts`'s, which
+ * also brings each replica's own structures up to date.
  */
 export default new DataSource({
   ...buildDataSourceOptions(toDatabaseConfig(validateEnvironment(process.env)), 'maintenance'),

@@ -113,6 +113,7 @@ describe('validateEnvironment', () => {
         { host: '10.0.0.3', port: 3306 },
       ],
       replicaMaxLagSeconds: 5,
+      fullSortMaxOrders: 1_000_000,
     });
   });
 

@@ -120,6 +120,15 @@ export class EnvironmentVariables {
   @Max(86400)
   DB_REPLICA_MAX_LAG_S: number = 5;
 
+  /**
+   * The most orders a server sorts whole for one request, in a sort none of its indexes reads in order (docs/API.md
+   * §14): one million take 120–250 ms on the bench's two cores. Past it such a request goes to a replica that holds
+   * the listing's indexes, or is refused at once (422) rather than answered 503 at DB_QUERY_TIMEOUT_MS.
+   */
+  @IsInt()
+  @Min(0)
+  DB_FULL_SORT_MAX_ORDERS: number = 1_000_000;
+
   /** TLS to every database server (primary and replicas): off, encrypted only, or encrypted and verified. */
   @IsIn(DATABASE_TLS_MODES)
   DB_SSL: (typeof DATABASE_TLS_MODES)[number] = 'off';

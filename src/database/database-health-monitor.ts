@@ -6,9 +6,15 @@ import { performance } from 'node:perf_hooks';
 import type { DatabaseServer, ServerHealth, ServerName } from './database-server';
 import { DatabaseServers } from './database-servers';
 import { parseGtidPosition, PrimaryTimeline } from './replication-lag';
+import { CATALOG_STATEMENT, catalogOf, type CatalogRow } from './server-catalog';
 
 /** Health is checked about once a second (docs/ARCHITECTURE.md, "Read routing"), whatever asks for it. */
 export const CHECK_INTERVAL_MS = 1000;
+/**
+ * What each server holds (its indexes, its tables' sizes) is read again this often, and whenever a server answers
+ * after it did not: a replica rebuilt from a copy of the primary comes back without its own indexes.
+ */
+export const CATALOG_INTERVAL_MS = 30_000;
 /** The primary's positions are remembered this long; a replica further behind is reported at least this stale. */
 const TIMELINE_KEEP_MS = 10 * 60_000;
 /** MySQL has no `@@gtid_binlog_pos` / `@@gtid_slave_pos`; there the replica's own estimate is used. */
@@ -50,6 +56,8 @@ export class DatabaseHealthMonitor implements OnApplicationBootstrap, BeforeAppl
   /** Whether the servers know GTID positions (MariaDB); learned from the first check. */
   private gtid = true;
   private readonly listeners: CheckListener[] = [];
+  /** When each server's catalog was last read; absent while it has not been, or since it stopped answering. */
+  private readonly catalogReadAt = new Map<DatabaseServer, number>();
 
   constructor(
     private readonly servers: DatabaseServers,
@@ -92,7 +100,9 @@ export class DatabaseHealthMonitor implements OnApplicationBootstrap, BeforeAppl
     // time blame the database rather than the instance's own load (test/reliability/burst.e2e-spec.ts).
     const answeredRequests =
       replicas.length === 0 && primary.health.answering && primary.timings.silentForMs() < CHECK_INTERVAL_MS;
-    if (!answeredRequests) {
+    if (answeredRequests) {
+      await this.readCatalog(primary);
+    } else {
       primary.recordCheck(
         await this.settled(primary, await this.timed(primary, () => this.checkPrimary(primary))),
         started,
@@ -120,8 +130,26 @@ export class DatabaseHealthMonitor implements OnApplicationBootstrap, BeforeAppl
 
   /** A server found answering first ends what statements given up there may still run, before it is read from again. */
   private async settled(server: DatabaseServer, health: ServerHealth): Promise<ServerHealth> {
-    if (health.answering) await server.killAbandoned();
+    if (!health.answering) {
+      this.catalogReadAt.delete(server);
+      return health;
+    }
+    await server.killAbandoned();
+    await this.readCatalog(server);
     return health;
+  }
+
+  /** Reads what the server holds when it is due; a failure leaves the last catalog, and the next round tries again. */
+  private async readCatalog(server: DatabaseServer): Promise<void> {
+    if (!server.isMysql) return;
+    const readAt = this.catalogReadAt.get(server);
+    if (readAt !== undefined && this.clock.now() - readAt < CATALOG_INTERVAL_MS) return;
+    try {
+      server.recordCatalog(catalogOf(await server.check<CatalogRow>(CATALOG_STATEMENT)));
+      this.catalogReadAt.set(server, this.clock.now());
+    } catch {
+      // The health check itself says whether the server answers; the catalog waits for the next round.
+    }
   }
 
   private async checkPrimary(primary: DatabaseServer): Promise<ServerHealth> {

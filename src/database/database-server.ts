@@ -7,6 +7,7 @@ import type { DatabaseTls } from '../config/database-tls';
 import { DatabaseAdmission } from './database-admission';
 import { reasonOf } from './database-errors';
 import type { GtidPosition } from './replication-lag';
+import { EMBEDDED_CATALOG, UNKNOWN_CATALOG, type ServerCatalog } from './server-catalog';
 import { StatementTimings } from './statement-timings';
 
 /** How servers are named in metrics, traces and logs (docs/API.md §12): `replica-N` in DB_REPLICAS order. */
@@ -63,6 +64,7 @@ export class DatabaseServer {
   // Logged under the context operators know these lines by (docs/OPERATIONS.md).
   private readonly logger = new Logger('ReadRouter');
   private readonly maxLagSeconds: number;
+  private held: ServerCatalog;
 
   constructor(
     readonly name: ServerName,
@@ -80,6 +82,16 @@ export class DatabaseServer {
     this.maxLagSeconds = config.type === 'mysql' ? config.replicaMaxLagSeconds : 0;
     // Until a check says otherwise the primary is assumed to answer and a replica is not read from.
     this.current = { answering: name === 'primary', replicating: false };
+    this.held = this.isMysql ? UNKNOWN_CATALOG : EMBEDDED_CATALOG;
+  }
+
+  /** What the server was last found to hold (indexes, table sizes); routing reads it for each request. */
+  get catalog(): ServerCatalog {
+    return this.held;
+  }
+
+  recordCatalog(catalog: ServerCatalog): void {
+    this.held = catalog;
   }
 
   get health(): Readonly<ServerHealth> {

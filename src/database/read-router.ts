@@ -12,6 +12,7 @@ import { DatabaseServers } from './database-servers';
 import { progressOf } from './replication-lag';
 import { RequestDeadline, RequestDeadlines } from './request-deadline';
 import { ServerAttempt, ServerNotAnsweringException } from './server-attempt';
+import type { ServerCatalog } from './server-catalog';
 
 /**
  * What a request's statements run on: one connection of one server, and the
@@ -22,12 +23,32 @@ import { ServerAttempt, ServerNotAnsweringException } from './server-attempt';
 export interface ReadSession {
   runner: QueryRunner;
   deadline: RequestDeadline;
+  /** What the server holds: a statement may name only indexes it has. */
+  catalog: ServerCatalog;
   statement<T>(execute: () => Promise<T>): Promise<T>;
 }
 
 /** Reads kept on one server, each call with its own connection and deadline; `cancelled` stops the one running. */
 export interface PinnedReads {
   withConnection<T>(work: (session: ReadSession) => Promise<T>, cancelled?: AbortSignal): Promise<T>;
+}
+
+/**
+ * Whether a server can answer a request within its deadline, from what it holds (docs/API.md §14): the feature
+ * knows which structures its statements need; routing knows which server holds them.
+ */
+export type ServerCapability = (catalog: ServerCatalog) => boolean;
+
+const EVERY_SERVER: ServerCapability = () => true;
+
+/**
+ * No server that could answer the request within bounds is serving: neither the primary nor a healthy replica
+ * holds what it needs. Thrown before any statement is sent; the feature says what would make it answerable.
+ */
+export class NoCapableServerException extends Error {
+  constructor() {
+    super('No server serving now holds what this request needs');
+  }
 }
 
 /** A driver failure that means "not now" becomes the 503 of docs/API.md §10; anything else stays what it is (a 500). */
@@ -67,9 +88,13 @@ export class ReadRouter {
    * more on another. A driver failure that means "not now" becomes the 503 of
    * docs/API.md §10; anything else stays what it is (a 500).
    */
-  async withConnection<T>(work: (session: ReadSession) => Promise<T>): Promise<T> {
+  async withConnection<T>(
+    work: (session: ReadSession) => Promise<T>,
+    serves: ServerCapability = EVERY_SERVER,
+  ): Promise<T> {
+    const first = this.pick(serves);
     const deadline = this.deadlines.start();
-    return answered(() => deadline.race(this.route(work, deadline)));
+    return answered(() => deadline.race(this.route(work, deadline, first, serves)));
   }
 
   /**
@@ -79,8 +104,8 @@ export class ReadRouter {
    * elsewhere, since another server may hold other data; a server failing
    * fails the reads.
    */
-  pinned(): PinnedReads {
-    const server = this.pick();
+  pinned(serves: ServerCapability = EVERY_SERVER): PinnedReads {
+    const server = this.pick(serves);
     return {
       withConnection: async (work, cancelled) => {
         const deadline = this.deadlines.start();
@@ -98,15 +123,19 @@ export class ReadRouter {
     };
   }
 
-  private async route<T>(work: (session: ReadSession) => Promise<T>, deadline: RequestDeadline): Promise<T> {
+  private async route<T>(
+    work: (session: ReadSession) => Promise<T>,
+    deadline: RequestDeadline,
+    first: DatabaseServer,
+    serves: ServerCapability,
+  ): Promise<T> {
     const attempt = (server: DatabaseServer, mayGiveUp: boolean) =>
       server.admission.withConnection(
         (runner) => work(new ServerAttempt(runner, deadline, server, mayGiveUp)),
         deadline,
       );
-    const first = this.pick();
     // Giving up early only makes sense where another server could answer; the retry is the last word.
-    const mayGiveUp = this.servers.all.some((server) => server !== first && server.canRead());
+    const mayGiveUp = this.servers.all.some((server) => server !== first && server.canRead() && serves(server.catalog));
     try {
       return await attempt(first, mayGiveUp);
     } catch (error) {
@@ -114,23 +143,46 @@ export class ReadRouter {
       // Readiness reads the same state: a failed server is not ready until a later check finds it answering.
       first.markFailed(error instanceof ServerNotAnsweringException ? error.why : reasonOf(error));
       if (this.servers.replicas.length === 0) throw error;
-      const second = this.pick(first);
+      const second = this.capableOf(serves).length > 0 ? this.pickAmong(this.capableOf(serves), first) : first;
       if (second === first) throw error;
       return await attempt(second, false);
     }
   }
 
-  /** A healthy replica in turn; else the primary; else the freshest replica that answers; else the primary anyway. */
-  private pick(excluded?: DatabaseServer): DatabaseServer {
+  /**
+   * The server a request starts on, among those that can serve it. None: no server serving now holds what it
+   * needs, and the request is refused before any statement.
+   */
+  private pick(serves: ServerCapability): DatabaseServer {
+    const capable = this.capableOf(serves);
+    if (capable.length === 0) throw new NoCapableServerException();
+    return this.pickAmong(capable);
+  }
+
+  /**
+   * Which servers can serve the request: every one that holds what it needs, when the primary does (a failure
+   * of the primary is then the truthful answer); otherwise only the healthy replicas that do, since a replica
+   * that lags, or does not answer, cannot stand in for what the primary cannot serve.
+   */
+  private capableOf(serves: ServerCapability): DatabaseServer[] {
     const { primary, replicas } = this.servers;
-    if (replicas.length === 0) return primary;
+    if (serves(primary.catalog)) return this.servers.all.filter((server) => serves(server.catalog));
+    return replicas.filter((replica) => replica.isHealthyReplica() && serves(replica.catalog));
+  }
+
+  /** A healthy replica in turn; else the primary; else the freshest replica that answers; else the primary anyway. */
+  private pickAmong(servers: readonly DatabaseServer[], excluded?: DatabaseServer): DatabaseServer {
+    const { primary } = this.servers;
+    const replicas = servers.filter((server) => !server.isPrimary);
+    const hasPrimary = servers.includes(primary);
+    if (replicas.length === 0 && hasPrimary) return primary;
     const candidates = replicas.filter((replica) => replica !== excluded);
     const healthy = candidates.filter((replica) => replica.isHealthyReplica());
     if (healthy.length > 0) {
       this.nextReplica = (this.nextReplica + 1) % healthy.length;
       return healthy[this.nextReplica];
     }
-    if (primary !== excluded && primary.health.answering) return primary;
+    if (hasPrimary && primary !== excluded && primary.health.answering) return primary;
     const answering = candidates.filter((replica) => replica.canRead());
     if (answering.length > 0) {
       return answering.reduce((best, replica) =>
@@ -140,7 +192,7 @@ export class ReadRouter {
       );
     }
     // Nothing is known to answer: the primary's own failure is the most truthful answer.
-    return primary;
+    return hasPrimary ? primary : (excluded ?? servers[0]);
   }
 
   /** A failure of the server itself, not of this request's time or of the service's own capacity. */

@@ -2,6 +2,7 @@ import type { QueryRunner } from 'typeorm';
 import { DatabaseUnavailableException, isDatabaseUnavailable } from './database-errors';
 import type { DatabaseServer } from './database-server';
 import type { RequestDeadline } from './request-deadline';
+import type { ServerCatalog } from './server-catalog';
 
 /**
  * When a statement is given up on its server (docs/API.md §11): a multiple of
@@ -51,6 +52,10 @@ export class ServerAttempt {
     private readonly mayGiveUp: boolean,
     private readonly cancelled?: AbortSignal,
   ) {}
+
+  get catalog(): ServerCatalog {
+    return this.server.catalog;
+  }
 
   async statement<T>(execute: () => Promise<T>): Promise<T> {
     this.cancelled?.throwIfAborted();

@@ -100,6 +100,7 @@ const LISTING_PROBLEMS = [
   400,
   401,
   403,
+  'queryTooBroad',
   'databaseUnavailable',
   'databaseTimeout',
   'serviceBusy',

@@ -1,9 +1,12 @@
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, SelectQueryBuilder, type ObjectLiteral } from 'typeorm';
 import { storedDateTimeToEpochMs, toStoredDateTime } from '../common/time/local-time';
 import { QueryShapes, type QueryValues } from '../database/query-shapes';
-import type { ReadSession } from '../database/read-router';
+import { DATABASE_CONFIG } from '../config/config.module';
+import type { DatabaseConfig } from '../config/database.config';
+import type { ReadSession, ServerCapability } from '../database/read-router';
+import type { ServerCatalog } from '../database/server-catalog';
 import { ObservedStatements, type ListingStatement } from '../observability/observed-statements';
 import { OrderSeat } from './order-seat.entity';
 import { COUNT_CHANGES_TABLE, DAILY_COUNTS_TABLE } from './counting/daily-counts';
@@ -11,7 +14,8 @@ import { Order } from './order.entity';
 import type { Seek, SortValue } from './paging/continuation';
 import type { OrderFilters } from './query/list-orders-query';
 import type { SortField, SortKey } from './query/sort';
-import { ReadPlanner, SORT_COLUMNS, type MatchSizes, type OrderColumn } from './read-plan';
+import { ReadPlanner, SORT_COLUMNS, type MatchSizes, type OrderColumn, type OrdersIndex } from './read-plan';
+import { REPLICA_INDEXES } from './replica-indexes';
 
 /** One row of `orders` as the page query returns it. */
 export interface OrderRow {
@@ -51,6 +55,7 @@ export interface SeatRow {
 }
 
 const DAY_MS = 86_400_000;
+const ORDERS_TABLE = 'orders';
 const TIME_FIELDS: ReadonlySet<SortField> = new Set(['createdAt', 'updatedAt']);
 /** The columns of a count statement that hold the whole table's count, not the matching orders'. */
 const TABLE_TOTAL_COLUMNS = ['tableWholeDays', 'tableUnfolded'];
@@ -97,29 +102,63 @@ const presentIn = (conditions: Condition[]): string => conditions.map(({ name })
 export class OrdersRepository {
   private readonly shapes: QueryShapes;
   /**
-   * MySQL and MariaDB only: SQLite has no hint that leaves it a choice (`INDEXED BY` fails when the index cannot
-   * serve), and the embedded database holds demo data that any plan reads at once.
+   * The indexes the schema gives every server (the entity's), on MySQL and MariaDB only: SQLite has no hint that
+   * leaves it a choice (`INDEXED BY` fails when the index cannot serve), and the embedded database holds demo
+   * data that any plan reads at once.
    */
-  private readonly planner?: ReadPlanner;
+  private readonly schemaIndexes?: readonly OrdersIndex[];
+  /** A planner per catalog: each server's indexes, the replicas' own among them, as last read. */
+  private readonly planners = new WeakMap<ServerCatalog, ReadPlanner>();
+  private readonly fullSortMaxOrders: number;
 
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
     private readonly statements: ObservedStatements,
+    @Inject(DATABASE_CONFIG) config: DatabaseConfig,
   ) {
     this.shapes = new QueryShapes(dataSource);
+    this.fullSortMaxOrders = config.type === 'mysql' ? config.fullSortMaxOrders : Number.POSITIVE_INFINITY;
     if (dataSource.options.type === 'mysql' || dataSource.options.type === 'mariadb') {
-      this.planner = new ReadPlanner(
-        dataSource.getMetadata(Order).indices.map((index) => ({
-          name: index.name,
-          columns: index.columns.map((column) => column.propertyName as OrderColumn),
-        })),
-      );
+      this.schemaIndexes = dataSource.getMetadata(Order).indices.map((index) => ({
+        name: index.name,
+        columns: index.columns.map((column) => column.propertyName as OrderColumn),
+      }));
     }
   }
 
+  /**
+   * The plans a server can run: through the schema's indexes and the replica indexes it holds. A catalog not
+   * read yet names none, and then only the schema's are assumed (the migrations put them on every server).
+   */
+  private plannerFor(catalog: ServerCatalog): ReadPlanner | undefined {
+    if (!this.schemaIndexes) return undefined;
+    let planner = this.planners.get(catalog);
+    if (!planner) {
+      const held = catalog.indexes(ORDERS_TABLE);
+      const candidates = [...this.schemaIndexes, ...REPLICA_INDEXES];
+      planner = new ReadPlanner(
+        held.size === 0 ? this.schemaIndexes : candidates.filter((index) => held.has(index.name)),
+      );
+      this.planners.set(catalog, planner);
+    }
+    return planner;
+  }
+
+  /**
+   * docs/API.md §14: which servers can answer a listing of these filters in this sort within its deadline. One
+   * whose indexes bound the work by the page, or whose table is small enough to be sorted whole; the embedded
+   * database always.
+   */
+  servers(filters: OrderFilters, sort: SortKey[]): ServerCapability {
+    return (catalog) =>
+      catalog.embedded ||
+      catalog.estimatedRows(ORDERS_TABLE) <= this.fullSortMaxOrders ||
+      (this.plannerFor(catalog)?.bounded(filters, sort) ?? true);
+  }
+
   /** Whether the page's plan depends on how many orders match: the caller then asks for `sizes` first. */
-  planDependsOnSizes(filters: OrderFilters, sort: SortKey[]): boolean {
-    return this.planner?.planDependsOnSizes(filters, sort) ?? false;
+  planDependsOnSizes(filters: OrderFilters, sort: SortKey[], session: ReadSession): boolean {
+    return this.plannerFor(session.catalog)?.planDependsOnSizes(filters, sort) ?? false;
   }
 
   /**
@@ -147,7 +186,7 @@ export class OrdersRepository {
       pageLimit: limit,
       pageOffset: offset,
     };
-    const indexes = this.planner?.plan(filters, sort, offset + limit, sizes)?.indexes;
+    const indexes = this.plannerFor(session.catalog)?.plan(filters, sort, offset + limit, sizes)?.indexes;
     const key = `page|${presentIn(conditions)}|${sort.map(({ field, direction }) => `${field} ${direction}`).join(',')}|${indexes?.join(',') ?? ''}|${seek?.direction ?? ''}`;
     const statement = this.shapes.statement(key, values, () => {
       const pageIds = this.matching(conditions, 'i');
@@ -194,7 +233,7 @@ export class OrdersRepository {
 
   /** The count and, in the same statement, the other sizes the planner weighs for these filters. */
   async sizes(filters: OrderFilters, session: ReadSession, walkBound?: number): Promise<MatchSizes> {
-    const wanted = this.planner?.sizesWanted(filters) ?? { table: false, range: false };
+    const wanted = this.plannerFor(session.catalog)?.sizesWanted(filters) ?? { table: false, range: false };
     return this.counted(filters, { withTable: wanted.table, withRange: wanted.range, walkBound }, session);
   }
 

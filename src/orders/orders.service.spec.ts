@@ -1,7 +1,8 @@
 import { beforeEach, describe, expect, it, jest } from '@jest/globals';
 import { Role } from '../auth/role';
 import { LocalTimeFormatter } from '../common/time/local-time';
-import type { ReadRouter, ReadSession } from '../database/read-router';
+import { NoCapableServerException, type ReadRouter, type ReadSession } from '../database/read-router';
+import { ProblemException } from '../common/problem/problem-details';
 import type { OrderRow, OrdersRepository, SeatRow } from './orders.repository';
 import { OrdersService } from './orders.service';
 import type { ListOrdersQuery } from './query/list-orders-query';
@@ -36,7 +37,9 @@ describe('OrdersService', () => {
     findPage: jest.Mock<OrdersRepository['findPage']>;
     count: jest.Mock<OrdersRepository['count']>;
     findSeats: jest.Mock<OrdersRepository['findSeats']>;
+    servers: jest.Mock<OrdersRepository['servers']>;
   };
+  let reads: { withConnection: jest.Mock<ReadRouter['withConnection']>; pinned: jest.Mock<ReadRouter['pinned']> };
   let service: OrdersService;
 
   beforeEach(() => {
@@ -47,14 +50,48 @@ describe('OrdersService', () => {
       findPage: jest.fn(),
       count: jest.fn(),
       findSeats: jest.fn(),
+      // Which servers can serve a shape is the repository's and the router's to tell (their own tests); here any can.
+      servers: jest.fn(() => () => true),
     };
     // Routing lends a connection at once and a deadline that never passes: routing and queueing are tested on their own.
-    const reads = { withConnection: <T>(work: (session: ReadSession) => Promise<T>) => work(session) };
+    reads = {
+      withConnection: jest.fn(<T>(work: (session: ReadSession) => Promise<T>) => work(session)),
+      pinned: jest.fn(),
+    } as unknown as typeof reads;
     service = new OrdersService(
       repository as unknown as OrdersRepository,
       new LocalTimeFormatter('Asia/Seoul'),
       reads as unknown as ReadRouter,
     );
+  });
+
+  it('refuses a shape no serving server can answer in time with a 422 naming what would make it answerable', async () => {
+    // Routing found no server holding what the shape needs, before any statement.
+    reads.withConnection.mockRejectedValue(new NoCapableServerException());
+    const sort = [{ field: 'totalPrice' as const, direction: 'ASC' as const }];
+    const refusal = service.list({ id: 1, role: Role.Admin }, query({ filters: {}, sort }));
+    await expect(refusal).rejects.toBeInstanceOf(ProblemException);
+    const { problem } = (await refusal.catch((error: unknown) => error)) as ProblemException;
+    expect(problem).toMatchObject({ status: 422, type: '/problems/query-too-broad' });
+    expect(problem.detail).toMatch(
+      /all orders by totalPrice.*userId or consertId filter, sort by createdAt or orderId/,
+    );
+    expect(repository.findPage).not.toHaveBeenCalled();
+  });
+
+  it('refuses an export of such a shape before its first batch', async () => {
+    reads.pinned.mockImplementation(() => {
+      throw new NoCapableServerException();
+    });
+    const sort = [{ field: 'updatedAt' as const, direction: 'DESC' as const }];
+    const batches = service.exportBatches(
+      { id: 1, role: Role.Admin },
+      query({ filters: { status: 'REFUNDED' }, sort }),
+      new AbortController().signal,
+    );
+    await expect(batches.next()).rejects.toMatchObject({
+      problem: { status: 422, detail: expect.stringContaining('the orders these filters select by updatedAt') },
+    });
   });
 
   it('lists a member’s own orders whatever filters the query carries', async () => {
@@ -112,7 +149,7 @@ describe('OrdersService', () => {
     const filters = { status: 'REFUNDED' as const };
     const sort = [{ field: 'updatedAt' as const, direction: 'DESC' as const }];
     const { page } = await service.list({ id: 1, role: Role.Admin }, query({ filters, sort }));
-    expect(repository.planDependsOnSizes).toHaveBeenCalledWith(filters, sort);
+    expect(repository.planDependsOnSizes).toHaveBeenCalledWith(filters, sort, session);
     expect(repository.sizes).toHaveBeenCalledWith(filters, session, undefined);
     expect(repository.findPage).toHaveBeenCalledWith(
       { filters, sort, limit: 2, offset: 0, seek: undefined },

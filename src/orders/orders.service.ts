@@ -1,13 +1,16 @@
 import { Injectable } from '@nestjs/common';
 import { Role, type Caller } from '../auth/role';
 import { LocalTimeFormatter } from '../common/time/local-time';
-import { ReadRouter, type ReadSession } from '../database/read-router';
+import { NoCapableServerException, ReadRouter, type PinnedReads, type ReadSession } from '../database/read-router';
+import { ProblemException, problemOf } from '../common/problem/problem-details';
 import type { AdminOrderDto, OrderElement, SeatDto, UserOrderDto } from './dto/order.dto';
 import { toAdminOrder, toUserOrder } from './order-element';
 import { OrdersRepository, sortValuesOf, type OrderRow, type SeatRow } from './orders.repository';
 import type { Seek, SeekDirection, SortValue } from './paging/continuation';
 import { buildPage, type Page } from './paging/page';
 import type { ListOrdersQuery, OrderFilters } from './query/list-orders-query';
+import type { SortKey } from './query/sort';
+import { tooBroadDetail } from './too-broad';
 import type { MatchSizes } from './read-plan';
 
 export type OrdersPage = Page<UserOrderDto> | Page<AdminOrderDto>;
@@ -52,6 +55,16 @@ function groupSeats(seats: SeatRow[]): Map<number, SeatDto[]> {
   return byOrder;
 }
 
+/**
+ * docs/API.md §14: a shape no server serving now can answer within bounds is refused before any statement, with
+ * what would make it answerable, rather than sent where it would run until the deadline and answer 503.
+ */
+function refusalOf(error: unknown, filters: OrderFilters, sort: SortKey[]): unknown {
+  return error instanceof NoCapableServerException
+    ? new ProblemException(problemOf('queryTooBroad', { detail: tooBroadDetail(filters, sort) }), { cause: error })
+    : error;
+}
+
 @Injectable()
 export class OrdersService {
   constructor(
@@ -70,10 +83,10 @@ export class OrdersService {
     const { sort, size, seek } = query;
     const offset = (query.page - 1) * size;
 
-    const { rows, more, total, seats } = await this.reads.withConnection(async (session) => {
+    const { rows, more, total, seats } = await this.routed(filters, sort, async (session) => {
       // Where the best plan depends on how many orders match, the count comes first and is the page's total.
       // A followed page counts the orders of its walk: those matching now, but for any placed since it began.
-      const sizes = this.orders.planDependsOnSizes(filters, sort)
+      const sizes = this.orders.planDependsOnSizes(filters, sort, session)
         ? await this.orders.sizes(filters, session, seek?.bound)
         : undefined;
       // One order past a followed page tells whether its walk goes on.
@@ -120,12 +133,18 @@ export class OrdersService {
     const isAdmin = caller.role === Role.Admin;
     const filters = filtersFor(caller, query);
     const { sort } = query;
-    const reads = this.reads.pinned();
+    let reads: PinnedReads;
+    try {
+      reads = this.reads.pinned(this.orders.servers(filters, sort));
+    } catch (error) {
+      throw refusalOf(error, filters, sort);
+    }
     let sizes: MatchSizes | undefined;
     let seek: Seek | undefined;
     for (;;) {
       const { rows, more, seats } = await reads.withConnection(async (session) => {
-        if (!seek && this.orders.planDependsOnSizes(filters, sort)) sizes = await this.orders.sizes(filters, session);
+        if (!seek && this.orders.planDependsOnSizes(filters, sort, session))
+          sizes = await this.orders.sizes(filters, session);
         const limit = EXPORT_BATCH_SIZE + 1;
         const read = await this.orders.findPage({ filters, sort, limit, offset: 0, seek }, session, sizes);
         const rows = read.slice(0, EXPORT_BATCH_SIZE);
@@ -140,6 +159,19 @@ export class OrdersService {
       const bound = seek?.bound ?? last?.walkBound;
       if (!more || !last || bound === undefined) return;
       seek = { direction: 'after', key: sortValuesOf(last, sort), bound: Number(bound) };
+    }
+  }
+
+  /** A listing's reads, on a server that can answer its shape within bounds (docs/API.md §14). */
+  private async routed<T>(
+    filters: OrderFilters,
+    sort: SortKey[],
+    work: (session: ReadSession) => Promise<T>,
+  ): Promise<T> {
+    try {
+      return await this.reads.withConnection(work, this.orders.servers(filters, sort));
+    } catch (error) {
+      throw refusalOf(error, filters, sort);
     }
   }
 

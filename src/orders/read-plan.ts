@@ -20,6 +20,8 @@ export const SORT_COLUMNS: Record<SortField, OrderColumn> = {
 export interface OrdersIndex {
   name: string;
   columns: readonly OrderColumn[];
+  /** Columns the index stores in descending order (MySQL 8, MariaDB 10.8+): a sort `x asc` ends `orderId desc`. */
+  descending?: readonly OrderColumn[];
 }
 
 /** MySQL's name for the clustered index: reading by it is a walk in `id` order or a scan of the whole table. */
@@ -133,7 +135,8 @@ export class ReadPlanner {
       // Within the date range when the index holds it; its matches assumed spread evenly over what is walked.
       const walkable = holdsDateRange(index, filtered) ? (sizes.range ?? table) : table;
       const walked = Math.min(walkable, matching === 0 ? walkable : (rowsWanted * walkable) / matching);
-      const perEntry = index === primary ? SCAN_ROW : LOOKUP_ROW;
+      // An entry that holds every filtered column is checked without reading its row.
+      const perEntry = index === primary ? SCAN_ROW : holdsAll(index, filtered) ? COVERING_ROW : LOOKUP_ROW;
       candidates.push({ indexes: [index.name], rule: 'walk', cost: walked * perEntry });
     }
     const filterIndex = this.indexes.find((index) => holdsAsOneRange(index, fixed, filtered));
@@ -163,6 +166,25 @@ export class ReadPlanner {
     const filtered = filterColumns(filters);
     const range = this.indexes.some((index) => holdsDateRange(index, filtered));
     return { table: range || this.indexes.some((index) => holdsAsOneRange(index, fixed, filtered)), range };
+  }
+
+  /**
+   * Whether some plan of this shape reads what its pages need and not the whole table (docs/API.md §14): a
+   * member's or concert's range, or an index read in the sort's order (its walk stops when the page is full).
+   * Otherwise every match is sorted for each page, which grows with the table.
+   */
+  bounded(filters: OrderFilters, sort: readonly SortKey[]): boolean {
+    const fixed = fixedColumns(filters);
+    if (this.indexes.some((index) => fixed.includes(index.columns[0]) && SELECTIVE_FILTERS.includes(index.columns[0])))
+      return true;
+    const filtered = filterColumns(filters);
+    const order = effectiveOrder(sort, fixed);
+    const primary: OrdersIndex = { name: PRIMARY_KEY, columns: ['id'] };
+    return [primary, ...this.indexes].some(
+      (index) =>
+        readsInOrder(index, [], order) ||
+        (holdsAsOneRange(index, fixed, filtered) && readsInOrder(index, fixed, order)),
+    );
   }
 
   /** Whether `plan` needs the sizes for this shape: the service then counts before it reads the page. */
@@ -211,6 +233,10 @@ function holdsAsOneRange(index: OrdersIndex, fixed: readonly OrderColumn[], filt
   );
 }
 
+function holdsAll(index: OrdersIndex, columns: readonly OrderColumn[]): boolean {
+  return columns.every((column) => index.columns.includes(column));
+}
+
 /** The index leads with `createdAt` and the filters bound it, along with others that it does not hold. */
 function holdsDateRange(index: OrdersIndex, filtered: readonly OrderColumn[]): boolean {
   return index.columns[0] === 'createdAt' && filtered.includes('createdAt') && filtered.length > 1;
@@ -218,15 +244,20 @@ function holdsDateRange(index: OrdersIndex, filtered: readonly OrderColumn[]): b
 
 /**
  * Whether reading the index forwards or backwards yields the rows in `order`: past the columns the filters
- * fix, its columns (and then `id`) are the order's, in one direction.
+ * fix, its columns (and then `id`) are the order's, each in the direction the walk reads it (a descending column
+ * reads the other way).
  */
 function readsInOrder(
   index: OrdersIndex,
   fixed: readonly OrderColumn[],
   order: ReadonlyArray<{ column: OrderColumn; direction: SortKey['direction'] }>,
 ): boolean {
-  const entryOrder = [...index.columns.slice(fixed.length), ...(index.columns.includes('id') ? [] : ['id'])];
-  return order.every(
-    ({ column, direction }, position) => entryOrder[position] === column && direction === order[0].direction,
-  );
+  const entryOrder = [...index.columns.slice(fixed.length), ...(index.columns.includes('id') ? [] : ['id' as const])];
+  const forwards = (column: OrderColumn): SortKey['direction'] => (index.descending?.includes(column) ? 'DESC' : 'ASC');
+  const walk = (backwards: boolean) =>
+    order.every(
+      ({ column, direction }, position) =>
+        entryOrder[position] === column && (forwards(column) === direction) !== backwards,
+    );
+  return walk(false) || walk(true);
 }

@@ -93,18 +93,8 @@ describe('the container image', () => {
     expect(probe.trim().split('\n')).toEqual(['1000']);
   });
 
-  it('migrates a fresh database with the TypeORM CLI on the build, from a read-only root', async () => {
-    await podman(
-      'run',
-      '--rm',
-      ...runArguments(),
-      IMAGE,
-      'node',
-      'node_modules/typeorm/cli.js',
-      '-d',
-      'dist/cli/data-source.js',
-      'migration:run',
-    );
+  it('migrates a fresh database with the compiled migration command, from a read-only root', async () => {
+    await podman('run', '--rm', ...runArguments(), IMAGE, 'node', 'dist/cli/migrate.js');
     const [tables] = await observer.query<RowDataPacket[]>('SHOW TABLES FROM orders_test');
     expect(tables.map((row) => String(Object.values(row)[0])).sort()).toEqual(
       expect.arrayContaining(['migrations', 'order_seats', 'orders']),

@@ -118,16 +118,10 @@ describe('the Kubernetes manifests', () => {
     expect(container.ports?.find(({ name }) => name === 'metrics')?.containerPort).toBe(9464);
   });
 
-  it('migrates with the same image, through the TypeORM CLI on the build, without TypeScript tooling', () => {
+  it('migrates with the same image, through the compiled migration command, without TypeScript tooling', () => {
     const [deployment, job] = [podOf('Deployment').containers[0], podOf('Job').containers[0]];
     expect(job.image).toBe(deployment.image);
-    expect(job.command).toEqual([
-      'node',
-      'node_modules/typeorm/cli.js',
-      '-d',
-      'dist/cli/data-source.js',
-      'migration:run',
-    ]);
+    expect(job.command).toEqual(['node', 'dist/cli/migrate.js']);
   });
 
   it('configures a service that starts: the ConfigMap with the Secret’s keys passes the start-up checks', () => {

@@ -224,6 +224,7 @@ describe('the counting migration on a database being written to, on MariaDB', ()
         queryTimeoutMs: 60_000,
         replicas: [],
         replicaMaxLagSeconds: 5,
+        fullSortMaxOrders: 1_000_000,
       },
       'maintenance',
     ),

@@ -1,0 +1,20 @@
+import type { OrderFilters } from './query/list-orders-query';
+import type { SortKey } from './query/sort';
+
+/**
+ * What a refused listing is told (docs/API.md §14): which sort could not be served over which orders, and each way
+ * to make it answerable. A member's or concert's orders, and the sorts by `createdAt` and `orderId`, are served by
+ * every topology; the other sorts over all orders need a replica holding the listing's indexes.
+ */
+export function tooBroadDetail(filters: OrderFilters, sort: readonly SortKey[]): string {
+  const { field } = sort[0];
+  const scope =
+    filters.status !== undefined || filters.createdFrom !== undefined || filters.createdBefore !== undefined
+      ? 'the orders these filters select'
+      : 'all orders';
+  return (
+    `Sorting ${scope} by ${field} is more than the servers serving now can answer in time: it needs a read ` +
+    'replica holding the listing indexes, and none is serving. Add a userId or consertId filter, sort by ' +
+    'createdAt or orderId, or try again once a replica serves.'
+  );
+}

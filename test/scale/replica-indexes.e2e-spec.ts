@@ -1,0 +1,329 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import type { RowDataPacket } from 'mysql2/promise';
+import request from 'supertest';
+import { migrateServers } from '../../src/cli/migrate-servers';
+import { toDatabaseConfig } from '../../src/config/database.config';
+import { validateEnvironment } from '../../src/config/environment';
+import { Metrics } from '../../src/observability/metrics';
+import { REPLICA_INDEXES } from '../../src/orders/replica-indexes';
+import { startReplicatedMysql, type ReplicatedMysql } from '../../launchers/replication';
+import { waitFor } from '../../launchers/wait-for';
+import { buildDataset, plantOrders, seoul } from '../support/data/dataset';
+import { startTestApp, type TestApp } from '../support/app/test-app';
+import { adminToken, userToken } from '../support/app/tokens';
+
+/** Below the planted orders: every server counts as too large to sort them whole, as at ten million orders. */
+const LARGE = { DB_FULL_SORT_MAX_ORDERS: '10', RATE_LIMIT_PER_MINUTE: '0' };
+const REPLICA_INDEX_NAMES = REPLICA_INDEXES.map((index) => index.name).sort();
+const SIZE = 7;
+
+/** A filter set of the back-office, as the API takes it, and as the plain SQL states it. */
+interface Shape {
+  query: string;
+  where: string;
+  values: unknown[];
+}
+
+const stored = (epochMs: number) => new Date(epochMs).toISOString().slice(0, 23).replace('T', ' ');
+const SHAPES: Shape[] = [
+  { query: '', where: '1 = 1', values: [] },
+  { query: 'orderStatus=REFUNDED', where: "status = 'REFUNDED'", values: [] },
+  {
+    query: 'startDate=2026-03-01&endDate=2026-06-30',
+    where: 'created_at >= ? AND created_at < ?',
+    values: [stored(seoul(2026, 3, 1)), stored(seoul(2026, 7, 1))],
+  },
+  {
+    query: 'orderStatus=PAYMENT_COMPLETED&startDate=2026-02-01',
+    where: "status = 'PAYMENT_COMPLETED' AND created_at >= ?",
+    values: [stored(seoul(2026, 2, 1))],
+  },
+];
+/** Every sort the primary's indexes do not read in order; each ends `orderId desc` (docs/API.md §3). */
+const SORTS: Array<[api: string, sql: string]> = (
+  [
+    ['totalPrice', 'total_price'],
+    ['userId', 'user_id'],
+    ['concertId', 'concert_id'],
+    ['status', 'status'],
+    ['updatedAt', 'updated_at'],
+    ['createdAt', 'created_at'],
+  ] as const
+).flatMap(([field, column]) =>
+  (['asc', 'desc'] as const)
+    .filter((direction) => field !== 'createdAt' || direction === 'asc')
+    .map((direction): [string, string] => [`${field},${direction}`, `${column} ${direction.toUpperCase()}, id DESC`]),
+);
+
+/**
+ * docs/API.md §14 on a real MariaDB primary and replica in GTID replication: the replica's own indexes, built by the
+ * migration command with the binary log off; requests routed to the server that can serve their shape; a shape no
+ * serving server can bound refused before any database work.
+ */
+describe('replica-only read indexes', () => {
+  let pair: ReplicatedMysql;
+  const apps: TestApp[] = [];
+
+  /** The migration command's configuration: the maintenance user (root here), the primary and DB_REPLICAS. */
+  const migrationConfig = () =>
+    toDatabaseConfig(validateEnvironment({ ...pair.environment, DB_USERNAME: 'root', DB_PASSWORD: '' }));
+  const migrate = async (): Promise<string[]> => {
+    const lines: string[] = [];
+    await migrateServers(migrationConfig(), (line) => lines.push(line));
+    return lines;
+  };
+
+  const indexesOn = async (which: 'primary' | 'replica'): Promise<string[]> => {
+    const [rows] = await pair
+      .root(which)
+      .query<RowDataPacket[]>(
+        "SELECT DISTINCT INDEX_NAME AS name FROM information_schema.STATISTICS WHERE TABLE_SCHEMA = 'orders_test' AND TABLE_NAME = 'orders' AND INDEX_NAME LIKE 'idx_replica_%' ORDER BY name",
+      );
+    return rows.map((row) => String(row.name));
+  };
+  /** Transactions the replica logged under its own server id: errant, were it ever promoted. */
+  const errantTransactions = async (): Promise<string> => {
+    const [[row]] = await pair
+      .root('replica')
+      .query<RowDataPacket[]>('SELECT @@global.gtid_binlog_state AS state, @@global.server_id AS serverId');
+    return String(row.state)
+      .split(',')
+      .filter((gtid) => gtid.split('-')[1] === String(row.serverId))
+      .join(',');
+  };
+  const replicating = async (): Promise<boolean> => {
+    const [[status]] = await pair.root('replica').query<RowDataPacket[]>('SHOW REPLICA STATUS');
+    return status.Slave_IO_Running === 'Yes' && status.Slave_SQL_Running === 'Yes';
+  };
+
+  /** The pair's primary alone, as a deployment without DB_REPLICAS reads it. */
+  const singleServer = () =>
+    Object.fromEntries(Object.entries(pair.environment).filter(([name]) => name !== 'DB_REPLICAS'));
+
+  async function startApp(environment: Record<string, string>): Promise<TestApp> {
+    const app = await startTestApp(environment);
+    apps.push(app);
+    return app;
+  }
+
+  /** Statements each server has run for this application, by server and kind. */
+  async function statements(app: TestApp): Promise<Map<string, number>> {
+    const metric = app.app.get(Metrics).registry.getSingleMetric('db_client_operation_duration_seconds');
+    const counts = new Map<string, number>();
+    for (const value of (await metric!.get()).values) {
+      if ((value as { metricName?: string }).metricName?.endsWith('_count')) {
+        const key = `${String(value.labels.server)} ${String(value.labels.statement)}`;
+        counts.set(key, (counts.get(key) ?? 0) + value.value);
+      }
+    }
+    return counts;
+  }
+  /** The servers that ran statements between two readings. */
+  const serversBetween = (before: Map<string, number>, after: Map<string, number>) =>
+    [
+      ...new Set([...after].filter(([key, count]) => count > (before.get(key) ?? 0)).map(([key]) => key.split(' ')[0])),
+    ].sort();
+
+  /** The page the plain query reads, without hints, on the primary. */
+  async function plainPage(shape: Shape, orderBy: string, page: number): Promise<number[]> {
+    const [rows] = await pair
+      .root('primary')
+      .query<RowDataPacket[]>(
+        `SELECT id FROM orders_test.orders WHERE ${shape.where} ORDER BY ${orderBy} LIMIT ? OFFSET ?`,
+        [...shape.values, SIZE, (page - 1) * SIZE],
+      );
+    return rows.map((row) => Number(row.id));
+  }
+
+  const list = (app: TestApp, query: string) =>
+    request(app.server).get(`/orders?${query}`).set('Authorization', `Bearer ${adminToken()}`);
+
+  beforeAll(async () => {
+    pair = await startReplicatedMysql();
+    await plantOrders(pair.primaryDataSource, buildDataset(23, 300));
+    await pair.waitInSync();
+  }, 120_000);
+
+  afterAll(async () => {
+    for (const app of apps) await app.close();
+    await pair?.stop();
+  }, 60_000);
+
+  describe('the migration command with DB_REPLICAS', () => {
+    it('builds the listing indexes on the replica alone, leaves no errant transaction, and replication runs on', async () => {
+      const lines = await migrate();
+      expect(lines).toEqual([
+        'primary: no pending migration',
+        expect.stringMatching(/^replica-1 \(127\.0\.0\.1:\d+\): built idx_replica_/),
+      ]);
+      expect(await indexesOn('replica')).toEqual(REPLICA_INDEX_NAMES);
+      expect(await indexesOn('primary')).toEqual([]);
+      expect(await errantTransactions()).toBe('');
+      // A write on the primary still reaches the replica, through its new indexes.
+      await pair.root('primary').query("UPDATE orders_test.orders SET status = 'REFUNDED' WHERE id = 1");
+      await pair.waitInSync();
+      const [[row]] = await pair
+        .root('replica')
+        .query<RowDataPacket[]>('SELECT status FROM orders_test.orders WHERE id = 1');
+      expect(row.status).toBe('REFUNDED');
+      expect(await replicating()).toBe(true);
+    }, 120_000);
+
+    it('changes nothing when run again', async () => {
+      const [[before]] = await pair
+        .root('replica')
+        .query<RowDataPacket[]>('SELECT @@global.gtid_binlog_state AS state');
+      const lines = await migrate();
+      expect(lines[1]).toMatch(/read indexes up to date$/);
+      const [[after]] = await pair.root('replica').query<RowDataPacket[]>('SELECT @@global.gtid_binlog_state AS state');
+      expect(after.state).toBe(before.state);
+      expect(await indexesOn('replica')).toEqual(REPLICA_INDEX_NAMES);
+    }, 60_000);
+
+    it('brings back a replica that lost them, as one rebuilt from a copy of the primary has', async () => {
+      await pair
+        .root('replica')
+        .query(
+          `SET SESSION sql_log_bin = 0; ALTER TABLE orders_test.orders ${REPLICA_INDEXES.map((index) => `DROP INDEX ${index.name}`).join(', ')}; SET SESSION sql_log_bin = 1`,
+        );
+      expect(await indexesOn('replica')).toEqual([]);
+      await migrate();
+      expect(await indexesOn('replica')).toEqual(REPLICA_INDEX_NAMES);
+      expect(await errantTransactions()).toBe('');
+      expect(await replicating()).toBe(true);
+    }, 60_000);
+  });
+
+  describe('routing by what each server holds, the table too large to sort whole', () => {
+    let app: TestApp;
+
+    beforeAll(async () => {
+      await migrate();
+      app = await startApp({ ...pair.environment, ...LARGE });
+      await waitFor('the replica to be read from', async () => {
+        const before = await statements(app);
+        await list(app, '');
+        return serversBetween(before, await statements(app)).includes('replica-1');
+      });
+    }, 60_000);
+
+    it.each(SHAPES.flatMap((shape) => SORTS.map(([sort, orderBy]) => ({ shape, sort, orderBy }))))(
+      'serves $shape.query sorted by $sort from the replica, with the plain query’s rows in its order',
+      async ({ shape, sort, orderBy }) => {
+        for (const page of [1, 3]) {
+          const before = await statements(app);
+          const response = await list(
+            app,
+            [shape.query, `sort=${sort}`, `size=${SIZE}`, `page=${page}`].filter(Boolean).join('&'),
+          );
+          expect(response.status).toBe(200);
+          expect(
+            (response.body as { elements: Array<{ orderId: number }> }).elements.map((order) => order.orderId),
+          ).toEqual(await plainPage(shape, orderBy, page));
+          expect(serversBetween(before, await statements(app))).toEqual(['replica-1']);
+        }
+      },
+    );
+
+    it('exports such a shape from the replica, every order in the plain query’s order', async () => {
+      const shape = SHAPES[1];
+      const response = await request(app.server)
+        .get(`/orders/export.ndjson?${shape.query}&sort=totalPrice,desc`)
+        .set('Authorization', `Bearer ${adminToken()}`);
+      expect(response.status).toBe(200);
+      const ids = response.text
+        .trim()
+        .split('\n')
+        .map((line) => JSON.parse(line) as { orderId?: number })
+        .filter((element) => element.orderId !== undefined)
+        .map((element) => element.orderId);
+      const [rows] = await pair
+        .root('primary')
+        .query<RowDataPacket[]>(
+          `SELECT id FROM orders_test.orders WHERE ${shape.where} ORDER BY total_price DESC, id DESC`,
+        );
+      expect(ids).toEqual(rows.map((row) => Number(row.id)));
+    });
+  });
+
+  describe('no serving server can bound the shape', () => {
+    it('refuses at once, before any database work, on a single server; what any index bounds is served', async () => {
+      const single = singleServer();
+      const app = await startApp({ ...single, ...LARGE });
+      const before = await statements(app);
+      const refused = await list(app, 'orderStatus=REFUNDED&sort=totalPrice,asc');
+      expect(refused.status).toBe(422);
+      expect(refused.headers['content-type']).toMatch(/^application\/problem\+json/);
+      expect(refused.body).toMatchObject({
+        type: '/problems/query-too-broad',
+        status: 422,
+        detail: expect.stringMatching(/by totalPrice.*read replica.*userId or consertId filter.*createdAt or orderId/),
+      });
+      expect(await statements(app)).toEqual(before);
+      // Exports alike, before their first byte.
+      const exported = await request(app.server)
+        .get('/orders/export.csv?sort=updatedAt,desc')
+        .set('Authorization', `Bearer ${adminToken()}`);
+      expect(exported.status).toBe(422);
+      expect(await statements(app)).toEqual(before);
+      // Bounded on any server: a sort an index reads in order, and a member's orders in any sort.
+      expect((await list(app, 'orderStatus=REFUNDED&sort=createdAt,desc')).status).toBe(200);
+      expect((await list(app, 'sort=orderId,asc&page=3')).status).toBe(200);
+      const member = await request(app.server)
+        .get('/orders?sort=totalPrice,desc')
+        .set('Authorization', `Bearer ${userToken(1)}`);
+      expect(member.status).toBe(200);
+    }, 60_000);
+
+    it('serves every shape on a single server whose table is small enough to sort whole', async () => {
+      const single = singleServer();
+      const app = await startApp({ ...single, RATE_LIMIT_PER_MINUTE: '0' });
+      const response = await list(app, `sort=totalPrice,asc&size=${SIZE}&page=2`);
+      expect(response.status).toBe(200);
+      expect(
+        (response.body as { elements: Array<{ orderId: number }> }).elements.map((order) => order.orderId),
+      ).toEqual(await plainPage(SHAPES[0], 'total_price ASC, id DESC', 2));
+    }, 60_000);
+
+    it('detects a replica without its indexes: sends it only what it can serve, and refuses the rest', async () => {
+      await pair
+        .root('replica')
+        .query(
+          `SET SESSION sql_log_bin = 0; ALTER TABLE orders_test.orders ${REPLICA_INDEXES.map((index) => `DROP INDEX ${index.name}`).join(', ')}; SET SESSION sql_log_bin = 1`,
+        );
+      try {
+        const app = await startApp({ ...pair.environment, ...LARGE });
+        await waitFor('the replica to be read from', async () => {
+          const before = await statements(app);
+          await list(app, '');
+          return serversBetween(before, await statements(app)).includes('replica-1');
+        });
+        const before = await statements(app);
+        const refused = await list(app, 'sort=totalPrice,asc');
+        expect(refused.status).toBe(422);
+        expect(await statements(app)).toEqual(before);
+        // The default sort is served by the replica as before.
+        const served = await list(app, 'orderStatus=CANCELLED');
+        expect(served.status).toBe(200);
+        expect(serversBetween(before, await statements(app))).toEqual(['replica-1']);
+      } finally {
+        await migrate();
+      }
+    }, 60_000);
+
+    it('refuses the shape while the replica that holds its indexes does not replicate, and serves it once it does', async () => {
+      const app = await startApp({ ...pair.environment, ...LARGE, DB_REPLICA_MAX_LAG_S: '2' });
+      const sortedByPrice = () => list(app, 'sort=totalPrice,desc');
+      await waitFor('the replica to serve', async () => (await sortedByPrice()).status === 200);
+      await pair.root('replica').query('STOP SLAVE');
+      try {
+        await waitFor('the stopped replica to be left out', async () => (await sortedByPrice()).status === 422);
+        // The primary still serves what its own indexes bound.
+        expect((await list(app, 'sort=createdAt,desc')).status).toBe(200);
+      } finally {
+        await pair.root('replica').query('START SLAVE');
+      }
+      await waitFor('the replica to serve again', async () => (await sortedByPrice()).status === 200);
+    }, 60_000);
+  });
+});
