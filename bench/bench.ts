@@ -1,6 +1,9 @@
 import 'dotenv/config';
 import 'reflect-metadata';
 import { parseArgs } from 'node:util';
+import { signDevelopmentToken } from '../src/auth/development-token';
+import { Role } from '../src/auth/role';
+import { toAuthConfig } from '../src/config/auth.config';
 import { validateEnvironment } from '../src/config/environment';
 import { createContext } from './lib/context';
 import { benchJwtSecret } from './lib/secret';
@@ -11,6 +14,7 @@ import * as observabilityCost from './modes/observability-cost';
 import * as profile from './modes/profile';
 import * as shapes from './modes/shapes';
 import * as exportsMode from './modes/exports';
+import * as growth from './modes/growth';
 import * as walks from './modes/walks';
 import { compareBuilds, compareFlags, compareNode } from './modes/variants';
 import { BARE_TABLES, compareWrites, PROJECT_SCHEMA } from './modes/writes';
@@ -33,6 +37,11 @@ Each mode runs its variants interleaved in one run, so that machine drift cancel
   --walks                  page 2, a deep page by offset and the same page by its next link (docs/API.md §13)
   --exports                every order as CSV and NDJSON: rows/s, first byte, peak RSS; a cancelled and a
                            stalled export's statements (docs/API.md §13)
+  --growth [--orders 1000000,10000000 --export-seconds 24]
+                           docs/API.md §14: a primary and a replica per size, seeded once and kept
+                           (BENCH_DATA_DIR, default ~/.cache/orders-service/bench-growth); every admin
+                           shape and a member's pages at each size side by side, with the ratio; at the
+                           largest, an export in every sort and every shape on the primary alone
   --writes [--writers 16,64,256 --work 0,2 --preload 200000 --listings]
                            what the listing's schema costs the order writers, on a throw-away durable primary`;
 
@@ -59,6 +68,9 @@ async function main(): Promise<void> {
       work: { type: 'string', default: '0,2' },
       preload: { type: 'string', default: '200000' },
       listings: { type: 'boolean', default: false },
+      growth: { type: 'boolean', default: false },
+      orders: { type: 'string', default: '1000000,10000000' },
+      'export-seconds': { type: 'string', default: '24' },
     },
   });
   if (values.help) {
@@ -66,6 +78,19 @@ async function main(): Promise<void> {
     return;
   }
   const options = { seconds: Number(values.seconds), rounds: Number(values.rounds) };
+  if (values.growth) {
+    // Servers of its own, seeded once and kept: the configured database is not touched.
+    const auth = toAuthConfig(validateEnvironment(process.env));
+    await growth.run(
+      signDevelopmentToken(auth, { sub: 1, role: Role.Admin }, '4h'),
+      signDevelopmentToken(auth, { sub: 1, role: Role.User }, '4h'),
+      {
+        sizes: values.orders.split(',').map(Number),
+        exportSeconds: Number(values['export-seconds']),
+      },
+    );
+    return;
+  }
   if (values.writes) {
     // Its own throw-away primary: the configured database is not touched.
     const list = (text: string) => text.split(',').map(Number);

@@ -104,6 +104,11 @@ export interface StorageOptions {
   durable?: boolean;
   bufferPoolMb?: number;
   maxConnections?: number;
+  /**
+   * A directory that outlives the server (a bench's data, kept for its next run): initialised only when it holds
+   * no data yet, shut down cleanly, and never deleted. Without it, a temporary directory deleted on `stop`.
+   */
+  directory?: string;
 }
 
 function storageArguments({ durable = false, bufferPoolMb = 256, maxConnections = 151 }: StorageOptions): string[] {
@@ -138,26 +143,30 @@ export async function startThrowawayMysql(
   const server = findExecutable(['mariadbd', 'mysqld']);
   if (!server) throw new Error(INSTALL_HINT);
   const isMariaDb = /mariadb/i.test(spawnSync(server, ['--version'], { encoding: 'utf8' }).stdout ?? '');
-  const base = mkdtempSync(join(tmpdir(), 'orders-test-mysql-'));
+  const kept = storage.directory;
+  const base = kept ?? mkdtempSync(join(tmpdir(), 'orders-test-mysql-'));
   const dataDir = join(base, 'data');
   const errorLog = join(base, 'error.log');
 
-  const initialize = isMariaDb
-    ? spawnSync(
-        findExecutable(['mariadb-install-db', 'mysql_install_db']) ?? 'mariadb-install-db',
-        [
-          '--no-defaults',
-          '--user=root',
-          `--datadir=${dataDir}`,
-          '--auth-root-authentication-method=normal',
-          '--skip-test-db',
-        ],
-        { encoding: 'utf8' },
-      )
-    : spawnSync(server, ['--no-defaults', '--initialize-insecure', `--datadir=${dataDir}`, '--user=root'], {
-        encoding: 'utf8',
-      });
-  if (initialize.status !== 0) {
+  const initialized = kept !== undefined && existsSync(join(dataDir, 'mysql'));
+  const initialize = initialized
+    ? undefined
+    : isMariaDb
+      ? spawnSync(
+          findExecutable(['mariadb-install-db', 'mysql_install_db']) ?? 'mariadb-install-db',
+          [
+            '--no-defaults',
+            '--user=root',
+            `--datadir=${dataDir}`,
+            '--auth-root-authentication-method=normal',
+            '--skip-test-db',
+          ],
+          { encoding: 'utf8' },
+        )
+      : spawnSync(server, ['--no-defaults', '--initialize-insecure', `--datadir=${dataDir}`, '--user=root'], {
+          encoding: 'utf8',
+        });
+  if (initialize && initialize.status !== 0) {
     throw new Error(
       `Could not initialise a throw-away MySQL data directory:\n${initialize.stderr ?? initialize.error}`,
     );
@@ -212,11 +221,18 @@ export async function startThrowawayMysql(
       await kill();
       child = await start();
     },
-    // Its data is deleted right after, so there is nothing for a clean shutdown to save.
+    // A temporary directory's data is deleted right after, so there is nothing for a clean shutdown to save.
     stop: async () => {
       child.kill('SIGCONT');
-      await kill();
-      rmSync(base, { recursive: true, force: true });
+      if (!kept) {
+        await kill();
+        rmSync(base, { recursive: true, force: true });
+        return;
+      }
+      if (child.exitCode !== null || child.signalCode !== null) return;
+      const exited = new Promise((resolve) => child.once('exit', resolve));
+      child.kill('SIGTERM');
+      await exited;
     },
   };
 }

@@ -17,10 +17,10 @@ export const FILTER_SETS: Array<[name: string, query: string]> = [
   ['since October', 'startDate=2026-10-01'],
   ['pending until March', 'orderStatus=PAYMENT_PENDING&endDate=2025-03-31'],
 ];
-const SORT_FIELDS = ['orderId', 'userId', 'concertId', 'totalPrice', 'status', 'createdAt', 'updatedAt'];
-const SORTS = SORT_FIELDS.flatMap((field) => [`${field},asc`, `${field},desc`]);
-const PAGES = [1, 50];
-const TIMED = 3;
+export const SORT_FIELDS = ['orderId', 'userId', 'concertId', 'totalPrice', 'status', 'createdAt', 'updatedAt'];
+export const SORTS = SORT_FIELDS.flatMap((field) => [`${field},asc`, `${field},desc`]);
+export const PAGES = [1, 50];
+export const TIMED = 3;
 /** Upper bounds of the distribution's buckets, in ms. */
 const BUCKETS = [20, 50, 100, 200, 300, 1000, 2000];
 
@@ -82,7 +82,7 @@ export async function run(context: BenchContext, directories: Array<string | und
   );
 }
 
-async function time(target: string, token: string): Promise<{ medianMs: number; refusals: string[] }> {
+export async function time(target: string, token: string): Promise<{ medianMs: number; refusals: string[] }> {
   const times: number[] = [];
   const refusals: string[] = [];
   for (let attempt = 0; attempt <= TIMED; attempt += 1) {

@@ -1,0 +1,321 @@
+import type { ChildProcess } from 'node:child_process';
+import type { RowDataPacket } from 'mysql2/promise';
+import { growthPair, type GrowthPair, type SeedRecord } from '../lib/growth-servers';
+import { median } from '../lib/measure';
+import { startVariant, stop } from '../lib/servers';
+import { newlinesIn } from './exports';
+import { FILTER_SETS, PAGES, SORT_FIELDS, SORTS, time } from './shapes';
+
+const PORT = 3980;
+
+export interface GrowthOptions {
+  /** Orders in each pair, smallest first: the ratios are taken against the first. */
+  sizes: number[];
+  /** How long each export is read, per sort. */
+  exportSeconds: number;
+}
+
+interface Timed {
+  medianMs: number;
+  statuses: string[];
+}
+
+/** One size's figures. */
+interface SizeResult {
+  orders: number;
+  record: SeedRecord;
+  /** Admin shapes (filter set × sort × page) with the replica. */
+  shapes: Map<string, Timed>;
+  /** A member's first page in each sort. */
+  member: Map<string, Timed>;
+  /** Data and index bytes of `orders` and `order_seats` on each server. */
+  footprint: { primary: number; replica: number; replicaIndexes: number };
+}
+
+interface ExportResult {
+  sort: string;
+  rows: number;
+  seconds: number;
+  /** Rows per second over the first and the last third of the time it was read. */
+  firstThird: number;
+  lastThird: number;
+}
+
+interface SingleResult {
+  shape: string;
+  status: number;
+  ms: number;
+}
+
+const key = (filter: string, sort: string, page: number) => `${filter}|${sort}|${page}`;
+const format = (value: number) => value.toLocaleString('en-US');
+const ms = (value: number) => (value >= 10 ? value.toFixed(0) : value.toFixed(1));
+
+/** Every admin shape, one warm-up and the median of three, one client. */
+async function shapesOf(baseUrl: string, adminToken: string): Promise<Map<string, Timed>> {
+  const results = new Map<string, Timed>();
+  for (const [filter, filterQuery] of FILTER_SETS) {
+    process.stderr.write(`  ${filter}\n`);
+    for (const sort of SORTS) {
+      for (const page of PAGES) {
+        const query = [filterQuery, `sort=${sort}`, `page=${page}`].filter(Boolean).join('&');
+        const { medianMs, refusals } = await time(`${baseUrl}/orders?${query}`, adminToken);
+        results.set(key(filter, sort, page), { medianMs, statuses: refusals });
+      }
+    }
+  }
+  return results;
+}
+
+async function memberPages(baseUrl: string, userToken: string): Promise<Map<string, Timed>> {
+  const results = new Map<string, Timed>();
+  for (const sort of SORTS.filter((sort) => !sort.startsWith('userId'))) {
+    const { medianMs, refusals } = await time(`${baseUrl}/orders?sort=${sort}`, userToken);
+    results.set(sort, { medianMs, statuses: refusals });
+  }
+  return results;
+}
+
+/** Reads an export for `seconds` (or to its end), counting rows as they arrive. */
+async function exportFor(baseUrl: string, query: string, token: string, seconds: number): Promise<ExportResult> {
+  const controller = new AbortController();
+  const started = performance.now();
+  const arrivals: Array<[atMs: number, rows: number]> = [];
+  let rows = 0;
+  const response = await fetch(`${baseUrl}/orders/export.ndjson?${query}`, {
+    headers: { authorization: `Bearer ${token}` },
+    signal: controller.signal,
+  });
+  if (!response.ok || !response.body) throw new Error(`export ${query} answered ${response.status}`);
+  let cut = false;
+  try {
+    for await (const chunk of response.body as AsyncIterable<Uint8Array>) {
+      rows += newlinesIn(chunk);
+      const at = performance.now() - started;
+      arrivals.push([at, rows]);
+      if (at > seconds * 1000) {
+        cut = true;
+        break;
+      }
+    }
+    // A complete export ends with its trailer line, which is no order.
+    if (!cut) rows -= 1;
+  } finally {
+    controller.abort();
+  }
+  const elapsed = arrivals.at(-1)?.[0] ?? 1;
+  const third = elapsed / 3;
+  const rowsAt = (atMs: number) => arrivals.filter(([at]) => at <= atMs).at(-1)?.[1] ?? 0;
+  return {
+    sort: query,
+    rows,
+    seconds: elapsed / 1000,
+    firstThird: rowsAt(third) / (third / 1000),
+    lastThird: (rows - rowsAt(elapsed - third)) / (third / 1000),
+  };
+}
+
+async function footprintOf(pair: GrowthPair): Promise<SizeResult['footprint']> {
+  const bytes = async (which: 'primary' | 'replica', indexesOnly: boolean) => {
+    const connection = await pair.root(which);
+    try {
+      const [[row]] = await connection.query<RowDataPacket[]>(
+        `SELECT SUM(${indexesOnly ? '0' : 'DATA_LENGTH'} + INDEX_LENGTH) AS bytes FROM information_schema.TABLES
+          WHERE TABLE_SCHEMA = 'orders_bench' AND TABLE_NAME IN ('orders', 'order_seats')`,
+      );
+      return Number(row.bytes);
+    } finally {
+      await connection.end();
+    }
+  };
+  const primary = await bytes('primary', false);
+  const replica = await bytes('replica', false);
+  return { primary, replica, replicaIndexes: replica - primary };
+}
+
+async function withService<T>(label: string, env: Record<string, string>, work: (baseUrl: string) => Promise<T>) {
+  let child: ChildProcess | undefined;
+  try {
+    child = await startVariant({ label, port: PORT, node: process.execPath, env });
+    return await work(`http://127.0.0.1:${PORT}`);
+  } finally {
+    if (child) await stop(child);
+  }
+}
+
+/**
+ * `--growth`: docs/API.md §14 measured. For each size, a primary and a replica in GTID replication holding that
+ * many orders (seeded once and kept, bench/lib/growth-servers.ts); every admin shape and a member's pages through
+ * the service with the replica; at the largest size, an export in every sort and every shape on the primary alone.
+ * Prints each shape class at each size side by side, with the ratio to the smallest.
+ */
+export async function run(adminToken: string, userToken: string, options: GrowthOptions): Promise<void> {
+  const sizes: SizeResult[] = [];
+  let exports: ExportResult[] = [];
+  let single: SingleResult[] = [];
+  for (const orders of options.sizes) {
+    console.error(`${format(orders)} orders: the pair`);
+    const pair = await growthPair(orders);
+    try {
+      const footprint = await footprintOf(pair);
+      const { shapes, member } = await withService('with replica', pair.environment, async (baseUrl) => {
+        console.error(`${format(orders)} orders: shapes with the replica`);
+        const shapes = await shapesOf(baseUrl, adminToken);
+        const member = await memberPages(baseUrl, userToken);
+        if (orders === Math.max(...options.sizes)) {
+          exports = [];
+          for (const sort of [...SORTS, 'orderStatus=REFUNDED&sort=userId,asc']) {
+            const query = sort.includes('=') ? sort : `sort=${sort}`;
+            console.error(`  export ${query}`);
+            exports.push(await exportFor(baseUrl, query, adminToken, options.exportSeconds));
+          }
+        }
+        return { shapes, member };
+      });
+      sizes.push({ orders, record: pair.record, shapes, member, footprint });
+      if (orders === Math.max(...options.sizes)) {
+        const primaryOnly = Object.fromEntries(
+          Object.entries(pair.environment).filter(([name]) => name !== 'DB_REPLICAS'),
+        );
+        single = await withService('single server', primaryOnly, (baseUrl) => singleServer(baseUrl, adminToken));
+      }
+    } finally {
+      await pair.stop();
+    }
+  }
+  report(sizes, exports, single);
+}
+
+/** Every shape once warmed, on the primary alone: each is answered 200 or refused, and how fast. */
+async function singleServer(baseUrl: string, adminToken: string): Promise<SingleResult[]> {
+  console.error('single server: every shape');
+  const results: SingleResult[] = [];
+  for (const [filter, filterQuery] of FILTER_SETS) {
+    for (const sort of SORTS) {
+      for (const page of PAGES) {
+        const url = `${baseUrl}/orders?${[filterQuery, `sort=${sort}`, `page=${page}`].filter(Boolean).join('&')}`;
+        const times: number[] = [];
+        let status = 0;
+        for (let attempt = 0; attempt < 3; attempt += 1) {
+          const started = performance.now();
+          const response = await fetch(url, { headers: { authorization: `Bearer ${adminToken}` } });
+          await response.arrayBuffer();
+          status = response.status;
+          if (attempt > 0) times.push(performance.now() - started);
+        }
+        results.push({ shape: key(filter, sort, page), status, ms: median(times) });
+      }
+    }
+  }
+  return results;
+}
+
+function report(sizes: SizeResult[], exports: ExportResult[], single: SingleResult[]): void {
+  const [base] = sizes;
+  const largest = sizes.at(-1)!;
+  console.log('\n## Seeding (kept between runs)\n');
+  console.log('| orders | load (migrate, seed, indexes, counts) | copy to the replica | replica indexes | total |');
+  console.log('|---|---|---|---|---|');
+  for (const { record } of sizes) {
+    console.log(
+      `| ${format(record.orders)} | ${record.loadSeconds} s | ${record.copySeconds} s | ${record.replicaIndexSeconds} s | ${record.totalSeconds} s |`,
+    );
+  }
+
+  console.log('\n## Footprint of `orders` and `order_seats` (data and indexes, InnoDB)\n');
+  console.log('| orders | primary | replica | of which the replica’s own indexes |');
+  console.log('|---|---|---|---|');
+  const gb = (bytes: number) => `${(bytes / 2 ** 30).toFixed(2)} GiB`;
+  for (const { orders, footprint } of sizes) {
+    console.log(
+      `| ${format(orders)} | ${gb(footprint.primary)} | ${gb(footprint.replica)} | ${gb(footprint.replicaIndexes)} |`,
+    );
+  }
+
+  console.log('\n## Admin shapes with the replica (one client, median of 3 after a warm-up)\n');
+  console.log(`| | ${sizes.map(({ orders }) => format(orders)).join(' | ')} |`);
+  console.log(`|---|${'---|'.repeat(sizes.length)}`);
+  const all = (size: SizeResult) => [...size.shapes.values()];
+  const row = (label: string, cell: (size: SizeResult) => string) =>
+    console.log(`| ${label} | ${sizes.map(cell).join(' | ')} |`);
+  row('answered 200 every time', (size) => String(all(size).filter((t) => t.statuses.length === 0).length));
+  for (const bound of [50, 100, 300]) {
+    row(`median ≤ ${bound} ms`, (size) => {
+      const within = all(size).filter((t) => t.medianMs <= bound).length;
+      return `${within} (${((within / all(size).length) * 100).toFixed(1)} %)`;
+    });
+  }
+  row('median of the medians', (size) => `${ms(median(all(size).map((t) => t.medianMs)))} ms`);
+  row('slowest', (size) => `${ms(Math.max(...all(size).map((t) => t.medianMs)))} ms`);
+  row(
+    'a member’s page, slowest sort',
+    (size) => `${ms(Math.max(...[...size.member.values()].map((t) => t.medianMs)))} ms`,
+  );
+
+  console.log(`\n### The slowest shapes at ${format(largest.orders)}\n`);
+  console.log(`| filter | sort | page | ${sizes.map(({ orders }) => format(orders)).join(' | ')} |`);
+  console.log(`|---|---|---|${'---|'.repeat(sizes.length)}`);
+  const slowest = [...largest.shapes].sort(([, a], [, b]) => b.medianMs - a.medianMs).slice(0, 10);
+  for (const [shape] of slowest) {
+    const [filter, sort, page] = shape.split('|');
+    console.log(
+      `| ${filter} | ${sort} | ${page} | ${sizes.map((size) => ms(size.shapes.get(shape)!.medianMs)).join(' | ')} |`,
+    );
+  }
+
+  console.log(
+    `\n### Shape classes (filter set × sort field, both directions and pages 1 and 50): slowest median, ms, and the ratio to ${format(base.orders)}\n`,
+  );
+  console.log(`| filter | ${SORT_FIELDS.join(' | ')} |`);
+  console.log(`|---|${'---|'.repeat(SORT_FIELDS.length)}`);
+  const classOf = (size: SizeResult, filter: string, field: string) =>
+    Math.max(
+      ...[...size.shapes]
+        .filter(([shape]) => shape.startsWith(`${filter}|${field},`))
+        .map(([, timed]) => timed.medianMs),
+    );
+  let worstRatio = { ratio: 0, label: '' };
+  for (const [filter] of FILTER_SETS) {
+    const cells = SORT_FIELDS.map((field) => {
+      const figures = sizes.map((size) => classOf(size, filter, field));
+      const ratio = figures.at(-1)! / figures[0];
+      if (ratio > worstRatio.ratio) worstRatio = { ratio, label: `${filter}, ${field}` };
+      return `${figures.map(ms).join(' → ')} (${ratio.toFixed(2)}×)`;
+    });
+    console.log(`| ${filter} | ${cells.join(' | ')} |`);
+  }
+  console.log(`\nLargest growth: ${worstRatio.label}, ${worstRatio.ratio.toFixed(2)}×`);
+
+  if (exports.length > 0) {
+    console.log(`\n## Exports at ${format(largest.orders)} (NDJSON, admin, read for up to the given time)\n`);
+    console.log('| query | rows | rows/s | first third, rows/s | last third, rows/s |');
+    console.log('|---|---|---|---|---|');
+    for (const result of exports) {
+      console.log(
+        `| ${result.sort} | ${format(result.rows)} | ${format(Math.round(result.rows / result.seconds))} | ${format(Math.round(result.firstThird))} | ${format(Math.round(result.lastThird))} |`,
+      );
+    }
+  }
+
+  if (single.length > 0) {
+    console.log(`\n## The primary alone at ${format(largest.orders)} (every shape, median of 2 after a warm-up)\n`);
+    const byStatus = new Map<number, SingleResult[]>();
+    for (const result of single) byStatus.set(result.status, [...(byStatus.get(result.status) ?? []), result]);
+    console.log('| answer | shapes | slowest |');
+    console.log('|---|---|---|');
+    for (const [status, results] of [...byStatus].sort(([a], [b]) => a - b)) {
+      console.log(`| ${status} | ${results.length} | ${ms(Math.max(...results.map((r) => r.ms)))} ms |`);
+    }
+    const refused = single.filter((result) => result.status === 422);
+    const classes = new Set(
+      refused.map(({ shape }) =>
+        shape
+          .split('|')
+          .slice(0, 2)
+          .join(', ')
+          .replace(/,(asc|desc)$/, ''),
+      ),
+    );
+    console.log(`\nRefused (422) classes: ${[...classes].join('; ')}`);
+  }
+}
