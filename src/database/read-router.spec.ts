@@ -9,7 +9,8 @@ import { buildDataSourceOptions } from './data-source-options';
 import { DatabaseSaturatedException, DatabaseUnavailableException } from './database-errors';
 import type { DatabaseServer, ServerHealth } from './database-server';
 import { DatabaseServers } from './database-servers';
-import { ReadRouter } from './read-router';
+import { NoCapableServerException, ReadRouter, type ServerCapability } from './read-router';
+import { catalogOf, type CatalogRow } from './server-catalog';
 import { parseGtidPosition } from './replication-lag';
 import { RequestDeadlines } from './request-deadline';
 import { giveUpAfterMs } from './server-attempt';
@@ -56,6 +57,18 @@ const servedBy = ({ reads, servers }: { reads: ReadRouter; servers: DatabaseServ
 
 const connectionReset = () => Object.assign(new Error('read ECONNRESET'), { code: 'ECONNRESET' });
 
+/** A server's catalog as the background read finds it: the orders table with these indexes, and about this many rows. */
+const holding = (server: DatabaseServer, indexes: string[], rows = 10_000_000) =>
+  server.recordCatalog(
+    catalogOf(
+      ['PRIMARY', ...indexes].map(
+        (indexName) => ({ tableName: 'orders', estimatedRows: rows, indexName }) as unknown as CatalogRow,
+      ),
+    ),
+  );
+/** A shape only an index named `x` bounds, as the listing would say of a sort by price. */
+const needsX: ServerCapability = (catalog) => catalog.indexes('orders').has('x');
+
 describe('ReadRouter', () => {
   let warnings: jest.SpiedFunction<Logger['warn']>;
 
@@ -67,6 +80,52 @@ describe('ReadRouter', () => {
 
   afterEach(() => {
     jest.restoreAllMocks();
+  });
+
+  describe('by what each server holds (docs/API.md §14)', () => {
+    it('sends a shape only to the servers that hold what it needs', async () => {
+      const setup = router();
+      const { reads, servers, one, two } = setup;
+      found(one, healthy);
+      found(two, healthy);
+      holding(two, ['x']);
+      const served = [];
+      for (let index = 0; index < 4; index += 1) {
+        served.push(await reads.withConnection(({ runner }) => Promise.resolve(servers.serverOf(runner)), needsX));
+      }
+      expect(served).toEqual(['replica-2', 'replica-2', 'replica-2', 'replica-2']);
+    });
+
+    it('refuses, without running the request, when no serving server holds it', async () => {
+      const setup = router();
+      found(setup.one, healthy);
+      const work = jest.fn(() => Promise.resolve('read'));
+      await expect(setup.reads.withConnection(work, needsX)).rejects.toBeInstanceOf(NoCapableServerException);
+      expect(() => setup.reads.pinned(needsX)).toThrow(NoCapableServerException);
+      expect(work).not.toHaveBeenCalled();
+    });
+
+    it('does not stand a lagging or stopped replica in for what the primary cannot serve', async () => {
+      const setup = router();
+      holding(setup.one, ['x']);
+      holding(setup.two, ['x']);
+      found(setup.one, { ...healthy, lagSeconds: 9 });
+      found(setup.two, { answering: true, replicating: false, problem: 'replication threads IO=No SQL=No' });
+      await expect(setup.reads.withConnection(() => Promise.resolve('read'), needsX)).rejects.toBeInstanceOf(
+        NoCapableServerException,
+      );
+    });
+
+    it('still reads a shape the primary can serve from the primary when the replicas cannot serve it', async () => {
+      const setup = router();
+      const { reads, servers, primary } = setup;
+      holding(primary, [], 500_000);
+      found(setup.one, healthy);
+      const smallTable: ServerCapability = (catalog) => catalog.estimatedRows('orders') <= 1_000_000;
+      expect(await reads.withConnection(({ runner }) => Promise.resolve(servers.serverOf(runner)), smallTable)).toBe(
+        'primary',
+      );
+    });
   });
 
   it('spreads requests over the healthy replicas in turn, never the primary', async () => {

@@ -4,6 +4,7 @@ import { Order } from './order.entity';
 import type { OrderFilters } from './query/list-orders-query';
 import { parseSort, ADMIN_SORT_FIELDS } from './query/sort';
 import { PRIMARY_KEY, ReadPlanner, type OrderColumn } from './read-plan';
+import { REPLICA_INDEXES } from './replica-indexes';
 
 /** The indexes the entity declares: the rules are tested against the schema the service runs on. */
 const indexes = getMetadataArgsStorage()
@@ -202,6 +203,55 @@ describe('ReadPlanner', () => {
     expect(planOf({ status: 'PAYMENT_COMPLETED', ...YEAR }, ['updatedAt,desc'], 20, 350_000, 500_000)).toEqual({
       indexes: [PRIMARY_KEY],
       rule: 'table-scan',
+    });
+  });
+
+  describe('docs/API.md §14: what the primary bounds, and what the replicas’ own indexes add', () => {
+    const onReplica = new ReadPlanner([...indexes, ...REPLICA_INDEXES]);
+    const FIELDS = ['orderId', 'userId', 'concertId', 'totalPrice', 'status', 'createdAt', 'updatedAt'];
+    const SORTS = FIELDS.flatMap((field) => [`${field},asc`, `${field},desc`]);
+    const FILTERS: OrderFilters[] = [{}, { status: 'REFUNDED' }, MONTH, { status: 'PAYMENT_COMPLETED', ...YEAR }];
+
+    it('bounds on the primary a member’s or concert’s orders in any sort, and the sorts its indexes read in order', () => {
+      for (const sort of SORTS) {
+        expect(planner.bounded({ userId: 1, status: 'REFUNDED' }, sortOf(sort))).toBe(true);
+        expect(planner.bounded({ concertId: 7, ...MONTH }, sortOf(sort))).toBe(true);
+      }
+      const boundedOnPrimary = SORTS.filter((sort) =>
+        FILTERS.every((filters) => planner.bounded(filters, sortOf(sort))),
+      );
+      expect(boundedOnPrimary).toEqual(['orderId,asc', 'orderId,desc', 'createdAt,desc']);
+    });
+
+    it('bounds every sort of every filter set with the replicas’ indexes', () => {
+      for (const filters of FILTERS) {
+        for (const sort of SORTS) expect([sort, onReplica.bounded(filters, sortOf(sort))]).toEqual([sort, true]);
+      }
+    });
+
+    it('walks a sort ending `orderId desc` forwards on an index storing `id` descending, and the other way backwards', () => {
+      expect(onReplica.plan({}, sortOf('totalPrice,asc'), 20)).toEqual({
+        indexes: ['idx_replica_orders_total_price_asc'],
+        rule: 'index-order',
+      });
+      expect(onReplica.plan({}, sortOf('totalPrice,desc'), 20)).toEqual({
+        indexes: ['idx_replica_orders_total_price_desc'],
+        rule: 'index-order',
+      });
+      expect(onReplica.plan({}, sortOf('createdAt,asc'), 20)).toEqual({
+        indexes: ['idx_replica_orders_created_asc'],
+        rule: 'index-order',
+      });
+    });
+
+    it('walks a sort’s index checking status and dates in its entries: a page of a month is a covering walk', () => {
+      // A month holds 41,000 of 1M orders: a page of 20 walks about 490 entries, checked without their rows.
+      expect(
+        onReplica.plan(MONTH, sortOf('updatedAt,desc'), 20, { matching: 41_000, table: TABLE, range: 41_000 }),
+      ).toEqual({
+        rule: 'walk',
+        indexes: ['idx_replica_orders_updated_desc'],
+      });
     });
   });
 });
