@@ -63,6 +63,16 @@ export function isDatabaseUnavailable(error: unknown): boolean {
   return false;
 }
 
+/**
+ * A statement named an index the server does not hold (MySQL's ER_KEY_DOES_NOT_EXITS): its indexes changed since
+ * they were last read (docs/API.md §14), e.g. a replica rebuilt from a copy of the primary.
+ */
+export function isMissingIndex(error: unknown): boolean {
+  const driverError = (error as { driverError?: { errno?: unknown } }).driverError ?? error;
+  return (driverError as { errno?: unknown }).errno === ER_KEY_DOES_NOT_EXITS;
+}
+const ER_KEY_DOES_NOT_EXITS = 1176;
+
 /** A failure in a few words for a log line: the driver's code when it has one. */
 export const reasonOf = (error: unknown): string =>
   (error as { code?: string }).code ?? (error instanceof Error ? error.message : String(error));

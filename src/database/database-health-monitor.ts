@@ -6,7 +6,7 @@ import { performance } from 'node:perf_hooks';
 import type { DatabaseServer, ServerHealth, ServerName } from './database-server';
 import { DatabaseServers } from './database-servers';
 import { parseGtidPosition, PrimaryTimeline } from './replication-lag';
-import { CATALOG_STATEMENT, catalogOf, type CatalogRow } from './server-catalog';
+import { CATALOG_STATEMENT, catalogOf, UNKNOWN_CATALOG, type CatalogRow } from './server-catalog';
 
 /** Health is checked about once a second (docs/ARCHITECTURE.md, "Read routing"), whatever asks for it. */
 export const CHECK_INTERVAL_MS = 1000;
@@ -143,7 +143,8 @@ export class DatabaseHealthMonitor implements OnApplicationBootstrap, BeforeAppl
   private async readCatalog(server: DatabaseServer): Promise<void> {
     if (!server.isMysql) return;
     const readAt = this.catalogReadAt.get(server);
-    if (readAt !== undefined && this.clock.now() - readAt < CATALOG_INTERVAL_MS) return;
+    const forgotten = server.catalog === UNKNOWN_CATALOG;
+    if (!forgotten && readAt !== undefined && this.clock.now() - readAt < CATALOG_INTERVAL_MS) return;
     try {
       server.recordCatalog(catalogOf(await server.check<CatalogRow>(CATALOG_STATEMENT)));
       this.catalogReadAt.set(server, this.clock.now());

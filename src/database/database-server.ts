@@ -94,6 +94,11 @@ export class DatabaseServer {
     this.held = catalog;
   }
 
+  /** What it holds is no longer known (a statement named an index it lacks): read again at the next check. */
+  forgetCatalog(): void {
+    if (this.isMysql) this.held = UNKNOWN_CATALOG;
+  }
+
   get health(): Readonly<ServerHealth> {
     return this.current;
   }

@@ -5,6 +5,7 @@ import {
   DatabaseSaturatedException,
   DatabaseUnavailableException,
   isDatabaseUnavailable,
+  isMissingIndex,
   reasonOf,
 } from './database-errors';
 import type { DatabaseServer } from './database-server';
@@ -139,12 +140,20 @@ export class ReadRouter {
     try {
       return await attempt(first, mayGiveUp);
     } catch (error) {
-      if (!this.isServerFailure(error)) throw error;
-      // Readiness reads the same state: a failed server is not ready until a later check finds it answering.
-      first.markFailed(error instanceof ServerNotAnsweringException ? error.why : reasonOf(error));
+      if (isMissingIndex(error)) {
+        // Its indexes changed since they were read: forgotten until the next check reads them, and the request is
+        // retried where it can be served. The server itself answers.
+        first.forgetCatalog();
+      } else {
+        if (!this.isServerFailure(error)) throw error;
+        // Readiness reads the same state: a failed server is not ready until a later check finds it answering.
+        first.markFailed(error instanceof ServerNotAnsweringException ? error.why : reasonOf(error));
+      }
       if (this.servers.replicas.length === 0) throw error;
-      const second = this.capableOf(serves).length > 0 ? this.pickAmong(this.capableOf(serves), first) : first;
-      if (second === first) throw error;
+      const capable = this.capableOf(serves);
+      const second = capable.length > 0 ? this.pickAmong(capable, first) : first;
+      // Nowhere else to go: for a server found not to hold what it was thought to, as if it had been known before.
+      if (second === first) throw isMissingIndex(error) ? new NoCapableServerException() : error;
       return await attempt(second, false);
     }
   }

@@ -132,25 +132,26 @@ export class ReadPlanner {
       { indexes: [PRIMARY_KEY], rule: 'table-scan', cost: table * SCAN_ROW },
     ];
     for (const index of [primary, ...this.indexes].filter((index) => readsInOrder(index, [], order))) {
-      // Within the date range when the index holds it; its matches assumed spread evenly over what is walked.
+      // Within the date range when the index holds it; its matches assumed spread evenly over what is walked, but
+      // where the index follows creation time, which puts the matches of a date range in one stretch of it.
       const walkable = holdsDateRange(index, filtered) ? (sizes.range ?? table) : table;
-      const walked = Math.min(walkable, matching === 0 ? walkable : (rowsWanted * walkable) / matching);
+      const walked = walksAcrossDates(index, filtered)
+        ? walkable
+        : Math.min(walkable, matching === 0 ? walkable : (rowsWanted * walkable) / matching);
       // An entry that holds every filtered column is checked without reading its row.
       const perEntry = index === primary ? SCAN_ROW : holdsAll(index, filtered) ? COVERING_ROW : LOOKUP_ROW;
       candidates.push({ indexes: [index.name], rule: 'walk', cost: walked * perEntry });
     }
-    const filterIndex = this.indexes.find((index) => holdsAsOneRange(index, fixed, filtered));
-    if (filterIndex) {
-      const covering = order.every(({ column }) => column === 'id' || filterIndex.columns.includes(column));
-      candidates.push({
-        indexes: [filterIndex.name],
-        rule: 'filter-index',
-        cost: matching * (covering ? COVERING_ROW : LOOKUP_ROW),
-      });
+    // Every index range that holds the filters, its entries sorted: covering, or with a lookup per entry.
+    for (const index of this.indexes.filter((index) => holdsAsOneRange(index, fixed, filtered))) {
+      const perEntry = covers(index, filtered, order) ? COVERING_ROW : LOOKUP_ROW;
+      candidates.push({ indexes: [index.name], rule: 'filter-index', cost: matching * perEntry });
     }
-    const datesIndex = this.indexes.find((index) => holdsDateRange(index, filtered));
-    if (datesIndex && sizes.range !== undefined) {
-      candidates.push({ indexes: [datesIndex.name], rule: 'filter-index', cost: sizes.range * LOOKUP_ROW });
+    if (sizes.range !== undefined) {
+      for (const index of this.indexes.filter((index) => holdsDateRange(index, filtered))) {
+        const perEntry = covers(index, filtered, order) ? COVERING_ROW : LOOKUP_ROW;
+        candidates.push({ indexes: [index.name], rule: 'filter-index', cost: sizes.range * perEntry });
+      }
     }
     const { indexes, rule } = candidates.reduce((best, candidate) => (candidate.cost < best.cost ? candidate : best));
     return { indexes, rule };
@@ -182,8 +183,11 @@ export class ReadPlanner {
     const primary: OrdersIndex = { name: PRIMARY_KEY, columns: ['id'] };
     return [primary, ...this.indexes].some(
       (index) =>
-        readsInOrder(index, [], order) ||
-        (holdsAsOneRange(index, fixed, filtered) && readsInOrder(index, fixed, order)),
+        (readsInOrder(index, [], order) && !walksAcrossDates(index, filtered)) ||
+        (holdsAsOneRange(index, fixed, filtered) && readsInOrder(index, fixed, order)) ||
+        // The dates' range read from entries that hold everything, however sorted: bounded by the orders the
+        // filters select, as docs/API.md §14 allows.
+        (index.columns[0] === 'createdAt' && filtered.includes('createdAt') && covers(index, filtered, order)),
     );
   }
 
@@ -231,6 +235,28 @@ function holdsAsOneRange(index: OrdersIndex, fixed: readonly OrderColumn[], filt
     fixed.every((column) => leading.slice(0, fixed.length).includes(column)) &&
     filtered.every((column) => leading.includes(column))
   );
+}
+
+/**
+ * Columns whose order follows creation time: an order is updated after it is placed (in the bench data within the
+ * hour). Walking such an index passes the orders created outside a date range in one stretch before reaching
+ * the range's, rather than a share of them spread evenly; so a walk of it is costed as the whole of it, and does
+ * not bound a date-filtered page. (Order ids follow creation time too where orders are inserted as they are placed;
+ * the bench data's ids do not, docs/SCALING.md.)
+ */
+const FOLLOWS_CREATION: ReadonlyArray<OrderColumn> = ['updatedAt'];
+
+function walksAcrossDates(index: OrdersIndex, filtered: readonly OrderColumn[]): boolean {
+  return filtered.includes('createdAt') && FOLLOWS_CREATION.includes(index.columns[0]);
+}
+
+/** The index's entries hold every filtered column and every column of the order: read and sorted without rows. */
+function covers(
+  index: OrdersIndex,
+  filtered: readonly OrderColumn[],
+  order: ReadonlyArray<{ column: OrderColumn }>,
+): boolean {
+  return holdsAll(index, filtered) && order.every(({ column }) => column === 'id' || index.columns.includes(column));
 }
 
 function holdsAll(index: OrdersIndex, columns: readonly OrderColumn[]): boolean {

@@ -57,4 +57,11 @@ export const REPLICA_INDEXES: readonly ReplicaIndex[] = [
   replicaIndex('updatedAt', 'asc', 'updated'),
   replicaIndex('updatedAt', 'desc', 'updated'),
   replicaIndex('createdAt', 'asc', 'created'),
+  // A date range sorted by update time: update time follows creation time, so no walk of an index in that order
+  // reaches a range's orders soon; the range is read from entries holding the sort key and the status, and sorted.
+  {
+    name: 'idx_replica_orders_created_updated',
+    columns: ['createdAt', 'updatedAt', 'id', 'status'],
+    sqlColumns: ['created_at', 'updated_at', 'id', 'status'],
+  },
 ];
