@@ -77,12 +77,18 @@ async function memberPages(baseUrl: string, userToken: string): Promise<Map<stri
 }
 
 /** Reads an export for `seconds` (or to its end), counting rows as they arrive. */
-async function exportFor(baseUrl: string, query: string, token: string, seconds: number): Promise<ExportResult> {
+async function exportFor(
+  baseUrl: string,
+  media: 'csv' | 'ndjson',
+  query: string,
+  token: string,
+  seconds: number,
+): Promise<ExportResult> {
   const controller = new AbortController();
   const started = performance.now();
   const arrivals: Array<[atMs: number, rows: number]> = [];
   let rows = 0;
-  const response = await fetch(`${baseUrl}/orders/export.ndjson?${query}`, {
+  const response = await fetch(`${baseUrl}/orders/export.${media}?${query}`, {
     headers: { authorization: `Bearer ${token}` },
     signal: controller.signal,
   });
@@ -107,8 +113,9 @@ async function exportFor(baseUrl: string, query: string, token: string, seconds:
         break;
       }
     }
-    // A complete export ends with its trailer line, which is no order.
-    if (!cut) rows -= 1;
+    // A CSV export begins with its header line; a complete NDJSON one ends with its trailer line: neither is an order.
+    if (media === 'csv') rows -= 1;
+    else if (!cut) rows -= 1;
   } finally {
     controller.abort();
   }
@@ -116,7 +123,7 @@ async function exportFor(baseUrl: string, query: string, token: string, seconds:
   const third = elapsed / 3;
   const rowsAt = (atMs: number) => arrivals.filter(([at]) => at <= atMs).at(-1)?.[1] ?? 0;
   return {
-    sort: query,
+    sort: `${media} ${query}`,
     rows,
     seconds: elapsed / 1000,
     firstThird: rowsAt(third) / (third / 1000),
@@ -195,10 +202,15 @@ export async function run(adminToken: string, userToken: string, options: Growth
         const member = await memberPages(baseUrl, userToken);
         if (orders === Math.max(...options.sizes)) {
           exports = [];
-          for (const sort of [...SORTS, 'orderStatus=REFUNDED&sort=userId,asc']) {
-            const query = sort.includes('=') ? sort : `sort=${sort}`;
-            console.error(`  export ${query}`);
-            exports.push(await exportFor(baseUrl, query, adminToken, options.exportSeconds));
+          const queries = [...SORTS.map((sort) => `sort=${sort}`), 'orderStatus=REFUNDED&sort=userId,asc'];
+          const runs: Array<['csv' | 'ndjson', string]> = [
+            ...queries.map((query): ['csv', string] => ['csv', query]),
+            ['ndjson', 'sort=createdAt,desc'],
+            ['ndjson', 'sort=totalPrice,asc'],
+          ];
+          for (const [media, query] of runs) {
+            console.error(`  export ${media} ${query}`);
+            exports.push(await exportFor(baseUrl, media, query, adminToken, options.exportSeconds));
           }
         }
         return { shapes, member };
@@ -318,7 +330,7 @@ function report(sizes: SizeResult[], exports: ExportResult[], single: SingleResu
   console.log(`\nLargest growth: ${worstRatio.label}, ${worstRatio.ratio.toFixed(2)}×`);
 
   if (exports.length > 0) {
-    console.log(`\n## Exports at ${format(largest.orders)} (NDJSON, admin, read for up to the given time)\n`);
+    console.log(`\n## Exports at ${format(largest.orders)} (admin, each read for up to the given time)\n`);
     console.log('| query | rows | rows/s | first third, rows/s | last third, rows/s |');
     console.log('|---|---|---|---|---|');
     for (const result of exports) {
