@@ -244,6 +244,23 @@ describe('ReadPlanner', () => {
       });
     });
 
+    it('sorts a member’s orders from a replica’s covering entries, and reads them in order where an index is in it', () => {
+      expect(onReplica.plan({ userId: 1, status: 'REFUNDED' }, sortOf('totalPrice,desc'), 20)).toEqual({
+        rule: 'member-or-concert',
+        indexes: ['idx_replica_orders_user_cover'],
+      });
+      expect(onReplica.plan({ userId: 1, concertId: 7 }, sortOf('updatedAt,asc'), 20)).toEqual({
+        rule: 'member-or-concert',
+        indexes: ['idx_replica_orders_user_cover', 'idx_replica_orders_concert_cover'],
+      });
+      expect(onReplica.plan({ userId: 1 }, sortOf('createdAt,desc'), 20)).toEqual({
+        rule: 'member-or-concert',
+        indexes: ['idx_orders_user_created'],
+      });
+      // The primary has no covering index: the member's range, as before.
+      expect(planner.plan({ userId: 1 }, sortOf('totalPrice,desc'), 20)?.indexes).toEqual(['idx_orders_user_created']);
+    });
+
     it('walks a sort’s index checking the status in its entries, without reading rows', () => {
       // Refunded orders are 8 % of 1M: a page of 20 walks about 250 entries of the price index.
       expect(

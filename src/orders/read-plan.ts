@@ -115,7 +115,16 @@ export class ReadPlanner {
     const selective = this.indexes.filter(
       (index) => fixed.includes(index.columns[0]) && SELECTIVE_FILTERS.includes(index.columns[0]),
     );
-    if (selective.length > 0) return { indexes: selective.map((index) => index.name), rule: 'member-or-concert' };
+    if (selective.length > 0) {
+      // Where the server holds a member's or concert's index whose entries carry every column the sort and filters
+      // need (a replica's), the range is sorted without reading its rows; one in the sort's order is read as is.
+      const inOrder = selective.find(
+        (index) => holdsAsOneRange(index, fixed, filtered) && readsInOrder(index, fixed, order),
+      );
+      const covering = selective.filter((index) => covers(index, filtered, order));
+      const chosen = inOrder ? [inOrder] : covering.length > 0 ? covering : selective;
+      return { indexes: chosen.map((index) => index.name), rule: 'member-or-concert' };
+    }
     const primary: OrdersIndex = { name: PRIMARY_KEY, columns: ['id'] };
     const inOrder = [primary, ...this.indexes].find(
       (index) => holdsAsOneRange(index, fixed, filtered) && readsInOrder(index, fixed, order),
