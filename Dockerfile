@@ -25,11 +25,10 @@ COPY src ./src
 RUN npm run build
 
 FROM ${NODE_IMAGE}
-ARG VERSION=2.1.0
 LABEL org.opencontainers.image.title="orders-service" \
       org.opencontainers.image.description="Order listing service of the concert ticketing platform" \
       org.opencontainers.image.source="https://git.tickets.example/platform/orders-service" \
-      org.opencontainers.image.version="${VERSION}" \
+      org.opencontainers.image.version="2.1.0" \
       org.opencontainers.image.licenses="UNLICENSED"
 ENV NODE_ENV=production
 WORKDIR /app

@@ -134,11 +134,11 @@ describe('bursts of clients against the production start command', () => {
     });
   }, 120_000);
 
-  it('types at least 95 % of the refusals of 400 clients at a 250 ms deadline as busy, the database being healthy', async () => {
+  it('types at least 80 % of the refusals of 400 clients at a 250 ms deadline as busy, the database being healthy', async () => {
     // The database is blamed once it has answered nothing for half the deadline. On two cores shared by this client,
-    // the service and MariaDB, a healthy server falls silent for 50–100 ms now and then under this load (measured:
-    // up to 22 % of the refusals at a 100 ms deadline were such silences, truthfully typed); at 250 ms the silence
-    // must last 125 ms, which only a server in trouble reaches.
+    // the service and MariaDB, a healthy server falls silent now and then under this load, and such a silence is
+    // truthfully typed: up to 22 % of the refusals at a 100 ms deadline, and 0.2–12 % at 250 ms on fresh CI
+    // machines. The rule this replaced typed 90 % of them as the database's: 80 % busy tells the two apart.
     await withService({ DB_QUERY_TIMEOUT_MS: '250' }, async (service) => {
       for (let round = 0; round < 10; round += 1) await burst(service, 10);
       const refusals = new Map<string, number>();
@@ -167,7 +167,7 @@ describe('bursts of clients against the production start command', () => {
         `400 clients × 8 at a 250 ms deadline: ${served} served, refusals ${JSON.stringify(Object.fromEntries(refusals))}\n`,
       );
       expect(served + refused).toBe(3200);
-      expect(busy).toBeGreaterThanOrEqual(Math.ceil(refused * 0.95));
+      expect(busy).toBeGreaterThanOrEqual(Math.ceil(refused * 0.8));
     });
   }, 120_000);
 
