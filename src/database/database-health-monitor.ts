@@ -15,6 +15,8 @@ export const CHECK_INTERVAL_MS = 1000;
  * after it did not: a replica rebuilt from a copy of the primary comes back without its own indexes.
  */
 export const CATALOG_INTERVAL_MS = 30_000;
+/** How soon a catalog that is not known is read again. */
+const CATALOG_RETRY_MS = 5000;
 /** The primary's positions are remembered this long; a replica further behind is reported at least this stale. */
 const TIMELINE_KEEP_MS = 10 * 60_000;
 /** MySQL has no `@@gtid_binlog_pos` / `@@gtid_slave_pos`; there the replica's own estimate is used. */
@@ -143,13 +145,14 @@ export class DatabaseHealthMonitor implements OnApplicationBootstrap, BeforeAppl
   private async readCatalog(server: DatabaseServer): Promise<void> {
     if (!server.isMysql) return;
     const readAt = this.catalogReadAt.get(server);
-    const forgotten = server.catalog === UNKNOWN_CATALOG;
-    if (!forgotten && readAt !== undefined && this.clock.now() - readAt < CATALOG_INTERVAL_MS) return;
+    // Not known (never read, forgotten, or the last read failed): read again soon, but not in every round.
+    const intervalMs = server.catalog === UNKNOWN_CATALOG ? CATALOG_RETRY_MS : CATALOG_INTERVAL_MS;
+    if (readAt !== undefined && this.clock.now() - readAt < intervalMs) return;
+    this.catalogReadAt.set(server, this.clock.now());
     try {
       server.recordCatalog(catalogOf(await server.check<CatalogRow>(CATALOG_STATEMENT)));
-      this.catalogReadAt.set(server, this.clock.now());
     } catch {
-      // The health check itself says whether the server answers; the catalog waits for the next round.
+      // The health check itself says whether the server answers; the catalog is read again later.
     }
   }
 
