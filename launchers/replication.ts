@@ -11,6 +11,46 @@ export const REPLICATED_DATABASE = 'orders_test';
 export const SERVICE_USER = { user: 'orders_service', password: 'service-secret' };
 const REPLICATION_USER = { user: 'replicator', password: 'replicator-secret' };
 
+export interface ReplicationUsers {
+  service: { user: string; password: string };
+  replication: { user: string; password: string };
+}
+
+/**
+ * On a primary: the database, the replication user, and the service's user with the grants the README asks for
+ * (`SELECT`, and `SLAVE MONITOR` to read replication status); they replicate with everything else.
+ */
+export async function createReplicatedDatabase(
+  primaryRoot: Connection,
+  database: string,
+  { service, replication }: ReplicationUsers = { service: SERVICE_USER, replication: REPLICATION_USER },
+): Promise<void> {
+  await primaryRoot.query(`
+    CREATE DATABASE ${database} CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci;
+    CREATE USER '${replication.user}'@'%' IDENTIFIED BY '${replication.password}';
+    GRANT REPLICATION SLAVE ON *.* TO '${replication.user}'@'%';
+    CREATE USER '${service.user}'@'%' IDENTIFIED BY '${service.password}';
+    GRANT SELECT ON ${database}.* TO '${service.user}'@'%';
+    GRANT SLAVE MONITOR ON *.* TO '${service.user}'@'%';
+  `);
+}
+
+/** Points a replica at the primary on `primaryPort` by GTID (again, after either restarted) and starts it. */
+export async function pointReplicaAt(
+  replicaRoot: Connection,
+  primaryPort: number,
+  { user, password }: ReplicationUsers['replication'] = REPLICATION_USER,
+  delaySeconds = 0,
+): Promise<void> {
+  await replicaRoot.query(`
+    STOP SLAVE;
+    CHANGE MASTER TO MASTER_HOST='127.0.0.1', MASTER_PORT=${primaryPort},
+      MASTER_USER='${user}', MASTER_PASSWORD='${password}',
+      MASTER_USE_GTID=slave_pos, MASTER_CONNECT_RETRY=1, MASTER_HEARTBEAT_PERIOD=1, MASTER_DELAY=${delaySeconds};
+    START SLAVE;
+  `);
+}
+
 export interface ReplicatedMysql {
   primary: ThrowawayMysql;
   replica: ThrowawayMysql;
@@ -64,24 +104,9 @@ export async function startReplicatedMysql(): Promise<ReplicatedMysql> {
 async function replicate(primary: ThrowawayMysql, replica: ThrowawayMysql): Promise<ReplicatedMysql> {
   let primaryRoot = await rootConnection(primary.port);
   let replicaRoot = await rootConnection(replica.port);
-  await primaryRoot.query(`
-    CREATE DATABASE ${REPLICATED_DATABASE} CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci;
-    CREATE USER '${REPLICATION_USER.user}'@'%' IDENTIFIED BY '${REPLICATION_USER.password}';
-    GRANT REPLICATION SLAVE ON *.* TO '${REPLICATION_USER.user}'@'%';
-    CREATE USER '${SERVICE_USER.user}'@'%' IDENTIFIED BY '${SERVICE_USER.password}';
-    GRANT SELECT ON ${REPLICATED_DATABASE}.* TO '${SERVICE_USER.user}'@'%';
-    GRANT SLAVE MONITOR ON *.* TO '${SERVICE_USER.user}'@'%';
-  `);
+  await createReplicatedDatabase(primaryRoot, REPLICATED_DATABASE);
 
-  const setDelay = async (seconds: number) => {
-    await replicaRoot.query(`
-      STOP SLAVE;
-      CHANGE MASTER TO MASTER_HOST='127.0.0.1', MASTER_PORT=${primary.port},
-        MASTER_USER='${REPLICATION_USER.user}', MASTER_PASSWORD='${REPLICATION_USER.password}',
-        MASTER_USE_GTID=slave_pos, MASTER_CONNECT_RETRY=1, MASTER_HEARTBEAT_PERIOD=1, MASTER_DELAY=${seconds};
-      START SLAVE;
-    `);
-  };
+  const setDelay = (seconds: number) => pointReplicaAt(replicaRoot, primary.port, REPLICATION_USER, seconds);
   await setDelay(0);
 
   const primaryDataSource = new DataSource(

@@ -7,6 +7,7 @@ import { migrateServers } from '../../src/cli/migrate-servers';
 import { toDatabaseConfig } from '../../src/config/database.config';
 import { validateEnvironment } from '../../src/config/environment';
 import { startThrowawayMysql, type ThrowawayMysql } from '../../launchers/mysql-server';
+import { createReplicatedDatabase, pointReplicaAt } from '../../launchers/replication';
 import { waitFor } from '../../launchers/wait-for';
 
 /** Where the pairs live between runs: seeding ten million orders is done once. */
@@ -86,14 +87,7 @@ async function seed(directory: string, orders: number): Promise<SeedRecord> {
   });
   try {
     const root = await rootConnection(loader.port);
-    await root.query(`
-      CREATE DATABASE ${GROWTH_DATABASE} CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci;
-      CREATE USER '${REPLICATION_USER.user}'@'%' IDENTIFIED BY '${REPLICATION_USER.password}';
-      GRANT REPLICATION SLAVE ON *.* TO '${REPLICATION_USER.user}'@'%';
-      CREATE USER '${SERVICE_USER.user}'@'%' IDENTIFIED BY '${SERVICE_USER.password}';
-      GRANT SELECT ON ${GROWTH_DATABASE}.* TO '${SERVICE_USER.user}'@'%';
-      GRANT SLAVE MONITOR ON *.* TO '${SERVICE_USER.user}'@'%';
-    `);
+    await createReplicatedDatabase(root, GROWTH_DATABASE, { service: SERVICE_USER, replication: REPLICATION_USER });
     await root.end();
     const maintenance = environmentOf(loader.port, { user: 'root', password: '' });
     await migrateServers(toDatabaseConfig(validateEnvironment(maintenance)), (line) => console.error(line));
@@ -150,13 +144,7 @@ async function startPair(directory: string): Promise<{ primary: ThrowawayMysql; 
     );
     const root = await rootConnection(replica.port);
     try {
-      await root.query(`
-        STOP SLAVE;
-        CHANGE MASTER TO MASTER_HOST='127.0.0.1', MASTER_PORT=${primary.port},
-          MASTER_USER='${REPLICATION_USER.user}', MASTER_PASSWORD='${REPLICATION_USER.password}',
-          MASTER_USE_GTID=slave_pos, MASTER_CONNECT_RETRY=1, MASTER_HEARTBEAT_PERIOD=1;
-        START SLAVE;
-      `);
+      await pointReplicaAt(root, primary.port, REPLICATION_USER);
       await waitFor('the replica to replicate', async () => {
         const [[status]] = await root.query<RowDataPacket[]>('SHOW REPLICA STATUS');
         return status?.Slave_IO_Running === 'Yes' && status?.Slave_SQL_Running === 'Yes';

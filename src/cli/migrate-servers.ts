@@ -42,29 +42,31 @@ export async function migrateServers(config: DatabaseConfig, log: (line: string)
   }
 }
 
+/** Where a statement can be sent: a DataSource or one of its query runners. */
+interface Queryable {
+  query(sql: string, parameters?: unknown[]): Promise<unknown>;
+}
+
+/** MariaDB and MySQL name their GTID positions, and the wait for one, differently. */
+async function isMariaDb(server: Queryable): Promise<boolean> {
+  const [{ mariadb }] = (await server.query('SELECT VERSION() LIKE "%MariaDB%" AS mariadb')) as Array<{
+    mariadb: number | string;
+  }>;
+  return Number(mariadb) === 1;
+}
+
 /** The primary's GTID position (MariaDB's `gtid_binlog_pos`, MySQL's `gtid_executed`). */
-async function gtidPosition(primary: DataSource): Promise<string> {
-  const [{ mariadb }] = await primary.query<Array<{ mariadb: number | string }>>(
-    'SELECT VERSION() LIKE "%MariaDB%" AS mariadb',
-  );
-  const variable = Number(mariadb) === 1 ? '@@global.gtid_binlog_pos' : '@@global.gtid_executed';
-  const [{ position }] = await primary.query<Array<{ position: string }>>(`SELECT ${variable} AS position`);
+async function gtidPosition(primary: Queryable): Promise<string> {
+  const variable = (await isMariaDb(primary)) ? '@@global.gtid_binlog_pos' : '@@global.gtid_executed';
+  const [{ position }] = (await primary.query(`SELECT ${variable} AS position`)) as Array<{ position: string }>;
   return position;
 }
 
-async function waitForPosition(
-  runner: { query(sql: string, parameters?: unknown[]): Promise<unknown> },
-  position: string,
-  name: string,
-): Promise<void> {
-  const [{ mariadb }] = (await runner.query('SELECT VERSION() LIKE "%MariaDB%" AS mariadb')) as Array<{
-    mariadb: number | string;
-  }>;
-  const wait =
-    Number(mariadb) === 1
-      ? 'SELECT MASTER_GTID_WAIT(?, ?) AS outcome'
-      : 'SELECT WAIT_FOR_EXECUTED_GTID_SET(?, ?) AS outcome';
-  const [{ outcome }] = (await runner.query(wait, [position, REPLICA_CATCH_UP_S])) as Array<{ outcome: number }>;
+async function waitForPosition(replica: Queryable, position: string, name: string): Promise<void> {
+  const wait = (await isMariaDb(replica))
+    ? 'SELECT MASTER_GTID_WAIT(?, ?) AS outcome'
+    : 'SELECT WAIT_FOR_EXECUTED_GTID_SET(?, ?) AS outcome';
+  const [{ outcome }] = (await replica.query(wait, [position, REPLICA_CATCH_UP_S])) as Array<{ outcome: number }>;
   if (Number(outcome) !== 0) {
     throw new Error(`${name} has not applied the primary's migrations within ${REPLICA_CATCH_UP_S} s (at ${position})`);
   }

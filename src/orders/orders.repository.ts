@@ -150,10 +150,19 @@ export class OrdersRepository {
    * database always.
    */
   servers(filters: OrderFilters, sort: SortKey[]): ServerCapability {
-    return (catalog) =>
-      catalog.embedded ||
-      catalog.estimatedRows(ORDERS_TABLE) <= this.fullSortMaxOrders ||
-      (this.plannerFor(catalog)?.bounded(filters, sort) ?? true);
+    // Routing asks of a server more than once per request (its pick, whether another could take a retry).
+    const answers = new Map<ServerCatalog, boolean>();
+    return (catalog) => {
+      let serves = answers.get(catalog);
+      if (serves === undefined) {
+        serves =
+          catalog.embedded ||
+          catalog.estimatedRows(ORDERS_TABLE) <= this.fullSortMaxOrders ||
+          (this.plannerFor(catalog)?.bounded(filters, sort) ?? true);
+        answers.set(catalog, serves);
+      }
+      return serves;
+    };
   }
 
   /** Whether the page's plan depends on how many orders match: the caller then asks for `sizes` first. */

@@ -126,6 +126,22 @@ describe('replica-only read indexes', () => {
       ...new Set([...after].filter(([key, count]) => count > (before.get(key) ?? 0)).map(([key]) => key.split(' ')[0])),
     ].sort();
 
+  /** Drops the listing indexes on the replica alone, as a replica rebuilt from a copy of the primary lacks them. */
+  const dropReplicaIndexes = () =>
+    pair
+      .root('replica')
+      .query(
+        `SET SESSION sql_log_bin = 0; ALTER TABLE orders_test.orders ${REPLICA_INDEXES.map((index) => `DROP INDEX ${index.name}`).join(', ')}; SET SESSION sql_log_bin = 1`,
+      );
+
+  /** Lists until the replica, found healthy by the application's checks, answers. */
+  const untilReadFromReplica = (app: TestApp) =>
+    waitFor('the replica to be read from', async () => {
+      const before = await statements(app);
+      await list(app, '');
+      return serversBetween(before, await statements(app)).includes('replica-1');
+    });
+
   /** The page the plain query reads, without hints, on the primary. */
   async function plainPage(shape: Shape, orderBy: string, page: number): Promise<number[]> {
     const [rows] = await pair
@@ -185,11 +201,7 @@ describe('replica-only read indexes', () => {
     }, 60_000);
 
     it('brings back a replica that lost them, as one rebuilt from a copy of the primary has', async () => {
-      await pair
-        .root('replica')
-        .query(
-          `SET SESSION sql_log_bin = 0; ALTER TABLE orders_test.orders ${REPLICA_INDEXES.map((index) => `DROP INDEX ${index.name}`).join(', ')}; SET SESSION sql_log_bin = 1`,
-        );
+      await dropReplicaIndexes();
       expect(await indexesOn('replica')).toEqual([]);
       await migrate();
       expect(await indexesOn('replica')).toEqual(REPLICA_INDEX_NAMES);
@@ -204,11 +216,7 @@ describe('replica-only read indexes', () => {
     beforeAll(async () => {
       await migrate();
       app = await startApp({ ...pair.environment, ...LARGE });
-      await waitFor('the replica to be read from', async () => {
-        const before = await statements(app);
-        await list(app, '');
-        return serversBetween(before, await statements(app)).includes('replica-1');
-      });
+      await untilReadFromReplica(app);
     }, 60_000);
 
     it.each(SHAPES.flatMap((shape) => SORTS.map(([sort, orderBy]) => ({ shape, sort, orderBy }))))(
@@ -290,18 +298,10 @@ describe('replica-only read indexes', () => {
     }, 60_000);
 
     it('detects a replica without its indexes: sends it only what it can serve, and refuses the rest', async () => {
-      await pair
-        .root('replica')
-        .query(
-          `SET SESSION sql_log_bin = 0; ALTER TABLE orders_test.orders ${REPLICA_INDEXES.map((index) => `DROP INDEX ${index.name}`).join(', ')}; SET SESSION sql_log_bin = 1`,
-        );
+      await dropReplicaIndexes();
       try {
         const app = await startApp({ ...pair.environment, ...LARGE });
-        await waitFor('the replica to be read from', async () => {
-          const before = await statements(app);
-          await list(app, '');
-          return serversBetween(before, await statements(app)).includes('replica-1');
-        });
+        await untilReadFromReplica(app);
         const before = await statements(app);
         const refused = await list(app, 'sort=totalPrice,asc');
         expect(refused.status).toBe(422);
@@ -319,11 +319,7 @@ describe('replica-only read indexes', () => {
       const app = await startApp({ ...pair.environment, ...LARGE });
       const sortedByPrice = () => list(app, 'sort=totalPrice,asc');
       await waitFor('the replica to serve', async () => (await sortedByPrice()).status === 200);
-      await pair
-        .root('replica')
-        .query(
-          `SET SESSION sql_log_bin = 0; ALTER TABLE orders_test.orders ${REPLICA_INDEXES.map((index) => `DROP INDEX ${index.name}`).join(', ')}; SET SESSION sql_log_bin = 1`,
-        );
+      await dropReplicaIndexes();
       try {
         // The catalog read at start still names the indexes: the first statement finds one missing.
         const refused = await sortedByPrice();
