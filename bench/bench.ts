@@ -23,7 +23,9 @@ const USAGE = `npm run bench -- [MODE] [--seconds 5] [--rounds 2] [--connections
 
 Each mode runs its variants interleaved in one run, so that machine drift cancels out, and prints markdown tables.
   (none)                   the service, the raw floor (bench/floor.ts) and the naive TypeORM findAndCount
-                           (bench/naive.ts) on a MySQL database of 1M orders (npm run seed), then table sizes
+                           (bench/naive.ts) on a MySQL database of 1M orders (npm run seed), then table sizes;
+                           --without-naive: the service and the floor alone (10M orders, where the naive
+                           approach takes minutes a request)
   --compare-node PATH      the same build on this Node.js and on the one at PATH
   --compare-builds=D,D,…   the builds (dist/) in those checkouts
   --compare-flags="FLAGS"  the production command with and without extra Node.js flags
@@ -69,6 +71,7 @@ async function main(): Promise<void> {
       preload: { type: 'string', default: '200000' },
       listings: { type: 'boolean', default: false },
       growth: { type: 'boolean', default: false },
+      'without-naive': { type: 'boolean', default: false },
       orders: { type: 'string', default: '1000000,10000000' },
       'export-seconds': { type: 'string', default: '24' },
     },
@@ -121,7 +124,7 @@ async function main(): Promise<void> {
     else if (values.burst) await burst.run(context);
     else if (values.cpu) await cpu.run(context);
     else if (values.profile) await profile.run(context);
-    else await compare.run(context);
+    else await compare.run(context, { naive: !values['without-naive'], tableSizes: !values['without-naive'] });
   } finally {
     await context.close();
   }

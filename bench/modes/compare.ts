@@ -11,18 +11,25 @@ import { start, stop, url, type ServerName } from '../lib/servers';
  * The default mode: the service, the floor and the naive approach on the same
  * requests, interleaved; then the service on tables of 10k, 100k and 1M orders.
  */
-export async function run(context: BenchContext): Promise<void> {
-  await compare(context);
-  await tableSizes(context);
+export async function run(context: BenchContext, { naive = true, tableSizes: sizes = true } = {}): Promise<void> {
+  await compare(context, naive);
+  if (sizes) await tableSizes(context);
 }
 
-async function compare(context: BenchContext): Promise<void> {
+interface WindowStats {
+  rps: number;
+  p50: number;
+  p99: number;
+  errors: number;
+}
+
+async function compare(context: BenchContext, withNaive: boolean): Promise<void> {
   const { seconds, rounds, connections, adminToken, scenarios } = context;
-  // The naive approach needs far longer than the service's 2 s budget on a million rows; let it finish.
   const servers = {
     service: await start(context, 'service'),
     floor: await start(context, 'floor'),
-    naive: await start(context, 'naive', { DB_QUERY_TIMEOUT_MS: '300000', METRICS_PORT: '0' }),
+    // The naive approach needs far longer than the service's 2 s budget on a million rows; let it finish.
+    ...(withNaive && { naive: await start(context, 'naive', { DB_QUERY_TIMEOUT_MS: '300000', METRICS_PORT: '0' }) }),
   };
   const names = Object.keys(servers) as ServerName[];
 
@@ -76,16 +83,18 @@ async function compare(context: BenchContext): Promise<void> {
           },
         ];
       }),
-    ) as Record<ServerName, { rps: number; p50: number; p99: number; errors: number }>;
-    const ratio = (a: number, b: number) => (b > 0 ? `${(a / b).toFixed(2)}×` : '∞');
+    ) as { service: WindowStats; floor: WindowStats; naive?: WindowStats };
+    const ratio = (a: number, b: number | undefined) =>
+      b === undefined ? '–' : b > 0 ? `${(a / b).toFixed(2)}×` : '∞';
+    const { service, floor, naive } = stats;
     console.log(
-      `| ${scenario.name} | ${stats.service.rps.toFixed(0)} | ${stats.floor.rps.toFixed(0)} | ${stats.naive.rps.toFixed(1)} | ${ratio(stats.service.rps, stats.floor.rps)} | ${ratio(stats.service.rps, stats.naive.rps)} | ${stats.service.p50} / ${stats.service.p99} | ${stats.floor.p50} / ${stats.floor.p99} | ${stats.naive.p50} / ${stats.naive.p99} | ${stats.service.errors} / ${stats.floor.errors} / ${stats.naive.errors} |`,
+      `| ${scenario.name} | ${service.rps.toFixed(0)} | ${floor.rps.toFixed(0)} | ${naive?.rps.toFixed(1) ?? '–'} | ${ratio(service.rps, floor.rps)} | ${ratio(service.rps, naive?.rps)} | ${service.p50} / ${service.p99} | ${floor.p50} / ${floor.p99} | ${naive ? `${naive.p50} / ${naive.p99}` : '–'} | ${service.errors} / ${floor.errors} / ${naive?.errors ?? '–'} |`,
     );
   }
   console.log(
-    `\nPeak RSS of the service under this load: ${peakRss(servers.service).toFixed(0)} MB (floor ${peakRss(servers.floor).toFixed(0)} MB, naive ${peakRss(servers.naive).toFixed(0)} MB).`,
+    `\nPeak RSS of the service under this load: ${peakRss(servers.service).toFixed(0)} MB (floor ${peakRss(servers.floor).toFixed(0)} MB${servers.naive ? `, naive ${peakRss(servers.naive).toFixed(0)} MB` : ''}).`,
   );
-  await stop(servers.naive);
+  if (servers.naive) await stop(servers.naive);
 
   console.log('\n## Page depth (admin, unfiltered; 1 connection, p50 ms)\n');
   console.log('| page (offset) | service (deferred join) | floor, deferred join | floor, plain OFFSET |');
