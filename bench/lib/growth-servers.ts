@@ -13,6 +13,12 @@ import { waitFor } from '../../launchers/wait-for';
 /** Where the pairs live between runs: seeding ten million orders is done once. */
 const ROOT = process.env.BENCH_DATA_DIR ?? join(homedir(), '.cache', 'orders-service', 'bench-growth');
 export const GROWTH_DATABASE = 'orders_bench';
+
+/** Where the service measured on the pairs writes its log, kept beside them. */
+export function serviceLogFile(name: string): string {
+  mkdirSync(ROOT, { recursive: true });
+  return join(ROOT, `service-${name}.log`);
+}
 const SERVICE_USER = { user: 'orders_service', password: 'bench-service-secret' };
 const REPLICATION_USER = { user: 'replicator', password: 'bench-replicator-secret' };
 /** Room for the replica's working set at ten million orders (its own indexes included), on a 24 GiB machine. */

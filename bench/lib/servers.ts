@@ -1,4 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { closeSync, openSync } from 'node:fs';
 import { PRODUCTION_NODE_ARGUMENTS } from '../../launchers/production-command';
 import { BENCH_NODE_FLAGS } from './node-flags';
 import { waitUntilServing } from '../../launchers/wait-for';
@@ -65,9 +66,12 @@ export interface Variant {
   flags?: string[];
   /** The checkout whose `dist/` runs; this one by default. */
   cwd?: string;
+  /** A file the service's log is appended to, to explain afterwards what a measurement cannot tell; none by default. */
+  logFile?: string;
 }
 
 export async function startVariant(variant: Variant): Promise<ChildProcess> {
+  const log = variant.logFile === undefined ? undefined : openSync(variant.logFile, 'a');
   const child = started(
     spawn(variant.node, [...BENCH_NODE_FLAGS, ...(variant.flags ?? []), ...PRODUCTION_NODE_ARGUMENTS], {
       cwd: variant.cwd,
@@ -79,9 +83,11 @@ export async function startVariant(variant: Variant): Promise<ChildProcess> {
         METRICS_PORT: '0',
         ...variant.env,
       },
-      stdio: 'ignore',
+      stdio: log === undefined ? 'ignore' : ['ignore', log, log],
     }),
   );
+  // The child holds its own copy of the descriptor.
+  if (log !== undefined) closeSync(log);
   await waitUntilServing(child, `http://127.0.0.1:${variant.port}`, { path: '/health/ready' });
   return child;
 }

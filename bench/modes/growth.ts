@@ -1,6 +1,7 @@
 import type { ChildProcess } from 'node:child_process';
+import { readFileSync, rmSync } from 'node:fs';
 import type { RowDataPacket } from 'mysql2/promise';
-import { growthPair, type GrowthPair, type SeedRecord } from '../lib/growth-servers';
+import { growthPair, serviceLogFile, type GrowthPair, type SeedRecord } from '../lib/growth-servers';
 import { median } from '../lib/measure';
 import { startVariant, stop } from '../lib/servers';
 import { newlinesIn } from './exports';
@@ -30,6 +31,8 @@ interface SizeResult {
   member: Map<string, Timed>;
   /** Data and index bytes of `orders` and `order_seats` on each server. */
   footprint: { primary: number; replica: number; replicaIndexes: number };
+  /** What the service logged as warnings or errors while measured with the replica, and how often. */
+  warnings: Map<string, number>;
 }
 
 interface ExportResult {
@@ -179,14 +182,40 @@ async function warm(pair: GrowthPair): Promise<void> {
   }
 }
 
-async function withService<T>(label: string, env: Record<string, string>, work: (baseUrl: string) => Promise<T>) {
+/** The service on `env`, its log kept in `logFile` and read back for what it warned of. */
+async function withService<T>(
+  label: string,
+  env: Record<string, string>,
+  logFile: string,
+  work: (baseUrl: string) => Promise<T>,
+): Promise<{ result: T; warnings: Map<string, number> }> {
+  rmSync(logFile, { force: true });
   let child: ChildProcess | undefined;
   try {
-    child = await startVariant({ label, port: PORT, node: process.execPath, env });
-    return await work(`http://127.0.0.1:${PORT}`);
+    child = await startVariant({ label, port: PORT, node: process.execPath, env, logFile });
+    const result = await work(`http://127.0.0.1:${PORT}`);
+    await stop(child);
+    child = undefined;
+    return { result, warnings: warningsIn(logFile) };
   } finally {
     if (child) await stop(child);
   }
+}
+
+/** The log's warnings and errors (pino levels 40 and above), by message, with how often each was logged. */
+function warningsIn(logFile: string): Map<string, number> {
+  const warnings = new Map<string, number>();
+  for (const line of readFileSync(logFile, 'utf8').split('\n')) {
+    if (!line.startsWith('{')) continue;
+    const { level, msg } = JSON.parse(line) as { level?: number; msg?: string };
+    if ((level ?? 0) < 40) continue;
+    // Request ids and figures vary; the message without them groups what is the same warning.
+    const message = String(msg)
+      .replace(/\[request [^\]]*\]/g, '')
+      .replace(/\d+(\.\d+)?/g, 'N');
+    warnings.set(message, (warnings.get(message) ?? 0) + 1);
+  }
+  return warnings;
 }
 
 /**
@@ -206,7 +235,8 @@ export async function run(adminToken: string, userToken: string, options: Growth
       const footprint = await footprintOf(pair);
       console.error(`${format(orders)} orders: warming the replica's buffer pool`);
       await warm(pair);
-      const { shapes, member } = await withService('with replica', pair.environment, async (baseUrl) => {
+      const logFile = serviceLogFile(`${orders}-with-replica`);
+      const served = await withService('with replica', pair.environment, logFile, async (baseUrl) => {
         console.error(`${format(orders)} orders: shapes with the replica`);
         const shapes = await shapesOf(baseUrl, adminToken);
         const member = await memberPages(baseUrl, userToken);
@@ -225,12 +255,16 @@ export async function run(adminToken: string, userToken: string, options: Growth
         }
         return { shapes, member };
       });
-      sizes.push({ orders, record: pair.record, shapes, member, footprint });
+      const { shapes, member } = served.result;
+      sizes.push({ orders, record: pair.record, shapes, member, footprint, warnings: served.warnings });
       if (orders === Math.max(...options.sizes)) {
         const primaryOnly = Object.fromEntries(
           Object.entries(pair.environment).filter(([name]) => name !== 'DB_REPLICAS'),
         );
-        single = await withService('single server', primaryOnly, (baseUrl) => singleServer(baseUrl, adminToken));
+        const logFile = serviceLogFile(`${orders}-single-server`);
+        single = (
+          await withService('single server', primaryOnly, logFile, (baseUrl) => singleServer(baseUrl, adminToken))
+        ).result;
       }
     } finally {
       await pair.stop();
@@ -338,6 +372,13 @@ function report(sizes: SizeResult[], exports: ExportResult[], single: SingleResu
     console.log(`| ${filter} | ${cells.join(' | ')} |`);
   }
   console.log(`\nLargest growth: ${worstRatio.label}, ${worstRatio.ratio.toFixed(2)}×`);
+
+  for (const { orders, warnings } of sizes) {
+    const logged = [...warnings].map(([message, count]) => `${count} × ${message}`);
+    console.log(
+      `\nThe service's warnings and errors at ${format(orders)}, with the replica: ${logged.length === 0 ? 'none' : `\n\n- ${logged.join('\n- ')}`}`,
+    );
+  }
 
   if (exports.length > 0) {
     console.log(`\n## Exports at ${format(largest.orders)} (admin, each read for up to the given time)\n`);

@@ -60,7 +60,8 @@ export class DatabaseServer {
   /** When a request last found this server failing; a check started before that cannot clear it. */
   private failedAt = Number.NEGATIVE_INFINITY;
   private loggedState?: ServerState;
-  private probe?: Connection;
+  /** The check connection, as a promise: checks that start together share one connection rather than each open one. */
+  private probe?: Promise<Connection>;
   // Logged under the context operators know these lines by (docs/OPERATIONS.md).
   private readonly logger = new Logger('ReadRouter');
   private readonly maxLagSeconds: number;
@@ -143,23 +144,45 @@ export class DatabaseServer {
 
   /** Runs one statement of a health check; any failure closes the check's connection so the next one starts afresh. */
   async check<T extends RowDataPacket>(sql: string): Promise<T[]> {
+    const { host, port, username, password, database, ssl } = this.dataSource.options as ConnectionOptions;
+    const probe = (this.probe ??= createConnection({
+      host,
+      port,
+      user: username,
+      password,
+      database,
+      ssl,
+      connectTimeout: PROBE_TIMEOUT_MS,
+    }));
     try {
-      const { host, port, username, password, database, ssl } = this.dataSource.options as ConnectionOptions;
-      this.probe ??= await createConnection({
-        host,
-        port,
-        user: username,
-        password,
-        database,
-        ssl,
-        connectTimeout: PROBE_TIMEOUT_MS,
-      });
-      const [rows] = await this.probe.query<T[]>({ sql, timeout: PROBE_TIMEOUT_MS });
+      const [rows] = await (await probe).query<T[]>({ sql, timeout: PROBE_TIMEOUT_MS });
       this.timings.heardFrom();
       return rows;
     } catch (error) {
-      this.closeCheck();
+      this.closeCheck(probe);
       throw error;
+    }
+  }
+
+  /**
+   * Whether the server answers a trivial statement on the check connection within `withinMs`: a server that does
+   * is running, whatever one statement of a request is taking, so that statement is slow, not the server hung.
+   */
+  async answersWithin(withinMs: number): Promise<boolean> {
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<boolean>((resolve) => {
+      timer = setTimeout(() => resolve(false), withinMs);
+    });
+    try {
+      return await Promise.race([
+        this.check('SELECT 1').then(
+          () => true,
+          () => false,
+        ),
+        late,
+      ]);
+    } finally {
+      clearTimeout(timer);
     }
   }
 
@@ -214,9 +237,14 @@ export class DatabaseServer {
     if (!this.isPrimary && this.dataSource.isInitialized) await this.dataSource.destroy();
   }
 
-  private closeCheck(): void {
-    this.probe?.destroy();
+  /** Closes the check connection, unless a later check has already replaced the one that failed. */
+  private closeCheck(failed = this.probe): void {
+    if (!failed || failed !== this.probe) return;
     this.probe = undefined;
+    failed.then(
+      (connection) => connection.destroy(),
+      () => undefined,
+    );
   }
 
   private logState(): void {

@@ -258,6 +258,8 @@ describe('ReadRouter', () => {
       it('gives up early on a replica that answers nothing, marks it down and retries on the primary in time', async () => {
         const { reads, servers, one } = router(2000);
         found(one, healthy);
+        // Hung: the check sent when its statement is overdue goes unanswered too.
+        const asked = jest.spyOn(one, 'answersWithin').mockResolvedValue(false);
         const attempts: string[] = [];
         const served = reads.withConnection((session) => {
           attempts.push(servers.serverOf(session.runner));
@@ -266,16 +268,34 @@ describe('ReadRouter', () => {
             ? session.statement(() => new Promise<string>(() => undefined))
             : session.statement(() => Promise.resolve('page'));
         });
-        // No statement times known yet: the give-up time is its ceiling, a third of the budget.
+        // No statement times known yet: the give-up time is its ceiling, a quarter of the budget.
         await jest.advanceTimersByTimeAsync(Math.ceil(giveUpAfterMs(undefined, 2000)));
         await expect(served).resolves.toBe('page');
         expect(attempts).toEqual(['replica-1', 'primary']);
+        expect(asked).toHaveBeenCalledWith(250);
         expect(one.health.answering).toBe(false);
         expect(warnings.mock.calls.map(([message]) => String(message))).toEqual([
           expect.stringMatching(
-            /^replica-1: not answering \(failed during a request: nothing answered within 667 ms\)/,
+            /^replica-1: not answering \(failed during a request: nothing answered within 500 ms, nor a check within 250 ms\)/,
           ),
         ]);
+      });
+
+      it('waits for a slow statement on a server that is silent only because nothing else is asked of it', async () => {
+        const { reads, servers, one } = router(2000);
+        found(one, healthy);
+        // Nothing else runs there, but the check sent when the statement is overdue is answered: the server runs.
+        const asked = jest.spyOn(one, 'answersWithin').mockResolvedValue(true);
+        const served = reads.withConnection((session) =>
+          session
+            .statement(() => new Promise<string>((resolve) => setTimeout(() => resolve('slow page'), 1500)))
+            .then((page) => `${page} from ${servers.serverOf(session.runner)}`),
+        );
+        await jest.advanceTimersByTimeAsync(1500);
+        await expect(served).resolves.toBe('slow page from replica-1');
+        expect(asked).toHaveBeenCalledTimes(1);
+        expect(one.health.answering).toBe(true);
+        expect(warnings).not.toHaveBeenCalled();
       });
 
       it('does not give up on a slow statement while the server answers others, nor on the last server', async () => {

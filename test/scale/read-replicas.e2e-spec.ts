@@ -279,6 +279,38 @@ describe('read replicas', () => {
     expect(await longRunning('replica')).toEqual([]);
   }, 60_000);
 
+  it('waits for a statement held up on a replica that nothing else asks of but that answers its check', async () => {
+    await pair.waitInSync();
+    await untilServedBy('replica-1', Date.now());
+    const replica = pair.root('replica');
+    const before = await pageStatements(app);
+    // Held up by the test's own lock: the server runs and answers a check, as under a statement slow by its shape.
+    await replica.query(`LOCK TABLES \`${pair.environment.DB_DATABASE}\`.orders WRITE`);
+    const sent = Date.now();
+    let answered: request.Response | undefined;
+    try {
+      const answer = list(app).then((response) => (answered = response));
+      await waitFor('the listing to wait on the replica', async () => {
+        const [rows] = await replica.query<RowDataPacket[]>(
+          "SELECT ID FROM information_schema.PROCESSLIST WHERE STATE LIKE 'Waiting for table metadata lock'",
+        );
+        return rows.length > 0;
+      });
+      // Past the longest give-up time (a quarter of the 2 s deadline, and half as long for the check).
+      await waitFor('the statement to be held past any give-up time', () => Date.now() - sent > 1000);
+      expect(answered).toBeUndefined();
+      await replica.query('UNLOCK TABLES');
+      await answer;
+    } finally {
+      await replica.query('UNLOCK TABLES');
+    }
+    expect(answered?.status).toBe(200);
+    const after = await pageStatements(app);
+    expect(after.get('replica-1')).toBe((before.get('replica-1') ?? 0) + 1);
+    expect(after.get('primary') ?? 0).toBe(before.get('primary') ?? 0);
+    expect(await replicaHealthy(app)).toBe(1);
+  }, 60_000);
+
   it('costs no client its answer when the primary hangs while serving, retrying on the replica', async () => {
     await pair.waitInSync();
     // A replica that answers but does not replicate is not read from: the primary serves, the replica is the fallback.
