@@ -37,13 +37,16 @@ Each mode runs its variants interleaved in one run, so that machine drift cancel
                            every filter set × sort order × page 1 and 50 of the back-office, one client,
                            on this build or on each of those builds in turn
   --walks                  page 2, a deep page by offset and the same page by its next link (docs/API.md §13)
-  --exports                every order as CSV and NDJSON: rows/s, first byte, peak RSS; a cancelled and a
-                           stalled export's statements (docs/API.md §13)
+  --exports [--compare-builds=D,D]
+                           every order as CSV and NDJSON: rows/s, first byte, peak RSS; a cancelled and a
+                           stalled export's statements (docs/API.md §13); or the rows/s of each of those builds
+                           side by side
   --growth [--orders 1000000,10000000 --export-seconds 24]
                            docs/API.md §14: a primary and a replica per size, seeded once and kept
                            (BENCH_DATA_DIR, default ~/.cache/orders-service/bench-growth); every admin
-                           shape and a member's pages at each size side by side, with the ratio; at the
-                           largest, an export in every sort and every shape on the primary alone
+                           shape, a member's pages and walks by next link at each size side by side, with
+                           the ratio; at the largest, an export in every sort and every shape on the
+                           primary alone; the service's warnings
   --writes [--writers 16,64,256 --work 0,2 --preload 200000 --listings]
                            what the listing's schema costs the order writers, on a throw-away durable primary`;
 
@@ -116,6 +119,8 @@ async function main(): Promise<void> {
   try {
     if (values.shapes) await shapes.run(context, values['compare-builds']?.split(','));
     else if (values.walks) await walks.run(context);
+    else if (values.exports && values['compare-builds'])
+      await exportsMode.compare(context, values['compare-builds'].split(','));
     else if (values.exports) await exportsMode.run(context);
     else if (values['compare-node']) await compareNode(context, values['compare-node']);
     else if (values['compare-builds']) await compareBuilds(context, values['compare-builds'].split(','));

@@ -1,9 +1,10 @@
 import type { ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
+import { basename } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { BenchContext } from '../lib/context';
 import { median } from '../lib/measure';
-import { startVariant, stop } from '../lib/servers';
+import { startVariant, stop, type Variant } from '../lib/servers';
 
 const PORT = 3971;
 /** How long the link walk it is compared with runs: long enough for a steady rate, short of walking 10,000 pages. */
@@ -155,4 +156,49 @@ export async function run(context: BenchContext): Promise<void> {
   } finally {
     if (child) await stop(child);
   }
+}
+
+/**
+ * `--exports --compare-builds=D,D,…`: every order as CSV and as NDJSON from each of those builds in turn, `rounds`
+ * times (the order of the builds rotates each round, so that drift spreads over all): rows per second side by side,
+ * and each build's against the first's.
+ */
+export async function compare(context: BenchContext, directories: string[]): Promise<void> {
+  const { rounds, adminToken } = context;
+  const variants: Variant[] = directories.map((cwd, index) => ({
+    label: basename(cwd),
+    port: PORT + 1 + index,
+    node: process.execPath,
+    cwd,
+  }));
+  const children: ChildProcess[] = [];
+  const rates = variants.map(() => ({ csv: [] as number[], ndjson: [] as number[] }));
+  try {
+    for (const variant of variants) children.push(await startVariant(variant));
+    for (let round = 0; round < rounds; round += 1) {
+      for (let step = 0; step < variants.length; step += 1) {
+        const index = (step + round) % variants.length;
+        for (const format of ['csv', 'ndjson'] as const) {
+          const result = await exportOnce(
+            `http://127.0.0.1:${variants[index].port}/orders/export.${format}`,
+            adminToken,
+          );
+          rates[index][format].push(result.rows / result.seconds);
+        }
+      }
+    }
+  } finally {
+    for (const child of children) await stop(child);
+  }
+  console.log(`\n## Exports of every order, build against build (${rounds} rounds, one client, median rows/s)\n`);
+  console.log('| build | CSV rows/s | against the first | NDJSON rows/s | against the first |');
+  console.log('|---|---|---|---|---|');
+  const [first] = rates;
+  variants.forEach(({ label }, index) => {
+    const cells = (['csv', 'ndjson'] as const).map((format) => {
+      const rate = median(rates[index][format]);
+      return `${Math.round(rate)} | ${(rate / median(first[format])).toFixed(2)}×`;
+    });
+    console.log(`| ${label} | ${cells.join(' | ')} |`);
+  });
 }
