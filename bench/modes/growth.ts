@@ -31,9 +31,32 @@ interface SizeResult {
   member: Map<string, Timed>;
   /** Data and index bytes of `orders` and `order_seats` on each server. */
   footprint: { primary: number; replica: number; replicaIndexes: number };
+  /** Walks by `next` links: page 2 by number against the pages the links reach. */
+  links: LinkWalk[];
   /** What the service logged as warnings or errors while measured with the replica, and how often. */
   warnings: Map<string, number>;
 }
+
+interface LinkWalk {
+  walk: string;
+  pageTwoMs: number;
+  /** The median of the linked pages past the tenth, and the slowest of them. */
+  linkedMs: number;
+  slowestLinkedMs: number;
+  /** Answers other than 200 on the way. */
+  refusals: string[];
+}
+
+/** Walks a client takes by `next` links (docs/API.md §13), as the back-office and a member do. */
+const LINK_WALKS: Array<{ walk: string; role: 'admin' | 'user'; query: string }> = [
+  { walk: 'admin, newest first', role: 'admin', query: '' },
+  { walk: 'admin, by price, highest first', role: 'admin', query: 'sort=totalPrice,desc' },
+  { walk: 'admin, by member', role: 'admin', query: 'sort=userId,asc' },
+  { walk: 'admin, one status, by update time', role: 'admin', query: 'orderStatus=REFUNDED&sort=updatedAt,asc' },
+  { walk: 'member, newest first', role: 'user', query: '' },
+];
+/** Pages followed by link in each walk; the first ten are left out of its median, as a walk's start. */
+const LINKED_PAGES = 60;
 
 interface ExportResult {
   sort: string;
@@ -77,6 +100,39 @@ async function memberPages(baseUrl: string, userToken: string): Promise<Map<stri
     results.set(sort, { medianMs, statuses: refusals });
   }
   return results;
+}
+
+const nextLink = (header: string | null): string | undefined => /<([^>]+)>; rel="next"/.exec(header ?? '')?.[1];
+
+/**
+ * Each walk: page 2 by its number (one warm-up and the median of three), then the walk from page 1 by `next` links,
+ * each page timed; a page reached by link should cost about what page 2 does, however far the walk has gone.
+ */
+async function linkWalks(baseUrl: string, tokens: Record<'admin' | 'user', string>): Promise<LinkWalk[]> {
+  const walks: LinkWalk[] = [];
+  for (const { walk, role, query } of LINK_WALKS) {
+    const headers = { authorization: `Bearer ${tokens[role]}` };
+    const pageTwo = await time(`${baseUrl}/orders?${[query, 'page=2'].filter(Boolean).join('&')}`, tokens[role]);
+    const refusals = [...pageTwo.refusals];
+    const linked: number[] = [];
+    let target: string | undefined = `/orders${query ? `?${query}` : ''}`;
+    for (let page = 1; page <= LINKED_PAGES && target; page += 1) {
+      const started = performance.now();
+      const response = await fetch(`${baseUrl}${target}`, { headers });
+      await response.arrayBuffer();
+      if (page > 10) linked.push(performance.now() - started);
+      if (response.status !== 200) refusals.push(String(response.status));
+      target = nextLink(response.headers.get('link'));
+    }
+    walks.push({
+      walk,
+      pageTwoMs: pageTwo.medianMs,
+      linkedMs: median(linked),
+      slowestLinkedMs: Math.max(...linked),
+      refusals,
+    });
+  }
+  return walks;
 }
 
 /** Reads an export for `seconds` (or to its end), counting rows as they arrive. */
@@ -240,6 +296,8 @@ export async function run(adminToken: string, userToken: string, options: Growth
         console.error(`${format(orders)} orders: shapes with the replica`);
         const shapes = await shapesOf(baseUrl, adminToken);
         const member = await memberPages(baseUrl, userToken);
+        console.error(`${format(orders)} orders: walks by link`);
+        const links = await linkWalks(baseUrl, { admin: adminToken, user: userToken });
         if (orders === Math.max(...options.sizes)) {
           exports = [];
           const queries = [...SORTS.map((sort) => `sort=${sort}`), 'orderStatus=REFUNDED&sort=userId,asc'];
@@ -253,10 +311,10 @@ export async function run(adminToken: string, userToken: string, options: Growth
             exports.push(await exportFor(baseUrl, media, query, adminToken, options.exportSeconds));
           }
         }
-        return { shapes, member };
+        return { shapes, member, links };
       });
-      const { shapes, member } = served.result;
-      sizes.push({ orders, record: pair.record, shapes, member, footprint, warnings: served.warnings });
+      const { shapes, member, links } = served.result;
+      sizes.push({ orders, record: pair.record, shapes, member, links, footprint, warnings: served.warnings });
       if (orders === Math.max(...options.sizes)) {
         const primaryOnly = Object.fromEntries(
           Object.entries(pair.environment).filter(([name]) => name !== 'DB_REPLICAS'),
@@ -372,6 +430,18 @@ function report(sizes: SizeResult[], exports: ExportResult[], single: SingleResu
     console.log(`| ${filter} | ${cells.join(' | ')} |`);
   }
   console.log(`\nLargest growth: ${worstRatio.label}, ${worstRatio.ratio.toFixed(2)}×`);
+
+  console.log('\n### Walks by `next` link (one client; linked pages 11 to 60, page 2 by number the median of three)\n');
+  console.log('| walk | orders | page 2, ms | linked pages, median ms | slowest linked, ms | median against page 2 |');
+  console.log('|---|---|---|---|---|---|');
+  for (const { orders, links } of sizes) {
+    for (const { walk, pageTwoMs, linkedMs, slowestLinkedMs, refusals } of links) {
+      const refused = refusals.length === 0 ? '' : ` (answers other than 200: ${refusals.join(', ')})`;
+      console.log(
+        `| ${walk} | ${format(orders)} | ${ms(pageTwoMs)} | ${ms(linkedMs)} | ${ms(slowestLinkedMs)} | ${(linkedMs / pageTwoMs).toFixed(2)}×${refused} |`,
+      );
+    }
+  }
 
   for (const { orders, warnings } of sizes) {
     const logged = [...warnings].map(([message, count]) => `${count} × ${message}`);
