@@ -320,6 +320,29 @@ describe('ReadRouter', () => {
         expect(servers.primary.health.answering).toBe(true);
       });
 
+      it('does not take a statement that outlives the deadline for a failure of its server', async () => {
+        const { reads, one } = router(2000);
+        found(one, healthy);
+        holding(one, ['x']);
+        // The driver's backstop timeout fires just after the deadline, on a statement slow by its shape.
+        const driverTimeout = Object.assign(new Error('Query inactivity timeout'), {
+          code: 'PROTOCOL_SEQUENCE_TIMEOUT',
+        });
+        const answer = reads
+          .withConnection(
+            (session) =>
+              session.statement(() => new Promise((_, reject) => setTimeout(() => reject(driverTimeout), 2010))),
+            needsX,
+          )
+          .catch((caught: unknown) => caught);
+        await jest.advanceTimersByTimeAsync(2010);
+        // Answered at the deadline, as the deadline judges it; the driver's error comes after and changes nothing.
+        expect(((await answer) as DatabaseUnavailableException).problem.reason).toBe('timeout');
+        await jest.advanceTimersByTimeAsync(10);
+        expect(one.health.answering).toBe(true);
+        expect(warnings).not.toHaveBeenCalled();
+      });
+
       it('answers 503 database timeout once DB_QUERY_TIMEOUT_MS has passed with no server answering, retrying once', async () => {
         const { reads, one } = router(100);
         found(one, healthy);

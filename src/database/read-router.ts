@@ -140,6 +140,9 @@ export class ReadRouter {
     try {
       return await attempt(first, mayGiveUp);
     } catch (error) {
+      // Out of time: the deadline has answered the request already. The driver's own timeout, its backstop, then
+      // tells of a statement that took the whole budget (a shape slow on this server), not of a server that failed.
+      if (deadline.remainingMs() <= 0) throw error;
       if (isMissingIndex(error)) {
         // Its indexes changed since they were read: forgotten until the next check reads them, and the request is
         // retried where it can be served. The server itself answers.
