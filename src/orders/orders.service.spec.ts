@@ -1,10 +1,10 @@
 import { beforeEach, describe, expect, it, jest } from '@jest/globals';
 import { Role } from '../auth/role';
 import { LocalTimeFormatter } from '../common/time/local-time';
-import { NoCapableServerException, type PinnedReads, type ReadRouter, type ReadSession } from '../database/read-router';
+import { NoCapableServerException, type ReadRouter, type ReadSession } from '../database/read-router';
 import { ProblemException } from '../common/problem/problem-details';
 import type { OrderRow, OrdersRepository, SeatRow } from './orders.repository';
-import { EXPORT_BATCH_SIZE, OrdersService } from './orders.service';
+import { OrdersService } from './orders.service';
 import type { ListOrdersQuery } from './query/list-orders-query';
 
 const row = (id: number, userId = 7): OrderRow => ({
@@ -91,59 +91,6 @@ describe('OrdersService', () => {
     );
     await expect(batches.next()).rejects.toMatchObject({
       problem: { status: 422, detail: expect.stringContaining('the orders these filters select by updatedAt') },
-    });
-  });
-
-  describe('an export', () => {
-    /** A batch as the repository reads it: a row more than a batch tells that another follows. */
-    const batchOf = (first: number, count: number) =>
-      Array.from({ length: count }, (_, index) => ({ ...row(first - index), walkBound: 5000 }));
-    const exportAll = () =>
-      service.exportBatches(
-        { id: 1, role: Role.Admin },
-        query({ filters: {}, sort: [{ field: 'orderId', direction: 'DESC' }] }),
-        new AbortController().signal,
-      );
-
-    beforeEach(() => {
-      // One server is pinned for the whole walk; it lends a connection at once (routing has its own tests).
-      const pinned: Pick<PinnedReads, 'withConnection'> = {
-        withConnection: <T>(work: (session: ReadSession) => Promise<T>) => work(session),
-      };
-      reads.pinned.mockReturnValue(pinned);
-      repository.findSeats.mockResolvedValue([]);
-    });
-
-    it('reads the next batch while the consumer takes one, and no batch further ahead', async () => {
-      repository.findPage
-        .mockResolvedValueOnce(batchOf(3000, EXPORT_BATCH_SIZE + 1))
-        .mockResolvedValueOnce(batchOf(2000, EXPORT_BATCH_SIZE + 1))
-        .mockResolvedValueOnce(batchOf(1000, 3));
-      const batches = exportAll();
-      const first = await batches.next();
-      expect(first.value).toHaveLength(EXPORT_BATCH_SIZE);
-      // The second is on its way as the first is handed over; the third waits until the second is asked for.
-      expect(repository.findPage).toHaveBeenCalledTimes(2);
-      expect(repository.findPage.mock.calls[1][0].seek).toEqual({
-        direction: 'after',
-        key: [3000 - EXPORT_BATCH_SIZE + 1],
-        bound: 5000,
-      });
-      await expect(batches.next()).resolves.toMatchObject({ done: false });
-      expect(repository.findPage).toHaveBeenCalledTimes(3);
-      await expect(batches.next()).resolves.toMatchObject({ done: false, value: { length: 3 } });
-      await expect(batches.next()).resolves.toMatchObject({ done: true });
-      expect(repository.findPage).toHaveBeenCalledTimes(3);
-    });
-
-    it('fails when the consumer asks for a batch whose read ahead failed, and not before', async () => {
-      const lost = new Error('connection lost while the consumer took the first batch');
-      repository.findPage.mockResolvedValueOnce(batchOf(3000, EXPORT_BATCH_SIZE + 1)).mockRejectedValueOnce(lost);
-      const batches = exportAll();
-      await expect(batches.next()).resolves.toMatchObject({ done: false });
-      // The failed read ahead has settled by now; it is the next request for a batch that answers it.
-      await new Promise((resolve) => setImmediate(resolve));
-      await expect(batches.next()).rejects.toBe(lost);
     });
   });
 

@@ -125,11 +125,9 @@ export class OrdersService {
    * the walk's bound (orders placed after it stay out) and each next one
    * seeks past the last order of the one before, so none is repeated or
    * skipped while orders are written. They are all read from one server,
-   * each on a connection and within a deadline of its own. The next batch is
-   * read while the consumer takes the one before, so that the database and
-   * this process work at the same time; no further one is read until the
-   * consumer asks, so a consumer that stops asking stops the reads, and
-   * `cancelled` stops the statement running.
+   * each on a connection and within a deadline of its own, and the next one
+   * only when the consumer asks for it: a consumer that stops asking stops
+   * the reads, and `cancelled` stops the statement running.
    */
   async *exportBatches(caller: Caller, query: ListOrdersQuery, cancelled: AbortSignal): AsyncGenerator<OrderElement[]> {
     const isAdmin = caller.role === Role.Admin;
@@ -142,8 +140,9 @@ export class OrdersService {
       throw refusalOf(error, filters, sort);
     }
     let sizes: MatchSizes | undefined;
-    const readBatch = (seek: Seek | undefined): Promise<ExportBatch> =>
-      reads.withConnection(async (session) => {
+    let seek: Seek | undefined;
+    for (;;) {
+      const { rows, more, seats } = await reads.withConnection(async (session) => {
         if (!seek && this.orders.planDependsOnSizes(filters, sort, session))
           sizes = await this.orders.sizes(filters, session);
         const limit = EXPORT_BATCH_SIZE + 1;
@@ -153,16 +152,13 @@ export class OrdersService {
           rows.map((row) => row.id),
           session,
         );
-        return { rows, more: read.length > EXPORT_BATCH_SIZE, seats, seek };
+        return { rows, more: read.length > EXPORT_BATCH_SIZE, seats };
       }, cancelled);
-    let next: Promise<Settled<ExportBatch>> | undefined = settle(readBatch(undefined));
-    while (next) {
-      const batch: Settled<ExportBatch> = await next;
-      if ('error' in batch) throw batch.error;
-      const { rows, seats }: ExportBatch = batch.value;
-      const following: Seek | undefined = seekPast(batch.value, sort);
-      next = following && settle(readBatch(following));
       yield this.elementsOf(rows, seats, isAdmin);
+      const last = rows.at(-1);
+      const bound = seek?.bound ?? last?.walkBound;
+      if (!more || !last || bound === undefined) return;
+      seek = { direction: 'after', key: sortValuesOf(last, sort), bound: Number(bound) };
     }
   }
 
@@ -200,30 +196,4 @@ export class OrdersService {
     if (rowCount === 0 && offset === 0) return Promise.resolve(0);
     return this.orders.count(filters, session);
   }
-}
-
-/** One batch of an export as read, with the seek that read it (none for the first). */
-interface ExportBatch {
-  rows: OrderRow[];
-  more: boolean;
-  seats: SeatRow[];
-  seek?: Seek;
-}
-
-/** Where the batch after this one starts: past its last order, within the walk's bound; none after the last. */
-function seekPast({ rows, more, seek }: ExportBatch, sort: SortKey[]): Seek | undefined {
-  const last = rows.at(-1);
-  const bound = seek?.bound ?? last?.walkBound;
-  if (!more || !last || bound === undefined) return undefined;
-  return { direction: 'after', key: sortValuesOf(last, sort), bound: Number(bound) };
-}
-
-/** A read's outcome held as a value: a read ahead that fails before anyone awaits it is not an unhandled rejection. */
-type Settled<T> = { value: T } | { error: unknown };
-
-function settle<T>(promise: Promise<T>): Promise<Settled<T>> {
-  return promise.then(
-    (value) => ({ value }),
-    (error: unknown) => ({ error }),
-  );
 }

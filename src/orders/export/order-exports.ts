@@ -20,7 +20,7 @@ type Outcome = 'complete' | 'cancelled' | 'failed';
  * docs/API.md §13, an export's answer: the caller's slot (EXPORTS_PER_CALLER),
  * the first batch read before anything is sent (so that a database that
  * cannot answer gets its 503 problem, not a broken stream), then a stream
- * that reads a batch ahead of the one the client is taking, and no more. A client
+ * that reads the next batch only as the client takes the last one. A client
  * that goes away stops the statement running; a failure once bytes are out
  * destroys the connection, so that no client takes a truncated export for a
  * whole one. Each export's outcome and rows are counted, and logged.
@@ -111,7 +111,7 @@ export class OrderExports {
 
     request.streamedExport = true;
     void headed.send(
-      // One chunk ahead of the socket, and a batch read ahead of that: memory holds two or three batches at most.
+      // One chunk ahead of the socket: memory holds a batch or two whatever the export's size.
       Readable.from(chunks(encoder, first, batches, written, progress), { highWaterMark: 1 }),
     );
   }
