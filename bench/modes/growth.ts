@@ -431,6 +431,13 @@ function report(sizes: SizeResult[], exports: ExportResult[], single: SingleResu
   }
   console.log(`\nLargest growth: ${worstRatio.label}, ${worstRatio.ratio.toFixed(2)}×`);
 
+  for (const { orders, shapes } of sizes) {
+    const other = [...shapes].filter(([, timed]) => timed.statuses.length > 0);
+    console.log(
+      `\nShapes answered other than 200 at ${format(orders)}: ${other.length === 0 ? 'none' : other.map(([shape, timed]) => `${shape.replace(/\|(\d+)$/, ', page $1').replace('|', ', ')} (${timed.statuses.join(', ')})`).join('; ')}`,
+    );
+  }
+
   console.log('\n### Walks by `next` link (one client; linked pages 11 to 60, page 2 by number the median of three)\n');
   console.log('| walk | orders | page 2, ms | linked pages, median ms | slowest linked, ms | median against page 2 |');
   console.log('|---|---|---|---|---|---|');

@@ -165,6 +165,35 @@ export class OrdersRepository {
     };
   }
 
+  /**
+   * docs/API.md §14: where the plan the sizes choose would read whole, for each page, more orders than a
+   * server sorts within the deadline (DB_FULL_SORT_MAX_ORDERS), how many; otherwise undefined. A date range sorted
+   * by update time is such a plan: no index reads it in order, as update time follows creation time.
+   */
+  tooManyToSort(
+    filters: OrderFilters,
+    sort: SortKey[],
+    rowsWanted: number,
+    session: ReadSession,
+    sizes: MatchSizes,
+  ): { read: number; most: number } | undefined {
+    const { catalog } = session;
+    const most = this.mostReadWhole(catalog);
+    if (most === Number.POSITIVE_INFINITY) return undefined;
+    const plan = this.plannerFor(catalog)?.plan(filters, sort, rowsWanted, sizes, most);
+    // A plan chosen without the sizes is bounded by its page, or by a member's or concert's orders.
+    if (!plan || !('readWhole' in plan)) return undefined;
+    const read = plan.readWhole ?? catalog.estimatedRows(ORDERS_TABLE);
+    return read > most ? { read, most } : undefined;
+  }
+
+  /** How many orders a plan may read whole for each page on this server: any number while its table is that small. */
+  private mostReadWhole(catalog: ServerCatalog): number {
+    return catalog.embedded || catalog.estimatedRows(ORDERS_TABLE) <= this.fullSortMaxOrders
+      ? Number.POSITIVE_INFINITY
+      : this.fullSortMaxOrders;
+  }
+
   /** Whether the page's plan depends on how many orders match: the caller then asks for `sizes` first. */
   planDependsOnSizes(filters: OrderFilters, sort: SortKey[], session: ReadSession): boolean {
     return this.plannerFor(session.catalog)?.planDependsOnSizes(filters, sort) ?? false;
@@ -195,7 +224,13 @@ export class OrdersRepository {
       pageLimit: limit,
       pageOffset: offset,
     };
-    const indexes = this.plannerFor(session.catalog)?.plan(filters, sort, offset + limit, sizes)?.indexes;
+    const indexes = this.plannerFor(session.catalog)?.plan(
+      filters,
+      sort,
+      offset + limit,
+      sizes,
+      this.mostReadWhole(session.catalog),
+    )?.indexes;
     const key = `page|${presentIn(conditions)}|${sort.map(({ field, direction }) => `${field} ${direction}`).join(',')}|${indexes?.join(',') ?? ''}|${seek?.direction ?? ''}`;
     const statement = this.shapes.statement(key, values, () => {
       const pageIds = this.matching(conditions, 'i');

@@ -38,6 +38,7 @@ describe('OrdersService', () => {
     count: jest.Mock<OrdersRepository['count']>;
     findSeats: jest.Mock<OrdersRepository['findSeats']>;
     servers: jest.Mock<OrdersRepository['servers']>;
+    tooManyToSort: jest.Mock<OrdersRepository['tooManyToSort']>;
   };
   let reads: { withConnection: jest.Mock<ReadRouter['withConnection']>; pinned: jest.Mock<ReadRouter['pinned']> };
   let service: OrdersService;
@@ -52,6 +53,8 @@ describe('OrdersService', () => {
       findSeats: jest.fn(),
       // Which servers can serve a shape is the repository's and the router's to tell (their own tests); here any can.
       servers: jest.fn(() => () => true),
+      // Whether a plan sorts too many orders whole is the repository's and the planner's to tell; here none does.
+      tooManyToSort: jest.fn(() => undefined),
     };
     // Routing lends a connection at once and a deadline that never passes: routing and queueing are tested on their own.
     reads = {
@@ -91,6 +94,50 @@ describe('OrdersService', () => {
     );
     await expect(batches.next()).rejects.toMatchObject({
       problem: { status: 422, detail: expect.stringContaining('the orders these filters select by updatedAt') },
+    });
+  });
+
+  describe('a shape whose count shows more orders to sort than a server sorts in time', () => {
+    const year = { status: 'PAYMENT_COMPLETED' as const, createdFrom: Date.UTC(2025, 0, 1) };
+    const byUpdate = [{ field: 'updatedAt' as const, direction: 'ASC' as const }];
+
+    beforeEach(() => {
+      // The plan depends on how many match; the count says 5M orders of these dates would be sorted for each page.
+      repository.planDependsOnSizes.mockReturnValue(true);
+      repository.sizes.mockResolvedValue({ matching: 3_500_000, table: 10_000_000, range: 5_000_000 });
+      repository.tooManyToSort.mockReturnValue({ read: 5_000_000, most: 1_000_000 });
+    });
+
+    it('refuses the page with a 422 saying how many and how to narrow it, after the count and before the page', async () => {
+      const refusal = service.list({ id: 1, role: Role.Admin }, query({ filters: year, sort: byUpdate }));
+      await expect(refusal).rejects.toMatchObject({
+        problem: {
+          status: 422,
+          type: '/problems/query-too-broad',
+          detail: expect.stringMatching(
+            /by updatedAt .*reads 5,000,000 orders .*at most 1,000,000.*Narrow the date range/,
+          ),
+        },
+      });
+      expect(repository.tooManyToSort).toHaveBeenCalledWith(year, byUpdate, 2, session, {
+        matching: 3_500_000,
+        table: 10_000_000,
+        range: 5_000_000,
+      });
+      expect(repository.findPage).not.toHaveBeenCalled();
+    });
+
+    it('refuses the export before its first batch is read', async () => {
+      reads.pinned.mockReturnValue({
+        withConnection: <T>(work: (session: ReadSession) => Promise<T>) => work(session),
+      });
+      const batches = service.exportBatches(
+        { id: 1, role: Role.Admin },
+        query({ filters: year, sort: byUpdate }),
+        new AbortController().signal,
+      );
+      await expect(batches.next()).rejects.toMatchObject({ problem: { status: 422 } });
+      expect(repository.findPage).not.toHaveBeenCalled();
     });
   });
 

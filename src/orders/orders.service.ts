@@ -10,7 +10,7 @@ import type { Seek, SeekDirection, SortValue } from './paging/continuation';
 import { buildPage, type Page } from './paging/page';
 import type { ListOrdersQuery, OrderFilters } from './query/list-orders-query';
 import type { SortKey } from './query/sort';
-import { tooBroadDetail } from './too-broad';
+import { tooBroadDetail, tooManyToSortDetail } from './too-broad';
 import type { MatchSizes } from './read-plan';
 
 export type OrdersPage = Page<UserOrderDto> | Page<AdminOrderDto>;
@@ -91,6 +91,7 @@ export class OrdersService {
         : undefined;
       // One order past a followed page tells whether its walk goes on.
       const limit = seek ? size + 1 : size;
+      if (sizes) this.refuseSortingTooMany(filters, sort, (seek ? 0 : offset) + limit, session, sizes);
       const read = await this.orders.findPage({ filters, sort, limit, offset, seek }, session, sizes);
       // Backwards, the order past the page is its first (the outer ORDER BY puts the rows back in sort order).
       const rows = seek?.direction === 'before' ? read.slice(-size) : read.slice(0, size);
@@ -143,9 +144,11 @@ export class OrdersService {
     let seek: Seek | undefined;
     for (;;) {
       const { rows, more, seats } = await reads.withConnection(async (session) => {
-        if (!seek && this.orders.planDependsOnSizes(filters, sort, session))
-          sizes = await this.orders.sizes(filters, session);
         const limit = EXPORT_BATCH_SIZE + 1;
+        if (!seek && this.orders.planDependsOnSizes(filters, sort, session)) {
+          sizes = await this.orders.sizes(filters, session);
+          this.refuseSortingTooMany(filters, sort, limit, session, sizes);
+        }
         const read = await this.orders.findPage({ filters, sort, limit, offset: 0, seek }, session, sizes);
         const rows = read.slice(0, EXPORT_BATCH_SIZE);
         const seats = await this.orders.findSeats(
@@ -172,6 +175,25 @@ export class OrdersService {
       return await this.reads.withConnection(work, this.orders.servers(filters, sort));
     } catch (error) {
       throw refusalOf(error, filters, sort);
+    }
+  }
+
+  /**
+   * docs/API.md §14: a shape whose plan would read more orders whole than a server sorts in time is refused once its
+   * count tells so, before its page is read, rather than read until the deadline answers 503.
+   */
+  private refuseSortingTooMany(
+    filters: OrderFilters,
+    sort: SortKey[],
+    rowsWanted: number,
+    session: ReadSession,
+    sizes: MatchSizes,
+  ): void {
+    const tooMany = this.orders.tooManyToSort(filters, sort, rowsWanted, session, sizes);
+    if (tooMany) {
+      throw new ProblemException(
+        problemOf('queryTooBroad', { detail: tooManyToSortDetail(sort, tooMany.read, tooMany.most) }),
+      );
     }
   }
 

@@ -54,6 +54,12 @@ export type PlanRule = 'member-or-concert' | 'index-order' | 'walk' | 'filter-in
 export interface ReadPlan {
   indexes: readonly string[];
   rule: PlanRule;
+  /**
+   * Where the plan was chosen by the sizes: how many orders it reads whole for each page, sorting them or passing
+   * them by: a range's or the table's, or an index walked across a date range (none for a walk that stops when the
+   * page is full; not known for a table scan without the table's size).
+   */
+  readWhole?: number;
 }
 
 /**
@@ -105,9 +111,17 @@ export class ReadPlanner {
 
   /**
    * The plan for reading `rowsWanted` rows (offset + size) of a listing, or `undefined` when it depends on
-   * the sizes and none were given.
+   * the sizes and none were given. Among the plans the sizes choose from, one that reads more than
+   * `mostReadWhole` orders whole for each page is taken only where no other is left, however cheap it looks
+   * (a scan of a small table beats a walk for a big batch, and stops being small as the table grows).
    */
-  plan(filters: OrderFilters, sort: readonly SortKey[], rowsWanted: number, sizes?: MatchSizes): ReadPlan | undefined {
+  plan(
+    filters: OrderFilters,
+    sort: readonly SortKey[],
+    rowsWanted: number,
+    sizes?: MatchSizes,
+    mostReadWhole = Number.POSITIVE_INFINITY,
+  ): ReadPlan | undefined {
     const fixed = fixedColumns(filters);
     const filtered = filterColumns(filters);
     const order = effectiveOrder(sort, fixed);
@@ -138,7 +152,7 @@ export class ReadPlanner {
     // Left out only where every candidate below grows with the table (`sizesWanted`): any size chooses alike.
     const table = sizes.table ?? 1;
     const candidates: Array<ReadPlan & { cost: number }> = [
-      { indexes: [PRIMARY_KEY], rule: 'table-scan', cost: table * SCAN_ROW },
+      { indexes: [PRIMARY_KEY], rule: 'table-scan', cost: table * SCAN_ROW, readWhole: sizes.table },
     ];
     for (const index of [primary, ...this.indexes].filter((index) => readsInOrder(index, [], order))) {
       // Within the date range when the index holds it; its matches assumed spread evenly over what is walked, but
@@ -149,21 +163,36 @@ export class ReadPlanner {
         : Math.min(walkable, matching === 0 ? walkable : (rowsWanted * walkable) / matching);
       // An entry that holds every filtered column is checked without reading its row.
       const perEntry = index === primary ? SCAN_ROW : holdsAll(index, filtered) ? COVERING_ROW : LOOKUP_ROW;
-      candidates.push({ indexes: [index.name], rule: 'walk', cost: walked * perEntry });
+      // A walk stops when its page is full, but for one across a date range, which may pass the whole index first.
+      const readWhole = walksAcrossDates(index, filtered) ? walked : 0;
+      candidates.push({ indexes: [index.name], rule: 'walk', cost: walked * perEntry, readWhole });
     }
     // Every index range that holds the filters, its entries sorted: covering, or with a lookup per entry.
     for (const index of this.indexes.filter((index) => holdsAsOneRange(index, fixed, filtered))) {
       const perEntry = covers(index, filtered, order) ? COVERING_ROW : LOOKUP_ROW;
-      candidates.push({ indexes: [index.name], rule: 'filter-index', cost: matching * perEntry });
+      candidates.push({
+        indexes: [index.name],
+        rule: 'filter-index',
+        cost: matching * perEntry,
+        readWhole: matching,
+      });
     }
     if (sizes.range !== undefined) {
       for (const index of this.indexes.filter((index) => holdsDateRange(index, filtered))) {
         const perEntry = covers(index, filtered, order) ? COVERING_ROW : LOOKUP_ROW;
-        candidates.push({ indexes: [index.name], rule: 'filter-index', cost: sizes.range * perEntry });
+        candidates.push({
+          indexes: [index.name],
+          rule: 'filter-index',
+          cost: sizes.range * perEntry,
+          readWhole: sizes.range,
+        });
       }
     }
-    const { indexes, rule } = candidates.reduce((best, candidate) => (candidate.cost < best.cost ? candidate : best));
-    return { indexes, rule };
+    const within = candidates.filter((candidate) => (candidate.readWhole ?? Number.POSITIVE_INFINITY) <= mostReadWhole);
+    const { indexes, rule, readWhole } = (within.length > 0 ? within : candidates).reduce((best, candidate) =>
+      candidate.cost < best.cost ? candidate : best,
+    );
+    return { indexes, rule, readWhole };
   }
 
   /**

@@ -18,3 +18,16 @@ export function tooBroadDetail(filters: OrderFilters, sort: readonly SortKey[]):
     'createdAt or orderId, or try again once a replica serves.'
   );
 }
+
+/**
+ * What a listing is told whose filters select more orders than a server sorts within the deadline, in a sort no
+ * index reads in order across them (docs/API.md §14): how many, the most, and the ways to narrow it.
+ */
+export function tooManyToSortDetail(sort: readonly SortKey[], read: number, most: number): string {
+  const count = (value: number) => value.toLocaleString('en-US');
+  return (
+    `Sorting by ${sort[0].field} with these filters reads ${count(read)} orders for every page, more ` +
+    `than a server sorts in time (at most ${count(most)}). Narrow the date range, add a userId or consertId ` +
+    'filter, or sort by createdAt or orderId.'
+  );
+}

@@ -219,7 +219,11 @@ describe('replica-only read indexes', () => {
       await untilReadFromReplica(app);
     }, 60_000);
 
-    it.each(SHAPES.flatMap((shape) => SORTS.map(([sort, orderBy]) => ({ shape, sort, orderBy }))))(
+    // A date range sorted by update time is read and sorted whole for each page: served only within the limit (below).
+    const bounded = SHAPES.flatMap((shape) => SORTS.map(([sort, orderBy]) => ({ shape, sort, orderBy }))).filter(
+      ({ shape, sort }) => !(shape.query.includes('startDate') && sort.startsWith('updatedAt')),
+    );
+    it.each(bounded)(
       'serves $shape.query sorted by $sort from the replica, with the plain query’s rows in its order',
       async ({ shape, sort, orderBy }) => {
         for (const page of [1, 3]) {
@@ -236,6 +240,47 @@ describe('replica-only read indexes', () => {
         }
       },
     );
+
+    it('refuses a date range sorted by update time that holds more orders than a server sorts in time, after its count alone', async () => {
+      const before = await statements(app);
+      const refused = await list(app, `${SHAPES[2].query}&sort=updatedAt,desc&size=${SIZE}`);
+      expect(refused.status).toBe(422);
+      expect(refused.headers['content-type']).toMatch(/^application\/problem\+json/);
+      expect(refused.body).toMatchObject({
+        type: '/problems/query-too-broad',
+        detail: expect.stringMatching(
+          /^Sorting by updatedAt with these filters reads \d+ orders for every page.*at most 10\)/,
+        ),
+      });
+      // The count told it, and no page was read.
+      const counted = [...(await statements(app))].filter(([key, count]) => count > (before.get(key) ?? 0));
+      expect(counted.map(([key]) => key)).toEqual(['replica-1 count']);
+      // An export alike, before its first byte.
+      const exported = await request(app.server)
+        .get(`/orders/export.csv?${SHAPES[2].query}&sort=updatedAt,asc`)
+        .set('Authorization', `Bearer ${adminToken()}`);
+      expect(exported.status).toBe(422);
+    });
+
+    it('serves a date range sorted by update time that holds no more orders than that, with the plain query’s rows', async () => {
+      // A day of the planted orders with a few orders, up to the limit of 10.
+      const [[{ day }]] = await pair.root('primary').query<RowDataPacket[]>(
+        `SELECT DATE_FORMAT(created_at + INTERVAL 9 HOUR, '%Y-%m-%d') AS day FROM orders_test.orders
+          GROUP BY day HAVING COUNT(*) BETWEEN 2 AND 10 ORDER BY day LIMIT 1`,
+      );
+      const text = String(day);
+      const [year, month, dayOfMonth] = text.split('-').map(Number);
+      const shape: Shape = {
+        query: `startDate=${text}&endDate=${text}`,
+        where: 'created_at >= ? AND created_at < ?',
+        values: [stored(seoul(year, month, dayOfMonth)), stored(seoul(year, month, dayOfMonth + 1))],
+      };
+      const response = await list(app, `${shape.query}&sort=updatedAt,desc&size=${SIZE}`);
+      expect(response.status).toBe(200);
+      const ids = (response.body as { elements: Array<{ orderId: number }> }).elements.map((order) => order.orderId);
+      expect(ids.length).toBeGreaterThan(1);
+      expect(ids).toEqual(await plainPage(shape, 'updated_at DESC, id DESC', 1));
+    });
 
     it('exports such a shape from the replica, every order in the plain query’s order', async () => {
       const shape = SHAPES[1];
