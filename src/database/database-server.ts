@@ -188,8 +188,8 @@ export class DatabaseServer {
 
   /**
    * Stops the statement a connection is running (KILL QUERY) for a reader
-   * that no longer wants its answer: the statement fails at once, and the
-   * connection stays usable and goes back to the pool.
+   * that no longer wants its answer, so that the server stops working on it
+   * at once; the reader closes that connection rather than give it back.
    */
   async interrupt(threadId: number): Promise<void> {
     try {

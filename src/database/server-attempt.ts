@@ -61,15 +61,19 @@ export class ServerAttempt {
   async statement<T>(execute: () => Promise<T>): Promise<T> {
     this.cancelled?.throwIfAborted();
     if (!this.cancelled) return this.watched(execute);
+    let interrupted: HeldConnection['databaseConnection'];
     const stop = () => {
-      const threadId = (this.runner as unknown as HeldConnection).databaseConnection?.threadId;
-      if (typeof threadId === 'number') void this.server.interrupt(threadId);
+      interrupted = (this.runner as unknown as HeldConnection).databaseConnection;
+      if (typeof interrupted?.threadId === 'number') void this.server.interrupt(interrupted.threadId);
     };
     this.cancelled.addEventListener('abort', stop, { once: true });
     try {
       return await this.watched(execute);
     } finally {
       this.cancelled.removeEventListener('abort', stop);
+      // KILL QUERY names a thread, not a statement: arriving as this one ended, it would stop whatever the connection
+      // ran next for another request. The connection is closed instead of going back to the pool.
+      interrupted?.destroy();
     }
   }
 

@@ -344,7 +344,7 @@ describe('exports on MariaDB, with statements held where the test wants (docs/AP
     } finally {
       await unlock();
     }
-    // The connection went back to the pool usable, and the caller's slot is free.
+    // The caller's slot is free, and the pool serves on without the closed connection.
     expect((await exportAs(adminToken(43))).status).toBe(200);
   }, 30_000);
 
