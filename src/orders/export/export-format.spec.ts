@@ -1,5 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import { parse } from 'csv-parse/sync';
+import { stringify } from 'csv-stringify/sync';
+import fc from 'fast-check';
 import type { AdminOrderDto, UserOrderDto } from '../dto/order.dto';
 import { acceptsOnlyExports, encoderFor } from './export-format';
 
@@ -47,12 +49,13 @@ describe('export formats (docs/API.md §13)', () => {
     });
 
     it('quotes by RFC 4180 and keeps a spreadsheet from running a stored status as a formula', () => {
-      const statuses = ['ON "HOLD", again', 'two\r\nlines', '=1+1', '+1', '-1', '@SUM(A1)'];
+      const statuses = ['ON "HOLD", again', 'two\r\nlines', 'a lone\nbreak', '=1+1', '+1', '-1', '@SUM(A1)'];
       const text = csv.batch(statuses.map((status) => ({ ...admin, status })));
       const rows: string[][] = parse(text);
       expect(rows.map((row) => row[5])).toEqual([
         'ON "HOLD", again',
         'two\r\nlines',
+        'a lone\nbreak',
         "'=1+1",
         "'+1",
         "'-1",
@@ -66,6 +69,44 @@ describe('export formats (docs/API.md §13)', () => {
     it('writes an order without seats with an empty seats field', () => {
       const seatless: string[][] = parse(csv.batch([{ ...admin, seats: [] }]));
       expect(seatless[0][3]).toBe('');
+    });
+
+    it('writes what csv-stringify writes for CRLF records, formula escaping and any line break quoted, for any status', () => {
+      const cellsOf = (order: AdminOrderDto) => [
+        order.orderId,
+        order.userId,
+        order.concertId,
+        order.seats.map(({ seatPriceId, price }) => `${seatPriceId}:${price}`).join(';'),
+        order.totalPrice,
+        order.status,
+        order.createdAt,
+        order.updatedAt,
+      ];
+      // Text from outside reaches the cells through `status`: quotes, separators, line breaks and formula starts,
+      // full-width ones included, are what the reference treats specially. Told only of CRLF records, csv-stringify
+      // leaves a lone LF or CR unquoted, which spreadsheets read as a new row: the reference is asked to quote them.
+      const status = fc.string({
+        unit: fc.oneof(
+          fc.constantFrom('"', ',', '\r', '\n', '=', '+', '-', '@', '\t', '＝', '＋', '－', '＠'),
+          fc.string({ unit: 'grapheme', minLength: 1, maxLength: 1 }),
+        ),
+        maxLength: 12,
+      });
+      fc.assert(
+        fc.property(
+          fc.array(fc.record({ status, totalPrice: fc.double({ noNaN: true, noDefaultInfinity: true }) })),
+          (rows) => {
+            const orders = rows.map((row) => ({ ...admin, ...row }));
+            expect(csv.batch(orders)).toBe(
+              stringify(orders.map(cellsOf), {
+                record_delimiter: 'windows',
+                escape_formulas: true,
+                quoted_match: /[\r\n]/,
+              }),
+            );
+          },
+        ),
+      );
     });
   });
 
