@@ -105,8 +105,9 @@ async function memberPages(baseUrl: string, userToken: string): Promise<Map<stri
 const nextLink = (header: string | null): string | undefined => /<([^>]+)>; rel="next"/.exec(header ?? '')?.[1];
 
 /**
- * Each walk: page 2 by its number (one warm-up and the median of three), then the walk from page 1 by `next` links,
- * each page timed; a page reached by link should cost about what page 2 does, however far the walk has gone.
+ * Each walk: page 2 by its number, then the walk from page 1 by `next` links, followed once to learn its links
+ * (a link names the same page each time it is written), and each linked page timed as page 2 is: one warm-up and
+ * the median of three. A page reached by link should cost about what page 2 does, however far the walk has gone.
  */
 async function linkWalks(baseUrl: string, tokens: Record<'admin' | 'user', string>): Promise<LinkWalk[]> {
   const walks: LinkWalk[] = [];
@@ -114,15 +115,20 @@ async function linkWalks(baseUrl: string, tokens: Record<'admin' | 'user', strin
     const headers = { authorization: `Bearer ${tokens[role]}` };
     const pageTwo = await time(`${baseUrl}/orders?${[query, 'page=2'].filter(Boolean).join('&')}`, tokens[role]);
     const refusals = [...pageTwo.refusals];
-    const linked: number[] = [];
+    const targets: string[] = [];
     let target: string | undefined = `/orders${query ? `?${query}` : ''}`;
     for (let page = 1; page <= LINKED_PAGES && target; page += 1) {
-      const started = performance.now();
       const response = await fetch(`${baseUrl}${target}`, { headers });
       await response.arrayBuffer();
-      if (page > 10) linked.push(performance.now() - started);
       if (response.status !== 200) refusals.push(String(response.status));
+      if (page > 10) targets.push(target);
       target = nextLink(response.headers.get('link'));
+    }
+    const linked: number[] = [];
+    for (const page of targets) {
+      const timed = await time(`${baseUrl}${page}`, tokens[role]);
+      linked.push(timed.medianMs);
+      refusals.push(...timed.refusals);
     }
     walks.push({
       walk,
@@ -438,7 +444,9 @@ function report(sizes: SizeResult[], exports: ExportResult[], single: SingleResu
     );
   }
 
-  console.log('\n### Walks by `next` link (one client; linked pages 11 to 60, page 2 by number the median of three)\n');
+  console.log(
+    '\n### Walks by `next` link (one client; page 2 and each linked page from 11 to 60 the median of three after a warm-up)\n',
+  );
   console.log('| walk | orders | page 2, ms | linked pages, median ms | slowest linked, ms | median against page 2 |');
   console.log('|---|---|---|---|---|---|');
   for (const { orders, links } of sizes) {
