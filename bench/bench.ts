@@ -41,12 +41,14 @@ Each mode runs its variants interleaved in one run, so that machine drift cancel
                            every order as CSV and NDJSON: rows/s, first byte, peak RSS; a cancelled and a
                            stalled export's statements (docs/API.md §13); or the rows/s of each of those builds
                            side by side
-  --growth [--orders 1000000,10000000 --export-seconds 24]
+  --growth [--orders 1000000,10000000 --export-seconds 24] [--writes --writers 64,256 --rounds 3]
                            docs/API.md §14: a primary and a replica per size, seeded once and kept
                            (BENCH_DATA_DIR, default ~/.cache/orders-service/bench-growth); every admin
                            shape, a member's pages and walks by next link at each size side by side, with
                            the ratio; at the largest, an export in every sort and every shape on the
-                           primary alone; the service's warnings
+                           primary alone; the service's warnings; with --writes, then the sale's writes
+                           on a throw-away durable primary holding the largest size, against the bare
+                           tables (as --writes --preload <largest>)
   --writes [--writers 16,64,256 --work 0,2 --preload 200000 --listings]
                            what the listing's schema costs the order writers, on a throw-away durable primary`;
 
@@ -84,29 +86,31 @@ async function main(): Promise<void> {
     return;
   }
   const options = { seconds: Number(values.seconds), rounds: Number(values.rounds) };
-  if (values.growth) {
-    // Servers of its own, seeded once and kept: the configured database is not touched.
-    const auth = toAuthConfig(validateEnvironment(process.env));
-    await growth.run(
-      signDevelopmentToken(auth, { sub: 1, role: Role.Admin }, '4h'),
-      signDevelopmentToken(auth, { sub: 1, role: Role.User }, '4h'),
-      {
-        sizes: values.orders.split(',').map(Number),
-        exportSeconds: Number(values['export-seconds']),
-      },
-    );
-    return;
-  }
-  if (values.writes) {
-    // Its own throw-away primary: the configured database is not touched.
-    const list = (text: string) => text.split(',').map(Number);
-    await compareWrites([BARE_TABLES, PROJECT_SCHEMA], {
+  const list = (text: string) => text.split(',').map(Number);
+  // Its own throw-away primary: the configured database is not touched.
+  const writes = (preloadOrders: number) =>
+    compareWrites([BARE_TABLES, PROJECT_SCHEMA], {
       ...options,
       connections: list(values.writers),
       workMs: list(values.work),
-      preloadOrders: Number(values.preload),
+      preloadOrders,
       listings: values.listings,
     });
+  if (values.growth) {
+    // Servers of its own, seeded once and kept: the configured database is not touched.
+    const auth = toAuthConfig(validateEnvironment(process.env));
+    const sizes = list(values.orders);
+    await growth.run(
+      signDevelopmentToken(auth, { sub: 1, role: Role.Admin }, '4h'),
+      signDevelopmentToken(auth, { sub: 1, role: Role.User }, '4h'),
+      { sizes, exportSeconds: Number(values['export-seconds']) },
+    );
+    // docs/API.md §14 weighs both sides at the largest size: the listing's reads above, the sale's writes here.
+    if (values.writes) await writes(Math.max(...sizes));
+    return;
+  }
+  if (values.writes) {
+    await writes(Number(values.preload));
     return;
   }
 
