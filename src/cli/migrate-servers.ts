@@ -1,8 +1,8 @@
-import { DataSource } from 'typeorm';
+import { DataSource, type QueryRunner } from 'typeorm';
 import type { DatabaseConfig } from '../config/database.config';
 import { buildDataSourceOptions } from '../database/data-source-options';
 import { ORDER_ENTITIES } from '../orders/order-entities';
-import { applyReplicaIndexes } from '../orders/replica-structures';
+import { applyReplicaIndexes, removeReplicaColumn } from '../orders/replica-structures';
 
 /** How long a replica may take to apply the primary's migrations before its own structures are built. */
 const REPLICA_CATCH_UP_S = 600;
@@ -10,21 +10,41 @@ const REPLICA_CATCH_UP_S = 600;
 /**
  * `npm run migration:run`: the primary's migrations (the schema every server shares, replicated from it), then,
  * with DB_REPLICAS set, each replica's own read structures (docs/API.md §14), once it has applied the primary's
- * migrations. Idempotent: a server already up to date is left as it is.
+ * migrations. Where the primary has migrations to run, each replica's own column is taken off first
+ * (`removeReplicaColumn`) and rebuilt after. Idempotent: a server already up to date is left as it is.
  */
 export async function migrateServers(config: DatabaseConfig, log: (line: string) => void): Promise<void> {
   const primary = new DataSource({ ...buildDataSourceOptions(config, 'maintenance'), entities: ORDER_ENTITIES });
   await primary.initialize();
   let position: string | undefined;
   try {
+    const replicated = config.type === 'mysql' && config.replicas.length > 0;
+    if (replicated && (await primary.showMigrations())) {
+      await onEachReplica(config, async (runner, name) => {
+        const removed = await removeReplicaColumn(runner);
+        if (removed.length > 0) log(`${name}: removed ${removed.join(', ')} until the primary's migrations apply`);
+      });
+    }
     const applied = await primary.runMigrations();
     log(
       applied.length === 0 ? 'primary: no pending migration' : `primary: ran ${applied.map((m) => m.name).join(', ')}`,
     );
-    if (config.type === 'mysql' && config.replicas.length > 0) position = await gtidPosition(primary);
+    if (replicated) position = await gtidPosition(primary);
   } finally {
     await primary.destroy();
   }
+  await onEachReplica(config, async (runner, name) => {
+    if (position) await waitForPosition(runner, position, name);
+    const built = await applyReplicaIndexes(runner);
+    log(built.length === 0 ? `${name}: read indexes up to date` : `${name}: built ${built.join(', ')}`);
+  });
+}
+
+/** Runs `work` on a maintenance connection to each configured replica in turn, one at a time. */
+async function onEachReplica(
+  config: DatabaseConfig,
+  work: (runner: QueryRunner, name: string) => Promise<void>,
+): Promise<void> {
   if (config.type !== 'mysql') return;
   for (const [index, address] of config.replicas.entries()) {
     const name = `replica-${index + 1} (${address.host}:${address.port})`;
@@ -32,9 +52,7 @@ export async function migrateServers(config: DatabaseConfig, log: (line: string)
     await replica.initialize();
     const runner = replica.createQueryRunner();
     try {
-      if (position) await waitForPosition(runner, position, name);
-      const built = await applyReplicaIndexes(runner);
-      log(built.length === 0 ? `${name}: read indexes up to date` : `${name}: built ${built.join(', ')}`);
+      await work(runner, name);
     } finally {
       await runner.release();
       await replica.destroy();

@@ -15,7 +15,8 @@ import type { Seek, SortValue } from './paging/continuation';
 import type { OrderFilters } from './query/list-orders-query';
 import type { SortField, SortKey } from './query/sort';
 import { ReadPlanner, SORT_COLUMNS, type MatchSizes, type OrderColumn, type OrdersIndex } from './read-plan';
-import { REPLICA_INDEXES } from './replica-indexes';
+import type { MonthBranch } from './month-branches';
+import { REPLICA_COLUMN, REPLICA_INDEXES } from './replica-indexes';
 
 /** One row of `orders` as the page query returns it. */
 export interface OrderRow {
@@ -63,19 +64,30 @@ const TABLE_TOTAL_COLUMNS = ['tableWholeDays', 'tableUnfolded'];
 const NEWER_THAN_WALK_COLUMN = 'newerThanWalk';
 /** The column of a count statement that holds about how many orders the date range holds, for the planner. */
 const RANGE_COLUMN = 'rangeOrders';
+/** The columns of a count statement that hold when the oldest and newest orders were placed, for a month merge. */
+const SPAN_COLUMNS = { first: 'firstCreated', last: 'lastCreated' } as const;
 
 interface CountOptions {
   /** Also sum the whole table, for the planner. */
   withTable: boolean;
   /** Also sum the whole days the date range touches, whatever else is filtered, for the planner. */
   withRange?: boolean;
+  /** Also read when the oldest and newest orders were placed, for the planner. */
+  withSpan?: boolean;
   /** Count only the orders a walk with this bound includes. */
   walkBound?: number;
 }
 
-const countKey = ({ withTable, withRange, walkBound }: CountOptions): string =>
-  `${withTable ? '|table' : ''}${withRange ? '|range' : ''}${walkBound === undefined ? '' : '|walk'}`;
+const countKey = ({ withTable, withRange, withSpan, walkBound }: CountOptions): string =>
+  `${withTable ? '|table' : ''}${withRange ? '|range' : ''}${withSpan ? '|span' : ''}${walkBound === undefined ? '' : '|walk'}`;
 const toDay = (epochMs: number): string => new Date(epochMs).toISOString().slice(0, 10);
+
+/** A page's ids as `findPage` joins them: the statement's shape key and values, and its SQL built once per shape. */
+interface PageIds {
+  key: string;
+  values: QueryValues;
+  build: () => { sql: string; parameters: ObjectLiteral };
+}
 
 /** A condition of the filters, with its parameter named after the alias so that several can share one statement. */
 interface Condition {
@@ -216,35 +228,24 @@ export class OrdersRepository {
   async findPage(request: PageRequest, session: ReadSession, sizes?: MatchSizes): Promise<OrderRow[]> {
     const { filters, sort, limit, seek } = request;
     const offset = seek ? 0 : request.offset;
-    const conditions = this.conditions(filters, 'i');
-    const walk = seek && this.walkConditions(sort, seek, 'i');
-    const values = {
-      ...valuesOf(conditions),
-      ...(walk && valuesOf([walk.bound, ...walk.terms])),
-      pageLimit: limit,
-      pageOffset: offset,
-    };
-    const indexes = this.plannerFor(session.catalog)?.plan(
+    const plan = this.plannerFor(session.catalog)?.plan(
       filters,
       sort,
       offset + limit,
       sizes,
       this.mostReadWhole(session.catalog),
-    )?.indexes;
-    const key = `page|${presentIn(conditions)}|${sort.map(({ field, direction }) => `${field} ${direction}`).join(',')}|${indexes?.join(',') ?? ''}|${seek?.direction ?? ''}`;
+    );
+    const indexes = plan?.indexes;
+    const ids = plan?.branches ? this.mergedIds(request, plan.branches, indexes ?? []) : this.pageIds(request, indexes);
+    const values = { ...ids.values, pageLimit: limit, pageOffset: offset };
+    const key = `page|${ids.key}|${sort.map(({ field, direction }) => `${field} ${direction}`).join(',')}|${indexes?.join(',') ?? ''}|${seek?.direction ?? ''}`;
     const statement = this.shapes.statement(key, values, () => {
-      const pageIds = this.matching(conditions, 'i');
-      if (walk) {
-        pageIds.andWhere(walk.bound.sql, valuesOf([walk.bound]));
-        pageIds.andWhere(`(${walk.terms.map(({ sql }) => sql).join(' OR ')})`, valuesOf(walk.terms));
-      }
-      this.sorted(pageIds, 'i', seek?.direction === 'before' ? reversed(sort) : sort).select('i.id', 'id');
-      if (indexes) pageIds.useIndex([...indexes]);
+      const pageIds = ids.build();
       const query = this.dataSource
         .createQueryBuilder(Order, 'o')
         // Limit and offset as parameters, so that every page of a shape shares its SQL.
-        .innerJoin(`(${pageIds.getQuery()} LIMIT :pageLimit OFFSET :pageOffset)`, 'p', 'p.id = o.id')
-        .setParameters({ ...pageIds.getParameters(), pageLimit: limit, pageOffset: offset })
+        .innerJoin(`(${pageIds.sql} LIMIT :pageLimit OFFSET :pageOffset)`, 'p', 'p.id = o.id')
+        .setParameters({ ...pageIds.parameters, pageLimit: limit, pageOffset: offset })
         .select('o.id', 'id')
         .addSelect('o.userId', 'userId')
         .addSelect('o.concertId', 'concertId')
@@ -262,6 +263,103 @@ export class OrdersRepository {
     return this.run<OrderRow[]>('page', statement, session);
   }
 
+  /** The page's ids, in its sort order, through the index the planner chose: what `findPage` joins its rows to. */
+  private pageIds({ filters, sort, seek }: PageRequest, indexes: readonly string[] | undefined): PageIds {
+    const conditions = this.conditions(filters, 'i');
+    const walk = seek && this.walkConditions(sort, seek, 'i');
+    return {
+      key: presentIn(conditions),
+      values: { ...valuesOf(conditions), ...(walk && valuesOf([walk.bound, ...walk.terms])) },
+      build: () => {
+        const pageIds = this.matching(conditions, 'i');
+        if (walk) this.seeking(pageIds, walk);
+        this.sorted(pageIds, 'i', seek?.direction === 'before' ? reversed(sort) : sort).select('i.id', 'id');
+        if (indexes) pageIds.useIndex([...indexes]);
+        return { sql: pageIds.getQuery(), parameters: pageIds.getParameters() };
+      },
+    };
+  }
+
+  /**
+   * docs/API.md §14, a month merge: the page's ids as the first of the ids each branch yields in the sort's order,
+   * each branch reading at most as many as the page needs (offset and size): a month's stretch of the month index
+   * walked in update order, or an edge's dates read from the dates' covering index and sorted. Each branch holds the
+   * request's filters and seek, so that the merge is the plain query's rows in the same order.
+   */
+  private mergedIds(
+    { filters, sort, limit, offset, seek }: PageRequest,
+    branches: readonly MonthBranch[],
+    indexes: readonly string[],
+  ): PageIds {
+    const [walkedIndex, sortedIndex] = indexes;
+    const order = seek?.direction === 'before' ? reversed(sort) : sort;
+    const parts = branches.map((branch, position) => {
+      const alias = `m${position}`;
+      const conditions = this.conditions(filters, alias);
+      if (branch.kind === 'walk') {
+        conditions.push({
+          sql: `${alias}.${REPLICA_COLUMN.name} = :month_${alias}`,
+          name: `month_${alias}`,
+          value: branch.month,
+        });
+      } else {
+        if (branch.from !== undefined)
+          conditions.push({
+            sql: `${alias}.createdAt >= :partFrom_${alias}`,
+            name: `partFrom_${alias}`,
+            value: toStoredDateTime(branch.from),
+          });
+        if (branch.before !== undefined)
+          conditions.push({
+            sql: `${alias}.createdAt < :partBefore_${alias}`,
+            name: `partBefore_${alias}`,
+            value: toStoredDateTime(branch.before),
+          });
+      }
+      return {
+        alias,
+        conditions,
+        walk: seek && this.walkConditions(sort, seek, alias),
+        index: branch.kind === 'walk' ? walkedIndex : sortedIndex,
+      };
+    });
+    return {
+      key: `merge|${presentIn(this.conditions(filters, ''))}|${branches.map((branch) => (branch.kind === 'walk' ? 'w' : `s${branch.from === undefined ? '' : '>'}${branch.before === undefined ? '' : '<'}`)).join(',')}`,
+      values: {
+        ...Object.assign(
+          {},
+          ...parts.map(({ conditions, walk }) => ({
+            ...valuesOf(conditions),
+            ...(walk && valuesOf([walk.bound, ...walk.terms])),
+          })),
+        ),
+        branchLimit: offset + limit,
+      } as QueryValues,
+      build: () => {
+        let parameters: ObjectLiteral = { branchLimit: offset + limit };
+        const selects = parts.map(({ alias, conditions, walk, index }) => {
+          const part = this.matching(conditions, alias);
+          if (walk) this.seeking(part, walk);
+          this.sorted(part, alias, order).select(`${alias}.id`, 'id');
+          for (const { field } of order)
+            if (field !== 'orderId') part.addSelect(`${alias}.${SORT_COLUMNS[field]}`, field);
+          if (index) part.useIndex([index]);
+          parameters = { ...parameters, ...part.getParameters() };
+          return `(${part.getQuery()} LIMIT :branchLimit)`;
+        });
+        const merged = order
+          .map(({ field, direction }) => `u.${field === 'orderId' ? 'id' : field} ${direction}`)
+          .join(', ');
+        return { sql: `SELECT u.id AS id FROM (${selects.join(' UNION ALL ')}) u ORDER BY ${merged}`, parameters };
+      },
+    };
+  }
+
+  private seeking(query: SelectQueryBuilder<Order>, walk: { bound: Condition; terms: Condition[] }): void {
+    query.andWhere(walk.bound.sql, valuesOf([walk.bound]));
+    query.andWhere(`(${walk.terms.map(({ sql }) => sql).join(' OR ')})`, valuesOf(walk.terms));
+  }
+
   /**
    * Exact. Filtered by member or concert, a COUNT(*) over that index range is
    * small. Otherwise it sums the per-day totals (a few thousand rows instead
@@ -277,8 +375,16 @@ export class OrdersRepository {
 
   /** The count and, in the same statement, the other sizes the planner weighs for these filters. */
   async sizes(filters: OrderFilters, session: ReadSession, walkBound?: number): Promise<MatchSizes> {
-    const wanted = this.plannerFor(session.catalog)?.sizesWanted(filters) ?? { table: false, range: false };
-    return this.counted(filters, { withTable: wanted.table, withRange: wanted.range, walkBound }, session);
+    const wanted = this.plannerFor(session.catalog)?.sizesWanted(filters) ?? {
+      table: false,
+      range: false,
+      span: false,
+    };
+    return this.counted(
+      filters,
+      { withTable: wanted.table, withRange: wanted.range, withSpan: wanted.span, walkBound },
+      session,
+    );
   }
 
   private async counted(filters: OrderFilters, options: CountOptions, session: ReadSession): Promise<MatchSizes> {
@@ -288,7 +394,15 @@ export class OrdersRepository {
       session,
     );
     const sizes: MatchSizes = { matching: 0 };
-    for (const [column, value] of Object.entries(row ?? {})) {
+    const { [SPAN_COLUMNS.first]: first, [SPAN_COLUMNS.last]: last, ...counts } = row ?? {};
+    // An empty table has no span: every order placed since is then in the range's open part.
+    if (first != null && last != null) {
+      sizes.span = {
+        first: storedDateTimeToEpochMs(first as Date | string),
+        last: storedDateTimeToEpochMs(last as Date | string),
+      };
+    }
+    for (const [column, value] of Object.entries(counts)) {
       if (column === RANGE_COLUMN) sizes.range = Number(value ?? 0);
       else if (column === NEWER_THAN_WALK_COLUMN) sizes.matching -= Number(value ?? 0);
       else if (TABLE_TOTAL_COLUMNS.includes(column)) sizes.table = (sizes.table ?? 0) + Number(value ?? 0);
@@ -394,10 +508,20 @@ export class OrdersRepository {
 
   private withCountOptions<T extends ObjectLiteral>(
     query: SelectQueryBuilder<T>,
-    { withTable }: CountOptions,
+    { withTable, withSpan }: CountOptions,
     newer: Condition[],
     days: Condition[],
   ): SelectQueryBuilder<T> {
+    if (withSpan) {
+      // Each an end of the creation-time index: one step into it, whatever the table's size.
+      for (const [aggregate, column] of [
+        ['MIN', SPAN_COLUMNS.first],
+        ['MAX', SPAN_COLUMNS.last],
+      ] as const) {
+        const end = this.dataSource.createQueryBuilder(Order, column).select(`${aggregate}(${column}.createdAt)`);
+        query.addSelect(`(${end.getQuery()})`, column);
+      }
+    }
     if (newer.length > 0) {
       const rows = this.matching(newer, 'w').select('COUNT(*)');
       query.addSelect(`(${rows.getQuery()})`, NEWER_THAN_WALK_COLUMN).setParameters(rows.getParameters());

@@ -91,13 +91,14 @@ describe('ReadPlanner', () => {
   });
 
   it('asks for the table’s size only where an index range may be read whole, the range’s where it holds the dates alone', () => {
-    expect(planner.sizesWanted({ status: 'REFUNDED', ...MONTH })).toEqual({ table: true, range: true });
+    expect(planner.sizesWanted({ status: 'REFUNDED', ...MONTH })).toEqual({ table: true, range: true, span: false });
     expect(planner.sizesWanted({ status: 'REFUNDED', createdBefore: MONTH.createdBefore })).toEqual({
       table: true,
       range: true,
+      span: false,
     });
-    expect(planner.sizesWanted(MONTH)).toEqual({ table: true, range: false });
-    expect(planner.sizesWanted({ status: 'REFUNDED' })).toEqual({ table: false, range: false });
+    expect(planner.sizesWanted(MONTH)).toEqual({ table: true, range: false, span: false });
+    expect(planner.sizesWanted({ status: 'REFUNDED' })).toEqual({ table: false, range: false, span: false });
   });
 
   it('plans a status alone the same whatever the table’s size: every candidate grows with it', () => {
@@ -285,20 +286,34 @@ describe('ReadPlanner', () => {
       ).toEqual({ rule: 'walk', indexes: ['idx_replica_orders_total_price_asc'], readWhole: 0 });
     });
 
-    it('reads a month sorted by update time from the dates’ covering range: no walk in update order reaches it soon', () => {
-      // A month holds 41,000 of 1M orders: a page of 20 walks about 490 entries, checked without their rows.
-      expect(
-        onReplica.plan(MONTH, sortOf('updatedAt,desc'), 20, { matching: 41_000, table: TABLE, range: 41_000 }),
-      ).toEqual({
+    it('merges the months of a range sorted by update time, each walked in update order, where a server holds the month index', () => {
+      // June 2025, one of 24 months of 10M orders: a page of 20 walks about 20 entries of June's stretch.
+      const month = { matching: 420_000, table: 10_000_000, range: 420_000 };
+      expect(onReplica.plan(MONTH, sortOf('updatedAt,desc'), 20, month)).toEqual({
+        rule: 'month-merge',
+        indexes: ['idx_replica_orders_month_updated_desc', 'idx_replica_orders_created_updated'],
+        branches: [{ kind: 'walk', month: 202506 }],
+        readWhole: 0,
+      });
+      // Ascending ends `orderId desc`: the index storing `id` descending, walked forwards.
+      expect(onReplica.plan(MONTH, sortOf('updatedAt,asc'), 20, month)?.indexes).toEqual([
+        'idx_replica_orders_month_updated_asc',
+        'idx_replica_orders_created_updated',
+      ]);
+      // Without the month index (a replica not migrated since), the range's covering entries are sorted, as before.
+      const withoutMonths = new ReadPlanner([
+        ...indexes,
+        ...REPLICA_INDEXES.filter((index) => !index.columns.includes('createdMonth')),
+      ]);
+      expect(withoutMonths.plan(MONTH, sortOf('updatedAt,desc'), 20, month)).toEqual({
         rule: 'filter-index',
         indexes: ['idx_replica_orders_created_updated'],
-        readWhole: 41_000,
+        readWhole: 420_000,
       });
     });
 
-    it('tells how many orders such a plan sorts whole for each page: at least the date range’s, whatever the page', () => {
-      // A year of 10M orders holds 5M, 3.5M of them completed: no walk in update order bounds it, so the range or
-      // the table is read and its matches sorted (the two cost about the same here).
+    it('reads a year of one status as twelve walks, whatever the table’s size, and sorts only an edge it covers less than half of', () => {
+      // A year of 10M orders holds 5M, 3.5M of them completed: every page reads 12 × (offset + size) × 5/3.5 entries.
       const year = { matching: 3_500_000, table: 10_000_000, range: 5_000_000 };
       for (const rowsWanted of [20, 1000]) {
         const plan = onReplica.plan(
@@ -306,20 +321,59 @@ describe('ReadPlanner', () => {
           sortOf('updatedAt,asc'),
           rowsWanted,
           year,
+          1_000_000,
         );
-        expect(['filter-index', 'table-scan']).toContain(plan?.rule);
-        expect(plan?.readWhole).toBeGreaterThanOrEqual(5_000_000);
+        expect(plan).toMatchObject({ rule: 'month-merge', readWhole: 0 });
+        expect(plan?.branches).toHaveLength(12);
       }
-      // Past the most a server sorts whole, nothing else is left: the plan says so, and the request is refused.
-      const limited = onReplica.plan(
-        { status: 'PAYMENT_COMPLETED', ...YEAR },
+      // Seoul's year, nine hours before UTC's: December 2024's last nine hours are sorted, December 2025 walked.
+      const seoulYear = { createdFrom: Date.UTC(2024, 11, 31, 15), createdBefore: Date.UTC(2025, 11, 31, 15) };
+      const plan = onReplica.plan({ status: 'PAYMENT_COMPLETED', ...seoulYear }, sortOf('updatedAt,desc'), 20, year);
+      expect(plan?.branches?.[0]).toEqual({ kind: 'sort', from: seoulYear.createdFrom, before: Date.UTC(2025, 0, 1) });
+      expect(plan?.branches?.at(-1)).toEqual({ kind: 'walk', month: 202512 });
+      // What it sorts whole is the edge's share of the range: 9 hours of 365 days.
+      expect(plan?.readWhole).toBe(Math.round((5_000_000 * 9) / (365 * 24)));
+    });
+
+    it('closes an open side of the range at the months known to hold orders, and reads past them to stay exact', () => {
+      const since = { createdFrom: Date.UTC(2026, 9, 1) };
+      const span = { first: Date.UTC(2024, 10, 1, 3), last: Date.UTC(2026, 9, 31, 20) };
+      expect(onReplica.sizesWanted(since)).toMatchObject({ span: true });
+      // Without the span the plan waits for it.
+      expect(onReplica.plan(since, sortOf('updatedAt,desc'), 20, { matching: 420_000, table: TABLE })?.rule).not.toBe(
+        'month-merge',
+      );
+      expect(
+        onReplica.plan(since, sortOf('updatedAt,desc'), 20, { matching: 420_000, table: TABLE, span })?.branches,
+      ).toEqual([
+        { kind: 'walk', month: 202610 },
+        { kind: 'sort', from: Date.UTC(2026, 10, 1) },
+      ]);
+      const until: OrderFilters = { status: 'PAYMENT_PENDING', createdBefore: Date.UTC(2025, 2, 1) };
+      expect(
+        onReplica.plan(until, sortOf('updatedAt,asc'), 20, { matching: 40_000, table: TABLE, range: 400_000, span })
+          ?.branches,
+      ).toEqual([
+        { kind: 'sort', before: Date.UTC(2024, 10, 1) },
+        { kind: 'walk', month: 202411 },
+        { kind: 'walk', month: 202412 },
+        { kind: 'walk', month: 202501 },
+        { kind: 'walk', month: 202502 },
+      ]);
+    });
+
+    it('tells how many orders a range within a month sorts whole for each page: the range’s', () => {
+      const twoWeeks = { createdFrom: Date.UTC(2025, 5, 3), createdBefore: Date.UTC(2025, 5, 17) };
+      const plan = onReplica.plan(
+        { status: 'PAYMENT_COMPLETED', ...twoWeeks },
         sortOf('updatedAt,asc'),
         20,
-        year,
-        1_000_000,
+        { matching: 140_000, table: 10_000_000, range: 200_000 },
+        100_000,
       );
-      expect(limited?.readWhole).toBeGreaterThan(1_000_000);
-      // The same dates by price: a walk of the price index, which stops when the page is full.
+      expect(plan?.readWhole).toBeGreaterThan(100_000);
+      // A year of the same status by price: a walk of the price index, which stops when the page is full.
+      const year = { matching: 3_500_000, table: 10_000_000, range: 5_000_000 };
       expect(
         onReplica.plan({ status: 'PAYMENT_COMPLETED', ...YEAR }, sortOf('totalPrice,desc'), 1000, year),
       ).toMatchObject({ rule: 'walk', readWhole: 0 });

@@ -1,3 +1,4 @@
+import { monthMerge, type CreationSpan, type MonthBranch } from './month-branches';
 import type { Order } from './order.entity';
 import type { OrderFilters } from './query/list-orders-query';
 import type { SortField, SortKey } from './query/sort';
@@ -16,12 +17,15 @@ export const SORT_COLUMNS: Record<SortField, OrderColumn> = {
   updatedAt: 'updatedAt',
 };
 
+/** A column an index may hold: the entity's, or the month of creation that only the replicas hold (REPLICA_COLUMN). */
+export type IndexColumn = OrderColumn | 'createdMonth';
+
 /** A secondary index of `orders`, as the entity declares it; InnoDB appends the primary key to its entries. */
 export interface OrdersIndex {
   name: string;
-  columns: readonly OrderColumn[];
+  columns: readonly IndexColumn[];
   /** Columns the index stores in descending order (MySQL 8, MariaDB 10.8+): a sort `x asc` ends `orderId desc`. */
-  descending?: readonly OrderColumn[];
+  descending?: readonly IndexColumn[];
 }
 
 /** MySQL's name for the clustered index: reading by it is a walk in `id` order or a scan of the whole table. */
@@ -40,15 +44,18 @@ export interface MatchSizes {
    * the range touches): given where `sizesWanted` asks for it, for an index that holds the range and not the rest.
    */
   range?: number;
+  /** When the oldest and newest orders were placed: given where `sizesWanted` asks for it, for a month merge. */
+  span?: CreationSpan;
 }
 
 /** Which sizes besides the matches a plan weighs, so that the service sums no more than the plan needs. */
 export interface SizesWanted {
   table: boolean;
   range: boolean;
+  span: boolean;
 }
 
-export type PlanRule = 'member-or-concert' | 'index-order' | 'walk' | 'filter-index' | 'table-scan';
+export type PlanRule = 'member-or-concert' | 'index-order' | 'walk' | 'filter-index' | 'table-scan' | 'month-merge';
 
 /** Which indexes the page's ids may be read through (the server picks among several), and the rule that chose them. */
 export interface ReadPlan {
@@ -60,6 +67,8 @@ export interface ReadPlan {
    * page is full; not known for a table scan without the table's size).
    */
   readWhole?: number;
+  /** For `month-merge`: the parts of the date range, each read through the first or second of `indexes`. */
+  branches?: readonly MonthBranch[];
 }
 
 /**
@@ -82,7 +91,7 @@ const COVERING_ROW = 2;
  * leading column by looking into the index, not from statistics, and a concert of 1,900 orders beats a
  * member of 4,100 (forcing the member's index halved the throughput of such a listing).
  */
-const SELECTIVE_FILTERS: ReadonlyArray<OrderColumn> = ['userId', 'concertId'];
+const SELECTIVE_FILTERS: ReadonlyArray<IndexColumn> = ['userId', 'concertId'];
 
 /**
  * Chooses how the page of a listing reads `orders`, so that the plan does not depend on the optimizer's guess.
@@ -104,7 +113,10 @@ const SELECTIVE_FILTERS: ReadonlyArray<OrderColumn> = ['userId', 'concertId'];
  *      listed: no index holds one, since every payment would rewrite its entry (docs/API.md §7);
  *    - `filter-index`: the index range that holds the filters, every entry in it sorted (covering or with a
  *      lookup per row, and with one where the range holds only the dates and the row must be checked);
- *    - `table-scan`: every order read once in the clustered index's order, the matches sorted as they come.
+ *    - `table-scan`: every order read once in the clustered index's order, the matches sorted as they come;
+ *    - `month-merge`: a date range sorted by update time, where a server holds the month index (a replica's): the
+ *      first entries of each month the range covers, each walked in update order, merged, and the range's edges
+ *      sorted (`monthMerge`).
  */
 export class ReadPlanner {
   constructor(private readonly indexes: readonly OrdersIndex[]) {}
@@ -188,11 +200,46 @@ export class ReadPlanner {
         });
       }
     }
+    const merge = this.monthMergeIndexes(filters, sort);
+    if (merge && (sizes.span !== undefined || !opensRange(filters))) {
+      const { branches, sortedShare } = monthMerge(filters.createdFrom, filters.createdBefore, sizes.span);
+      const range = sizes.range ?? matching;
+      const walks = branches.filter((branch) => branch.kind === 'walk').length;
+      // Each month's walk passes the entries of other statuses too, in the share the range holds them.
+      const perWalk = Math.min(range, matching === 0 ? range : (rowsWanted * range) / matching);
+      const sorted = Math.round(range * sortedShare);
+      candidates.push({
+        indexes: merge,
+        rule: 'month-merge',
+        branches,
+        cost: (walks * perWalk + sorted) * COVERING_ROW,
+        readWhole: sorted,
+      });
+    }
     const within = candidates.filter((candidate) => (candidate.readWhole ?? Number.POSITIVE_INFINITY) <= mostReadWhole);
-    const { indexes, rule, readWhole } = (within.length > 0 ? within : candidates).reduce((best, candidate) =>
-      candidate.cost < best.cost ? candidate : best,
+    const { indexes, rule, readWhole, branches } = (within.length > 0 ? within : candidates).reduce(
+      (best, candidate) => (candidate.cost < best.cost ? candidate : best),
     );
-    return { indexes, rule, readWhole };
+    return { indexes, rule, readWhole, ...(branches && { branches }) };
+  }
+
+  /**
+   * The month index that walks this sort in order and the dates' covering index that sorts the edges, where the
+   * server holds both and the shape is a date range, filtered by status or not, sorted by update time.
+   */
+  private monthMergeIndexes(filters: OrderFilters, sort: readonly SortKey[]): string[] | undefined {
+    const fixed = fixedColumns(filters);
+    const filtered = filterColumns(filters);
+    if (!filtered.includes('createdAt') || fixed.some((column) => column !== 'status')) return undefined;
+    const order = effectiveOrder(sort, fixed);
+    const walked = this.indexes.find(
+      (index) =>
+        index.columns[0] === 'createdMonth' &&
+        holdsAll(index, filtered) &&
+        readsInOrder(index, ['createdMonth'], order),
+    );
+    const sorted = this.indexes.find((index) => index.columns[0] === 'createdAt' && covers(index, filtered, order));
+    return walked && sorted ? [walked.name, sorted.name] : undefined;
   }
 
   /**
@@ -204,7 +251,11 @@ export class ReadPlanner {
     const fixed = fixedColumns(filters);
     const filtered = filterColumns(filters);
     const range = this.indexes.some((index) => holdsDateRange(index, filtered));
-    return { table: range || this.indexes.some((index) => holdsAsOneRange(index, fixed, filtered)), range };
+    return {
+      table: range || this.indexes.some((index) => holdsAsOneRange(index, fixed, filtered)),
+      range,
+      span: opensRange(filters) && this.monthMergeIndexes(filters, sortByUpdate) !== undefined,
+    };
   }
 
   /**
@@ -213,6 +264,8 @@ export class ReadPlanner {
    * Otherwise every match is sorted for each page, which grows with the table.
    */
   bounded(filters: OrderFilters, sort: readonly SortKey[]): boolean {
+    // A month merge reads a page of each month and sorts the edges, which the count then weighs (`plan`).
+    if (this.monthMergeIndexes(filters, sort)) return true;
     const fixed = fixedColumns(filters);
     if (this.indexes.some((index) => fixed.includes(index.columns[0]) && SELECTIVE_FILTERS.includes(index.columns[0])))
       return true;
@@ -235,16 +288,26 @@ export class ReadPlanner {
   }
 }
 
+/** A date range with one side open: a month merge then needs to know where the orders end. */
+const opensRange = (filters: OrderFilters): boolean =>
+  (filters.createdFrom === undefined) !== (filters.createdBefore === undefined);
+
+/** Either direction of update time: whether a month merge applies does not depend on it. */
+const sortByUpdate: readonly SortKey[] = [
+  { field: 'updatedAt', direction: 'DESC' },
+  { field: 'orderId', direction: 'DESC' },
+];
+
 /** Columns an equality filter fixes to one value. */
-function fixedColumns(filters: OrderFilters): OrderColumn[] {
-  const fixed: OrderColumn[] = [];
+function fixedColumns(filters: OrderFilters): IndexColumn[] {
+  const fixed: IndexColumn[] = [];
   if (filters.userId !== undefined) fixed.push('userId');
   if (filters.concertId !== undefined) fixed.push('concertId');
   if (filters.status !== undefined) fixed.push('status');
   return fixed;
 }
 
-function filterColumns(filters: OrderFilters): OrderColumn[] {
+function filterColumns(filters: OrderFilters): IndexColumn[] {
   const ranged = filters.createdFrom !== undefined || filters.createdBefore !== undefined;
   return ranged ? [...fixedColumns(filters), 'createdAt'] : fixedColumns(filters);
 }
@@ -253,7 +316,7 @@ function filterColumns(filters: OrderFilters): OrderColumn[] {
  * The sort as the rows are ordered: keys on a fixed column order nothing, and nothing after `orderId` (unique)
  * does either. Every sort holds `orderId` (`parseSort` appends it), so the order ends there.
  */
-function effectiveOrder(sort: readonly SortKey[], fixed: readonly OrderColumn[]) {
+function effectiveOrder(sort: readonly SortKey[], fixed: readonly IndexColumn[]) {
   const order: Array<{ column: OrderColumn; direction: SortKey['direction'] }> = [];
   for (const { field, direction } of sort) {
     const column = SORT_COLUMNS[field];
@@ -267,7 +330,7 @@ function effectiveOrder(sort: readonly SortKey[], fixed: readonly OrderColumn[])
  * The index begins with the columns the filters fix and then, if the filters bound a range, that range's
  * column: the matches are one contiguous range of it, and every entry read there is a match.
  */
-function holdsAsOneRange(index: OrdersIndex, fixed: readonly OrderColumn[], filtered: readonly OrderColumn[]): boolean {
+function holdsAsOneRange(index: OrdersIndex, fixed: readonly IndexColumn[], filtered: readonly IndexColumn[]): boolean {
   const leading = index.columns.slice(0, filtered.length);
   return (
     fixed.every((column) => leading.slice(0, fixed.length).includes(column)) &&
@@ -282,27 +345,27 @@ function holdsAsOneRange(index: OrdersIndex, fixed: readonly OrderColumn[], filt
  * not bound a date-filtered page. (Order ids follow creation time too where orders are inserted as they are placed;
  * the bench data's ids do not, docs/SCALING.md.)
  */
-const FOLLOWS_CREATION: ReadonlyArray<OrderColumn> = ['updatedAt'];
+const FOLLOWS_CREATION: ReadonlyArray<IndexColumn> = ['updatedAt'];
 
-function walksAcrossDates(index: OrdersIndex, filtered: readonly OrderColumn[]): boolean {
+function walksAcrossDates(index: OrdersIndex, filtered: readonly IndexColumn[]): boolean {
   return filtered.includes('createdAt') && FOLLOWS_CREATION.includes(index.columns[0]);
 }
 
 /** The index's entries hold every filtered column and every column of the order: read and sorted without rows. */
 function covers(
   index: OrdersIndex,
-  filtered: readonly OrderColumn[],
+  filtered: readonly IndexColumn[],
   order: ReadonlyArray<{ column: OrderColumn }>,
 ): boolean {
   return holdsAll(index, filtered) && order.every(({ column }) => column === 'id' || index.columns.includes(column));
 }
 
-function holdsAll(index: OrdersIndex, columns: readonly OrderColumn[]): boolean {
+function holdsAll(index: OrdersIndex, columns: readonly IndexColumn[]): boolean {
   return columns.every((column) => index.columns.includes(column));
 }
 
 /** The index leads with `createdAt` and the filters bound it, along with others that it does not hold. */
-function holdsDateRange(index: OrdersIndex, filtered: readonly OrderColumn[]): boolean {
+function holdsDateRange(index: OrdersIndex, filtered: readonly IndexColumn[]): boolean {
   return index.columns[0] === 'createdAt' && filtered.includes('createdAt') && filtered.length > 1;
 }
 
@@ -313,7 +376,7 @@ function holdsDateRange(index: OrdersIndex, filtered: readonly OrderColumn[]): b
  */
 function readsInOrder(
   index: OrdersIndex,
-  fixed: readonly OrderColumn[],
+  fixed: readonly IndexColumn[],
   order: ReadonlyArray<{ column: OrderColumn; direction: SortKey['direction'] }>,
 ): boolean {
   const entryOrder = [...index.columns.slice(fixed.length), ...(index.columns.includes('id') ? [] : ['id' as const])];

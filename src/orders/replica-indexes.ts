@@ -1,11 +1,12 @@
-import type { OrderColumn, OrdersIndex } from './read-plan';
+import type { IndexColumn, OrdersIndex } from './read-plan';
 
 /** An index only the replicas hold: the entity's columns, and the table's own columns (and order) for its DDL. */
 export interface ReplicaIndex extends OrdersIndex {
   sqlColumns: readonly string[];
 }
 
-const SQL_COLUMNS: Record<OrderColumn, string> = {
+const SQL_COLUMNS: Record<IndexColumn, string> = {
+  createdMonth: 'created_month',
   id: 'id',
   userId: 'user_id',
   concertId: 'concert_id',
@@ -20,9 +21,13 @@ const SQL_COLUMNS: Record<OrderColumn, string> = {
  * that each entry is checked against them without reading its row. Every sort ends `orderId desc`, so `asc`
  * needs `id` stored descending (walked forwards), and `desc` the plain order (walked backwards).
  */
-const replicaIndex = (column: OrderColumn, direction: 'asc' | 'desc', name: string): ReplicaIndex => {
-  const columns: OrderColumn[] = [column, 'id', ...(['createdAt', 'status'] as const).filter((c) => c !== column)];
-  const descending: OrderColumn[] = direction === 'asc' ? ['id'] : [];
+const replicaIndex = (
+  column: IndexColumn,
+  direction: 'asc' | 'desc',
+  name: string,
+  columns: IndexColumn[] = [column, 'id', ...(['createdAt', 'status'] as const).filter((c) => c !== column)],
+): ReplicaIndex => {
+  const descending: IndexColumn[] = direction === 'asc' ? ['id'] : [];
   return {
     name: `idx_replica_orders_${name}_${direction}`,
     columns,
@@ -30,6 +35,24 @@ const replicaIndex = (column: OrderColumn, direction: 'asc' | 'desc', name: stri
     sqlColumns: columns.map((c) => `${SQL_COLUMNS[c]}${descending.includes(c) ? ' DESC' : ''}`),
   };
 };
+
+/**
+ * A column only the replicas hold: the month an order was placed in (UTC), derived from `created_at`. Row-based
+ * replication applies the primary's columns by position and computes a replica's extra generated columns at the
+ * end of the table; MariaDB 10.11 leaves an index on an extra VIRTUAL column with NULL entries for replicated
+ * inserts (CHECK TABLE then reports it corrupt), so the column is STORED, which it computes and indexes correctly.
+ */
+export const REPLICA_COLUMN = {
+  name: SQL_COLUMNS.createdMonth,
+  definition: 'MEDIUMINT UNSIGNED AS (EXTRACT(YEAR_MONTH FROM created_at)) STORED',
+} as const;
+
+/**
+ * The index a month's orders sorted by update time walk: one stretch of it per month, in update order, so that a
+ * date range sorted by `updatedAt` is the merge of the first entries of each month it covers (docs/API.md §14).
+ */
+const monthIndex = (direction: 'asc' | 'desc'): ReplicaIndex =>
+  replicaIndex('createdMonth', direction, 'month_updated', ['createdMonth', 'updatedAt', 'id', 'createdAt', 'status']);
 
 /**
  * docs/API.md §14: the indexes the listing reads through that the sale must
@@ -70,10 +93,15 @@ export const REPLICA_INDEXES: readonly ReplicaIndex[] = [
     sqlColumns: ['concert_id', 'created_at', 'updated_at', 'total_price', 'user_id', 'status'],
   },
   // A date range sorted by update time: update time follows creation time, so no walk of an index in that order
-  // reaches a range's orders soon; the range is read from entries holding the sort key and the status, and sorted.
+  // reaches a range's orders soon. The part of a month that a range covers less than half of (its edges), or a
+  // range within one month, is read from entries holding the sort key and the status, and sorted.
   {
     name: 'idx_replica_orders_created_updated',
     columns: ['createdAt', 'updatedAt', 'id', 'status'],
     sqlColumns: ['created_at', 'updated_at', 'id', 'status'],
   },
+  // The months such a range covers are merged from these instead, each walked in update order and stopped when
+  // the page is full.
+  monthIndex('asc'),
+  monthIndex('desc'),
 ];

@@ -1,5 +1,5 @@
 import type { QueryRunner } from 'typeorm';
-import { REPLICA_INDEXES } from './replica-indexes';
+import { REPLICA_COLUMN, REPLICA_INDEXES } from './replica-indexes';
 
 interface IndexRow {
   name: string;
@@ -8,23 +8,24 @@ interface IndexRow {
 
 /**
  * docs/API.md §14: brings one replica's own read structures to what the listing expects, on a connection to that
- * replica. Each of REPLICA_INDEXES that is missing, or has other columns, is (re)built in one in-place ALTER,
- * so that the table is read once whatever the number of indexes, and replication applies rows throughout
- * (`LOCK=NONE`). The session's binary log is off for it: the ALTER is the replica's own, so it must leave no
- * transaction of its own in the GTID history, which would be errant on a failover. Re-running it changes
- * nothing; a replica rebuilt from a copy of the primary gets them again. Returns the indexes it built.
+ * replica. Each of REPLICA_INDEXES that is missing, or has other columns, is (re)built in one ALTER, so that the
+ * table is read once whatever the number of indexes. Where the replica's own column (REPLICA_COLUMN) is missing,
+ * that ALTER adds it too and copies the table (a stored column cannot be added in place): replication waits for
+ * it (`LOCK=SHARED`) while reads go on, which the lag rule of §11 sees. Otherwise the indexes are built in place,
+ * replication applying rows throughout (`LOCK=NONE`). The session's binary log is off for it: the ALTER is the
+ * replica's own, so it must leave no transaction of its own in the GTID history, which would be errant on a
+ * failover. Re-running it changes nothing; a replica rebuilt from a copy of the primary gets them again. Returns
+ * the structures it built.
  */
 export async function applyReplicaIndexes(runner: QueryRunner): Promise<string[]> {
-  const rows = (await runner.query(
-    `SELECT INDEX_NAME AS name,
-       GROUP_CONCAT(CONCAT(COLUMN_NAME, IF(COLLATION = 'D', ' DESC', '')) ORDER BY SEQ_IN_INDEX) AS columns
-     FROM information_schema.STATISTICS
-     WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = 'orders'
-     GROUP BY INDEX_NAME`,
-  )) as IndexRow[];
-  const present = new Map(rows.map(({ name, columns }) => [name, columns]));
+  const present = await indexesOf(runner);
   const changes: string[] = [];
   const built: string[] = [];
+  const withColumn = !(await hasReplicaColumn(runner));
+  if (withColumn) {
+    changes.push(`ADD COLUMN ${REPLICA_COLUMN.name} ${REPLICA_COLUMN.definition}`);
+    built.push(REPLICA_COLUMN.name);
+  }
   for (const index of REPLICA_INDEXES) {
     const columns = index.sqlColumns.join(',');
     if (present.get(index.name) === columns) continue;
@@ -33,13 +34,60 @@ export async function applyReplicaIndexes(runner: QueryRunner): Promise<string[]
     built.push(index.name);
   }
   if (changes.length === 0) return built;
+  await alterWithoutBinaryLog(
+    runner,
+    `ALTER TABLE orders ${changes.join(', ')}, ${withColumn ? 'ALGORITHM=COPY, LOCK=SHARED' : 'ALGORITHM=INPLACE, LOCK=NONE'}`,
+  );
+  return built;
+}
+
+/**
+ * Takes the replica's own column, and the indexes on it, off a replica before the primary's migrations run. Row-based
+ * replication applies the primary's columns by position: a column the primary adds to `orders` would land after the
+ * replica's own on the replica, and each row event would then put its value in the wrong column.
+ * `applyReplicaIndexes` puts them back once the replica has applied the migrations. Returns what it removed.
+ */
+export async function removeReplicaColumn(runner: QueryRunner): Promise<string[]> {
+  if (!(await hasReplicaColumn(runner))) return [];
+  const present = await indexesOf(runner);
+  const onColumn = REPLICA_INDEXES.filter(
+    (index) =>
+      index.sqlColumns.some((column) => column.split(' ')[0] === REPLICA_COLUMN.name) && present.has(index.name),
+  ).map((index) => index.name);
+  await alterWithoutBinaryLog(
+    runner,
+    `ALTER TABLE orders ${[...onColumn.map((name) => `DROP INDEX ${name}`), `DROP COLUMN ${REPLICA_COLUMN.name}`].join(', ')}`,
+  );
+  return [...onColumn, REPLICA_COLUMN.name];
+}
+
+async function indexesOf(runner: QueryRunner): Promise<Map<string, string>> {
+  const rows = (await runner.query(
+    `SELECT INDEX_NAME AS name,
+       GROUP_CONCAT(CONCAT(COLUMN_NAME, IF(COLLATION = 'D', ' DESC', '')) ORDER BY SEQ_IN_INDEX) AS columns
+     FROM information_schema.STATISTICS
+     WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = 'orders'
+     GROUP BY INDEX_NAME`,
+  )) as IndexRow[];
+  return new Map(rows.map(({ name, columns }) => [name, columns]));
+}
+
+async function hasReplicaColumn(runner: QueryRunner): Promise<boolean> {
+  const rows = (await runner.query(
+    `SELECT 1 FROM information_schema.COLUMNS
+     WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = 'orders' AND COLUMN_NAME = ?`,
+    [REPLICA_COLUMN.name],
+  )) as unknown[];
+  return rows.length > 0;
+}
+
+async function alterWithoutBinaryLog(runner: QueryRunner, alter: string): Promise<void> {
   await runner.query('SET SESSION sql_log_bin = 0');
   try {
     // Waiting on the metadata lock behind a long transaction would hold up the replication thread behind it.
     await runner.query('SET SESSION lock_wait_timeout = 60');
-    await runner.query(`ALTER TABLE orders ${changes.join(', ')}, ALGORITHM=INPLACE, LOCK=NONE`);
+    await runner.query(alter);
   } finally {
     await runner.query('SET SESSION sql_log_bin = 1');
   }
-  return built;
 }

@@ -1,13 +1,17 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { RowDataPacket } from 'mysql2/promise';
 import request from 'supertest';
+import { DataSource, type QueryRunner } from 'typeorm';
 import { migrateServers } from '../../src/cli/migrate-servers';
+import { buildDataSourceOptions } from '../../src/database/data-source-options';
 import { toDatabaseConfig } from '../../src/config/database.config';
 import { validateEnvironment } from '../../src/config/environment';
 import { Metrics } from '../../src/observability/metrics';
-import { REPLICA_INDEXES } from '../../src/orders/replica-indexes';
+import { REPLICA_COLUMN, REPLICA_INDEXES } from '../../src/orders/replica-indexes';
+import { applyReplicaIndexes, removeReplicaColumn } from '../../src/orders/replica-structures';
 import { startReplicatedMysql, type ReplicatedMysql } from '../../launchers/replication';
 import { waitFor } from '../../launchers/wait-for';
+import { linksOf } from '../support/assertions/link-header';
 import { buildDataset, plantOrders, seoul } from '../support/data/dataset';
 import { startTestApp, type TestApp } from '../support/app/test-app';
 import { adminToken, userToken } from '../support/app/tokens';
@@ -73,11 +77,34 @@ describe('replica-only read indexes', () => {
     return lines;
   };
 
+  /** Work on a maintenance connection to the replica, as the migration command has. */
+  const onReplica = async (work: (runner: QueryRunner) => Promise<void>): Promise<void> => {
+    const config = migrationConfig();
+    if (config.type !== 'mysql') throw new Error('the pair is MySQL');
+    const source = new DataSource(buildDataSourceOptions({ ...config, ...config.replicas[0] }, 'maintenance'));
+    await source.initialize();
+    const runner = source.createQueryRunner();
+    try {
+      await work(runner);
+    } finally {
+      await runner.release();
+      await source.destroy();
+    }
+  };
+
   const indexesOn = async (which: 'primary' | 'replica'): Promise<string[]> => {
     const [rows] = await pair
       .root(which)
       .query<RowDataPacket[]>(
         "SELECT DISTINCT INDEX_NAME AS name FROM information_schema.STATISTICS WHERE TABLE_SCHEMA = 'orders_test' AND TABLE_NAME = 'orders' AND INDEX_NAME LIKE 'idx_replica_%' ORDER BY name",
+      );
+    return rows.map((row) => String(row.name));
+  };
+  const columnsOn = async (which: 'primary' | 'replica'): Promise<string[]> => {
+    const [rows] = await pair
+      .root(which)
+      .query<RowDataPacket[]>(
+        "SELECT COLUMN_NAME AS name FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = 'orders_test' AND TABLE_NAME = 'orders' ORDER BY ORDINAL_POSITION",
       );
     return rows.map((row) => String(row.name));
   };
@@ -126,12 +153,12 @@ describe('replica-only read indexes', () => {
       ...new Set([...after].filter(([key, count]) => count > (before.get(key) ?? 0)).map(([key]) => key.split(' ')[0])),
     ].sort();
 
-  /** Drops the listing indexes on the replica alone, as a replica rebuilt from a copy of the primary lacks them. */
+  /** Drops the listing's structures on the replica alone, as a replica rebuilt from a copy of the primary lacks them. */
   const dropReplicaIndexes = () =>
     pair
       .root('replica')
       .query(
-        `SET SESSION sql_log_bin = 0; ALTER TABLE orders_test.orders ${REPLICA_INDEXES.map((index) => `DROP INDEX ${index.name}`).join(', ')}; SET SESSION sql_log_bin = 1`,
+        `SET SESSION sql_log_bin = 0; ALTER TABLE orders_test.orders ${REPLICA_INDEXES.map((index) => `DROP INDEX ${index.name}`).join(', ')}, DROP COLUMN ${REPLICA_COLUMN.name}; SET SESSION sql_log_bin = 1`,
       );
 
   /** Lists until the replica, found healthy by the application's checks, answers. */
@@ -174,10 +201,11 @@ describe('replica-only read indexes', () => {
       const lines = await migrate();
       expect(lines).toEqual([
         'primary: no pending migration',
-        expect.stringMatching(/^replica-1 \(127\.0\.0\.1:\d+\): built idx_replica_/),
+        expect.stringMatching(/^replica-1 \(127\.0\.0\.1:\d+\): built created_month, idx_replica_/),
       ]);
       expect(await indexesOn('replica')).toEqual(REPLICA_INDEX_NAMES);
       expect(await indexesOn('primary')).toEqual([]);
+      expect(await columnsOn('replica')).toEqual([...(await columnsOn('primary')), REPLICA_COLUMN.name]);
       expect(await errantTransactions()).toBe('');
       // A write on the primary still reaches the replica, through its new indexes.
       await pair.root('primary').query("UPDATE orders_test.orders SET status = 'REFUNDED' WHERE id = 1");
@@ -200,6 +228,48 @@ describe('replica-only read indexes', () => {
       expect(await indexesOn('replica')).toEqual(REPLICA_INDEX_NAMES);
     }, 60_000);
 
+    it('computes the replica’s own column for every row the primary writes, so that its indexes stay whole', async () => {
+      await pair
+        .root('primary')
+        .query(
+          "UPDATE orders_test.orders SET created_at = '2026-05-31 23:59:59.999', updated_at = updated_at + INTERVAL 1 SECOND WHERE id = 2",
+        );
+      await pair.waitInSync();
+      const replica = pair.root('replica');
+      const [[row]] = await replica.query<RowDataPacket[]>(
+        `SELECT ${REPLICA_COLUMN.name} AS month FROM orders_test.orders WHERE id = 2`,
+      );
+      expect(Number(row.month)).toBe(202605);
+      const [checked] = await replica.query<RowDataPacket[]>('CHECK TABLE orders_test.orders EXTENDED');
+      expect(checked.map((result) => `${String(result.Msg_type)}: ${String(result.Msg_text)}`)).toEqual(['status: OK']);
+    });
+
+    it('takes the replica’s own column off while the primary adds one, so that rows keep landing in their columns', async () => {
+      await onReplica(async (runner) => {
+        expect(await removeReplicaColumn(runner)).toContain(REPLICA_COLUMN.name);
+        // A migration of the primary's adds a column; its rows then replicate by position.
+        await pair.root('primary').query('ALTER TABLE orders_test.orders ADD COLUMN channel VARCHAR(8) NULL');
+        await pair.root('primary').query("UPDATE orders_test.orders SET channel = 'web' WHERE id = 3");
+        await pair.waitInSync();
+        await applyReplicaIndexes(runner);
+      });
+      const [[row]] = await pair
+        .root('replica')
+        .query<RowDataPacket[]>(`SELECT channel, ${REPLICA_COLUMN.name} AS month FROM orders_test.orders WHERE id = 3`);
+      expect(row.channel).toBe('web');
+      expect(await columnsOn('replica')).toEqual([...(await columnsOn('primary')), REPLICA_COLUMN.name]);
+      expect(await errantTransactions()).toBe('');
+      expect(await replicating()).toBe(true);
+      // Back to the schema the migrations make, the same way round.
+      await onReplica(async (runner) => {
+        await removeReplicaColumn(runner);
+        await pair.root('primary').query('ALTER TABLE orders_test.orders DROP COLUMN channel');
+        await pair.waitInSync();
+        await applyReplicaIndexes(runner);
+      });
+      expect(await replicating()).toBe(true);
+    }, 120_000);
+
     it('brings back a replica that lost them, as one rebuilt from a copy of the primary has', async () => {
       await dropReplicaIndexes();
       expect(await indexesOn('replica')).toEqual([]);
@@ -219,10 +289,8 @@ describe('replica-only read indexes', () => {
       await untilReadFromReplica(app);
     }, 60_000);
 
-    // A date range sorted by update time is read and sorted whole for each page: served only within the limit (below).
-    const bounded = SHAPES.flatMap((shape) => SORTS.map(([sort, orderBy]) => ({ shape, sort, orderBy }))).filter(
-      ({ shape, sort }) => !(shape.query.includes('startDate') && sort.startsWith('updatedAt')),
-    );
+    // A date range sorted by update time is the merge of its months, each walked in update order (month-merge).
+    const bounded = SHAPES.flatMap((shape) => SORTS.map(([sort, orderBy]) => ({ shape, sort, orderBy })));
     it.each(bounded)(
       'serves $shape.query sorted by $sort from the replica, with the plain query’s rows in its order',
       async ({ shape, sort, orderBy }) => {
@@ -241,9 +309,44 @@ describe('replica-only read indexes', () => {
       },
     );
 
-    it('refuses a date range sorted by update time that holds more orders than a server sorts in time, after its count alone', async () => {
+    it('follows the links of a merged range, both ways, through the plain query’s rows', async () => {
+      for (const [shape, sort, orderBy] of [
+        [SHAPES[3], 'updatedAt,asc', 'updated_at ASC, id DESC'],
+        [SHAPES[2], 'updatedAt,desc', 'updated_at DESC, id DESC'],
+      ] as const) {
+        const [rows] = await pair
+          .root('primary')
+          .query<RowDataPacket[]>(`SELECT id FROM orders_test.orders WHERE ${shape.where} ORDER BY ${orderBy}`, [
+            ...shape.values,
+          ]);
+        const expected = rows.map((row) => Number(row.id));
+        const idsOf = (response: request.Response) =>
+          (response.body as { elements: Array<{ orderId: number }> }).elements.map((order) => order.orderId);
+        const before = await statements(app);
+        let response = await list(app, `${shape.query}&sort=${sort}&size=${SIZE}`);
+        const walked = idsOf(response);
+        for (let next = linksOf(response.headers.link).next; next; next = linksOf(response.headers.link).next) {
+          response = await request(app.server).get(next).set('Authorization', `Bearer ${adminToken()}`);
+          expect(response.status).toBe(200);
+          walked.push(...idsOf(response));
+        }
+        expect(walked).toEqual(expected);
+        // Back from the last page by `prev`, page by page.
+        const back: number[] = [];
+        for (let prev = linksOf(response.headers.link).prev; prev; prev = linksOf(response.headers.link).prev) {
+          response = await request(app.server).get(prev).set('Authorization', `Bearer ${adminToken()}`);
+          back.unshift(...idsOf(response));
+        }
+        expect(back).toEqual(expected.slice(0, back.length));
+        expect(serversBetween(before, await statements(app))).toEqual(['replica-1']);
+      }
+    });
+
+    it('refuses a range sorted by update time whose edges hold more orders than a server sorts in time, after its count alone', async () => {
+      // Less than half of March and of April: both parts are read whole and sorted, about 20 orders.
+      const edges = 'startDate=2026-03-20&endDate=2026-04-12';
       const before = await statements(app);
-      const refused = await list(app, `${SHAPES[2].query}&sort=updatedAt,desc&size=${SIZE}`);
+      const refused = await list(app, `${edges}&sort=updatedAt,desc&size=${SIZE}`);
       expect(refused.status).toBe(422);
       expect(refused.headers['content-type']).toMatch(/^application\/problem\+json/);
       expect(refused.body).toMatchObject({
@@ -257,7 +360,7 @@ describe('replica-only read indexes', () => {
       expect(counted.map(([key]) => key)).toEqual(['replica-1 count']);
       // An export alike, before its first byte.
       const exported = await request(app.server)
-        .get(`/orders/export.csv?${SHAPES[2].query}&sort=updatedAt,asc`)
+        .get(`/orders/export.csv?${edges}&sort=updatedAt,asc`)
         .set('Authorization', `Bearer ${adminToken()}`);
       expect(exported.status).toBe(422);
     });
@@ -280,6 +383,27 @@ describe('replica-only read indexes', () => {
       const ids = (response.body as { elements: Array<{ orderId: number }> }).elements.map((order) => order.orderId);
       expect(ids.length).toBeGreaterThan(1);
       expect(ids).toEqual(await plainPage(shape, 'updated_at DESC, id DESC', 1));
+    });
+
+    it('exports a merged range from the replica, every order in the plain query’s order', async () => {
+      const shape = SHAPES[3];
+      const response = await request(app.server)
+        .get(`/orders/export.ndjson?${shape.query}&sort=updatedAt,desc`)
+        .set('Authorization', `Bearer ${adminToken()}`);
+      expect(response.status).toBe(200);
+      const ids = response.text
+        .trim()
+        .split('\n')
+        .map((line) => JSON.parse(line) as { orderId?: number })
+        .filter((element) => element.orderId !== undefined)
+        .map((element) => element.orderId);
+      const [rows] = await pair
+        .root('primary')
+        .query<RowDataPacket[]>(
+          `SELECT id FROM orders_test.orders WHERE ${shape.where} ORDER BY updated_at DESC, id DESC`,
+          shape.values,
+        );
+      expect(ids).toEqual(rows.map((row) => Number(row.id)));
     });
 
     it('exports such a shape from the replica, every order in the plain query’s order', async () => {
