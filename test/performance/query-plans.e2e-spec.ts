@@ -1,6 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
 import request from 'supertest';
-import type { Logger } from 'typeorm';
 import { generateOrders } from '../../src/orders/seeding/order-generator';
 import { writeOrders } from '../../src/orders/seeding/order-writer';
 import { OrderCountFolding } from '../../src/orders/counting/order-count-folding';
@@ -8,33 +7,11 @@ import { PRIMARY_KEY, ReadPlanner, type PlanRule, type ReadPlan } from '../../sr
 import { freshMysqlDatabase, mysqlEnvironment } from '../support/app/test-database';
 import { startTestApp, type TestApp } from '../support/app/test-app';
 import { adminToken, userToken } from '../support/app/tokens';
-
-interface Statement {
-  sql: string;
-  parameters: unknown[];
-}
-
-interface PlanRow {
-  id: number;
-  select_type: string;
-  table: string;
-  type: string;
-  key: string | null;
-  Extra: string | null;
-}
-
-/** Records every statement the service sends, as the DataSource's logger. */
-class StatementRecorder implements Partial<Logger> {
-  statements: Statement[] = [];
-  logQuery(sql: string, parameters?: unknown[]): void {
-    this.statements.push({ sql, parameters: parameters ?? [] });
-  }
-  logQueryError(): void {}
-  logQuerySlow(): void {}
-  logSchemaBuild(): void {}
-  logMigration(): void {}
-  log(): void {}
-}
+import {
+  StatementRecorder,
+  type PlanRow,
+  type RecordedStatement as Statement,
+} from '../support/app/statement-recorder';
 
 const FILTERS = {
   userId: 'userId=1',
