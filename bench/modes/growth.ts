@@ -225,11 +225,12 @@ async function footprintOf(pair: GrowthPair): Promise<SizeResult['footprint']> {
 }
 
 /**
- * Reads every index of `orders` on the replica once, as weeks of listings would have: the figures are of a replica
- * in service, not of one just started (a cold page costs a disk read per order).
+ * Reads every index of `orders` on a server once, as weeks of listings would have: the figures are of a server in
+ * service, not of one just started (a cold page costs a disk read per order, and the seeding and the replica's
+ * own indexes leave little of the primary's files in the operating system's cache).
  */
-async function warm(pair: GrowthPair): Promise<void> {
-  const connection = await pair.root('replica');
+async function warm(pair: GrowthPair, which: 'primary' | 'replica'): Promise<void> {
+  const connection = await pair.root(which);
   try {
     const [indexes] = await connection.query<RowDataPacket[]>(
       `SELECT DISTINCT INDEX_NAME AS name FROM information_schema.STATISTICS
@@ -296,7 +297,7 @@ export async function run(adminToken: string, userToken: string, options: Growth
     try {
       const footprint = await footprintOf(pair);
       console.error(`${format(orders)} orders: warming the replica's buffer pool`);
-      await warm(pair);
+      await warm(pair, 'replica');
       const logFile = serviceLogFile(`${orders}-with-replica`);
       const served = await withService('with replica', pair.environment, logFile, async (baseUrl) => {
         console.error(`${format(orders)} orders: shapes with the replica`);
@@ -326,6 +327,8 @@ export async function run(adminToken: string, userToken: string, options: Growth
           Object.entries(pair.environment).filter(([name]) => name !== 'DB_REPLICAS'),
         );
         const logFile = serviceLogFile(`${orders}-single-server`);
+        console.error(`${format(orders)} orders: warming the primary's buffer pool`);
+        await warm(pair, 'primary');
         single = (
           await withService('single server', primaryOnly, logFile, (baseUrl) => singleServer(baseUrl, adminToken))
         ).result;

@@ -385,46 +385,34 @@ describe('replica-only read indexes', () => {
       expect(ids).toEqual(await plainPage(shape, 'updated_at DESC, id DESC', 1));
     });
 
-    it('exports a merged range from the replica, every order in the plain query’s order', async () => {
-      const shape = SHAPES[3];
-      const response = await request(app.server)
-        .get(`/orders/export.ndjson?${shape.query}&sort=updatedAt,desc`)
-        .set('Authorization', `Bearer ${adminToken()}`);
-      expect(response.status).toBe(200);
-      const ids = response.text
-        .trim()
-        .split('\n')
-        .map((line) => JSON.parse(line) as { orderId?: number })
-        .filter((element) => element.orderId !== undefined)
-        .map((element) => element.orderId);
-      const [rows] = await pair
-        .root('primary')
-        .query<RowDataPacket[]>(
-          `SELECT id FROM orders_test.orders WHERE ${shape.where} ORDER BY updated_at DESC, id DESC`,
-          shape.values,
-        );
-      expect(ids).toEqual(rows.map((row) => Number(row.id)));
-    });
-
-    it('exports such a shape from the replica, every order in the plain query’s order', async () => {
-      const shape = SHAPES[1];
-      const response = await request(app.server)
-        .get(`/orders/export.ndjson?${shape.query}&sort=totalPrice,desc`)
-        .set('Authorization', `Bearer ${adminToken()}`);
-      expect(response.status).toBe(200);
-      const ids = response.text
-        .trim()
-        .split('\n')
-        .map((line) => JSON.parse(line) as { orderId?: number })
-        .filter((element) => element.orderId !== undefined)
-        .map((element) => element.orderId);
-      const [rows] = await pair
-        .root('primary')
-        .query<RowDataPacket[]>(
-          `SELECT id FROM orders_test.orders WHERE ${shape.where} ORDER BY total_price DESC, id DESC`,
-        );
-      expect(ids).toEqual(rows.map((row) => Number(row.id)));
-    });
+    it.each([
+      // A merged range (month-merge), and a status walked in price order.
+      [3, 'updatedAt,desc', 'updated_at DESC, id DESC'],
+      [1, 'totalPrice,desc', 'total_price DESC, id DESC'],
+    ])(
+      'exports shape %i sorted by %s from the replica, every order in the plain query’s order',
+      async (shapeIndex, sort, orderBy) => {
+        const shape = SHAPES[shapeIndex];
+        const response = await request(app.server)
+          .get(`/orders/export.ndjson?${shape.query}&sort=${sort}`)
+          .set('Authorization', `Bearer ${adminToken()}`);
+        expect(response.status).toBe(200);
+        const ids = response.text
+          .trim()
+          .split('\n')
+          .map((line) => JSON.parse(line) as { orderId?: number })
+          .filter((element) => element.orderId !== undefined)
+          .map((element) => element.orderId);
+        const [rows] = await pair
+          .root('primary')
+          .query<RowDataPacket[]>(
+            `SELECT id FROM orders_test.orders WHERE ${shape.where} ORDER BY ${orderBy}`,
+            shape.values,
+          );
+        expect(ids.length).toBeGreaterThan(0);
+        expect(ids).toEqual(rows.map((row) => Number(row.id)));
+      },
+    );
   });
 
   describe('no serving server can bound the shape', () => {
