@@ -205,18 +205,15 @@ export class ReadPlanner {
       const { branches, sortedShare } = monthMerge(filters.createdFrom, filters.createdBefore, sizes.span);
       const range = sizes.range ?? matching;
       const walks = branches.filter((branch) => branch.kind === 'walk').length;
+      // Each month's walk passes the entries of other statuses too, in the share the range holds them.
+      const perWalk = Math.min(range, matching === 0 ? range : (rowsWanted * range) / matching);
       const sorted = Math.round(range * sortedShare);
-      // A month's walk stops at its page's worth of matches or its month's end, passing the entries of other
-      // statuses on its way in the share the range holds them; the merge then sorts what the walks yielded.
-      const month = walks === 0 ? 0 : (range - sorted) / walks;
-      const walked = Math.min(month, matching === 0 ? month : (rowsWanted * range) / matching);
-      const merged = Math.min(walks * rowsWanted, matching);
       candidates.push({
         indexes: merge,
         rule: 'month-merge',
         branches,
-        cost: (walks * walked + sorted + merged) * COVERING_ROW,
-        readWhole: Math.round(sorted + merged),
+        cost: (walks * perWalk + sorted) * COVERING_ROW,
+        readWhole: sorted,
       });
     }
     const within = candidates.filter((candidate) => (candidate.readWhole ?? Number.POSITIVE_INFINITY) <= mostReadWhole);
