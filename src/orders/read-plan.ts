@@ -205,14 +205,18 @@ export class ReadPlanner {
       const { branches, sortedShare } = monthMerge(filters.createdFrom, filters.createdBefore, sizes.span);
       const range = sizes.range ?? matching;
       const walks = branches.filter((branch) => branch.kind === 'walk').length;
-      // Each month's walk passes the entries of other statuses too, in the share the range holds them.
-      const perWalk = Math.min(range, matching === 0 ? range : (rowsWanted * range) / matching);
       const sorted = Math.round(range * sortedShare);
+      // A month's walk stops at its page's worth of matches or its month's end, passing the entries of other
+      // statuses on its way in the share the range holds them; the merge then sorts what the walks yielded. Like
+      // any walk, that grows with how deep the page is, not with the table: only the edges are read whole.
+      const month = walks === 0 ? 0 : (range - sorted) / walks;
+      const walked = Math.min(month, matching === 0 ? month : (rowsWanted * range) / matching);
+      const merged = Math.min(walks * rowsWanted, matching);
       candidates.push({
         indexes: merge,
         rule: 'month-merge',
         branches,
-        cost: (walks * perWalk + sorted) * COVERING_ROW,
+        cost: (walks * walked + merged + sorted) * COVERING_ROW,
         readWhole: sorted,
       });
     }
