@@ -279,6 +279,19 @@ describe('ReadPlanner', () => {
       });
     });
 
+    it('walks a status newest first on the replica’s covering entries rather than the primary’s index with a lookup each', () => {
+      const refunded = { matching: 800_000, table: 10_000_000 };
+      expect(onReplica.plan({ status: 'REFUNDED' }, sortOf('createdAt,desc'), 1000, refunded)).toEqual({
+        rule: 'walk',
+        indexes: ['idx_replica_orders_created_desc'],
+        readWhole: 0,
+      });
+      // The primary holds none: its creation-time index, each order's status looked up.
+      expect(planner.plan({ status: 'REFUNDED' }, sortOf('createdAt,desc'), 1000, refunded)?.indexes).toEqual([
+        'idx_orders_created',
+      ]);
+    });
+
     it('walks a sort’s index checking the status in its entries, without reading rows', () => {
       // Refunded orders are 8 % of 1M: a page of 20 walks about 250 entries of the price index.
       expect(

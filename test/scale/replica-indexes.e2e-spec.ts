@@ -43,7 +43,7 @@ const SHAPES: Shape[] = [
     values: [stored(seoul(2026, 2, 1))],
   },
 ];
-/** Every sort the primary's indexes do not read in order; each ends `orderId desc` (docs/API.md §3). */
+/** Every sort the replicas' own indexes read in order; each ends `orderId desc` (docs/API.md §3). */
 const SORTS: Array<[api: string, sql: string]> = (
   [
     ['totalPrice', 'total_price'],
@@ -54,9 +54,10 @@ const SORTS: Array<[api: string, sql: string]> = (
     ['createdAt', 'created_at'],
   ] as const
 ).flatMap(([field, column]) =>
-  (['asc', 'desc'] as const)
-    .filter((direction) => field !== 'createdAt' || direction === 'asc')
-    .map((direction): [string, string] => [`${field},${direction}`, `${column} ${direction.toUpperCase()}, id DESC`]),
+  (['asc', 'desc'] as const).map((direction): [string, string] => [
+    `${field},${direction}`,
+    `${column} ${direction.toUpperCase()}, id DESC`,
+  ]),
 );
 
 /**
