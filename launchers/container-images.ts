@@ -151,7 +151,20 @@ async function importRootfs(rootfs: string): Promise<void> {
 export async function buildServiceImage(tag: string, context = '.'): Promise<void> {
   await run(
     'podman',
-    ['build', '--isolation=chroot', '--network=host', '--format', 'docker', '-t', tag, context],
+    // RUN steps get podman's default of 1,024 open files; `npm ci` in the build stage ran out of them (EMFILE) while
+    // the rest of the test suite kept the machine busy.
+    [
+      'build',
+      '--isolation=chroot',
+      '--network=host',
+      '--ulimit',
+      'nofile=8192:8192',
+      '--format',
+      'docker',
+      '-t',
+      tag,
+      context,
+    ],
     900_000,
   );
 }
