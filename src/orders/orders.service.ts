@@ -126,12 +126,9 @@ export class OrdersService {
    * the walk's bound (orders placed after it stay out) and each next one
    * seeks past the last order of the one before, so none is repeated or
    * skipped while orders are written. They are all read from one server,
-   * each on a connection and within a deadline of its own. A batch is read
-   * while the one before is encoded and sent: the next seek is known from
-   * the last order read, so the server works on the next batch while this
-   * process works on the last, one batch ahead and no more. A consumer that
-   * stops asking stops the reads after that one, and `cancelled` stops the
-   * statement running.
+   * each on a connection and within a deadline of its own, and the next one
+   * only when the consumer asks for it: a consumer that stops asking stops
+   * the reads, and `cancelled` stops the statement running.
    */
   async *exportBatches(caller: Caller, query: ListOrdersQuery, cancelled: AbortSignal): AsyncGenerator<OrderElement[]> {
     const isAdmin = caller.role === Role.Admin;
@@ -144,8 +141,9 @@ export class OrdersService {
       throw refusalOf(error, filters, sort);
     }
     let sizes: MatchSizes | undefined;
-    const readBatch = (seek: Seek | undefined) =>
-      reads.withConnection(async (session) => {
+    let seek: Seek | undefined;
+    for (;;) {
+      const { rows, more, seats } = await reads.withConnection(async (session) => {
         const limit = EXPORT_BATCH_SIZE + 1;
         if (!seek && this.orders.planDependsOnSizes(filters, sort, session)) {
           sizes = await this.orders.sizes(filters, session);
@@ -157,24 +155,13 @@ export class OrdersService {
           rows.map((row) => row.id),
           session,
         );
-        return { rows, more: read.length > EXPORT_BATCH_SIZE, seats, seek };
+        return { rows, more: read.length > EXPORT_BATCH_SIZE, seats };
       }, cancelled);
-
-    let ahead: ReturnType<typeof readBatch> | undefined = readBatch(undefined);
-    try {
-      while (ahead) {
-        const { rows, more, seats, seek } = await ahead;
-        ahead = undefined;
-        const last = rows.at(-1);
-        const bound = seek?.bound ?? last?.walkBound;
-        if (more && last && bound !== undefined) {
-          ahead = readBatch({ direction: 'after', key: sortValuesOf(last, sort), bound: Number(bound) });
-        }
-        yield this.elementsOf(rows, seats, isAdmin);
-      }
-    } finally {
-      // A consumer that stopped early leaves the batch read ahead unread: its failure (a cancelled statement) is moot.
-      ahead?.catch(() => undefined);
+      yield this.elementsOf(rows, seats, isAdmin);
+      const last = rows.at(-1);
+      const bound = seek?.bound ?? last?.walkBound;
+      if (!more || !last || bound === undefined) return;
+      seek = { direction: 'after', key: sortValuesOf(last, sort), bound: Number(bound) };
     }
   }
 
