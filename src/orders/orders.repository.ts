@@ -295,26 +295,24 @@ export class OrdersRepository {
     const order = seek?.direction === 'before' ? reversed(sort) : sort;
     const parts = branches.map((branch, position) => {
       const alias = `m${position}`;
-      const conditions = this.conditions(filters, alias);
+      // A sorted part's dates lie within the range's, so they stand in for the range's bounds they narrow.
+      const conditions =
+        branch.kind === 'walk'
+          ? this.conditions(filters, alias)
+          : this.conditions(
+              {
+                ...filters,
+                createdFrom: branch.from ?? filters.createdFrom,
+                createdBefore: branch.before ?? filters.createdBefore,
+              },
+              alias,
+            );
       if (branch.kind === 'walk') {
         conditions.push({
           sql: `${alias}.${REPLICA_COLUMN.name} = :month_${alias}`,
           name: `month_${alias}`,
           value: branch.month,
         });
-      } else {
-        if (branch.from !== undefined)
-          conditions.push({
-            sql: `${alias}.createdAt >= :partFrom_${alias}`,
-            name: `partFrom_${alias}`,
-            value: toStoredDateTime(branch.from),
-          });
-        if (branch.before !== undefined)
-          conditions.push({
-            sql: `${alias}.createdAt < :partBefore_${alias}`,
-            name: `partBefore_${alias}`,
-            value: toStoredDateTime(branch.before),
-          });
       }
       return {
         alias,
@@ -324,7 +322,7 @@ export class OrdersRepository {
       };
     });
     return {
-      key: `merge|${presentIn(this.conditions(filters, ''))}|${branches.map((branch) => (branch.kind === 'walk' ? 'w' : `s${branch.from === undefined ? '' : '>'}${branch.before === undefined ? '' : '<'}`)).join(',')}`,
+      key: `merge|${parts.map(({ conditions }) => presentIn(conditions)).join(';')}`,
       values: {
         ...Object.assign(
           {},
