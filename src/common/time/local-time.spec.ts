@@ -1,4 +1,5 @@
-import { describe, expect, it } from '@jest/globals';
+import { describe, expect, it, jest } from '@jest/globals';
+import { DateTime, IANAZone } from 'luxon';
 import { LocalTimeFormatter, storedDateTimeToEpochMs, toStoredDateTime } from './local-time';
 
 describe('LocalTimeFormatter', () => {
@@ -23,6 +24,24 @@ describe('LocalTimeFormatter', () => {
     expect(new LocalTimeFormatter('Asia/Kathmandu').format(Date.parse('2026-01-01T00:00:00Z'))).toBe(
       '2026-01-01T05:45:00',
     );
+  });
+
+  it('asks the zone about each day once, in whatever order two years of times come, and shows each as luxon does', () => {
+    const zone = 'Europe/Berlin';
+    const from = Date.parse('2025-01-01T00:00:00Z');
+    const twoYearsMs = 2 * 365 * 24 * 3_600_000;
+    // A fixed walk that jumps across the two years, as an export sorted by member does: no two neighbours are close.
+    const times = Array.from({ length: 20_000 }, (_, i) => from + ((i * 7_919_993_117) % twoYearsMs));
+    const expected = times.map((epochMs) => DateTime.fromMillis(epochMs, { zone }).toFormat("yyyy-MM-dd'T'HH:mm:ss"));
+    const berlin = new LocalTimeFormatter(zone);
+    const lookups = jest.spyOn(IANAZone.prototype, 'offset');
+    try {
+      expect(times.map((epochMs) => berlin.format(epochMs))).toEqual(expected);
+      // Two lookups per day (its start and its end), and a quarter hour's on each of the 4 days with a transition.
+      expect(lookups.mock.calls.length).toBeLessThanOrEqual(2 * 731 + 4 * 96);
+    } finally {
+      lookups.mockRestore();
+    }
   });
 });
 

@@ -12,31 +12,53 @@ export function storedDateTimeToEpochMs(value: Date | string): number {
 
 /** Zone offsets change at most every quarter of an hour (at transitions), so one lookup serves a whole quarter. */
 const QUARTER_HOUR_MS = 15 * 60_000;
-const MAX_CACHED_QUARTERS = 50_000;
+const DAY_MS = 24 * 60 * 60_000;
+/** About 137 years of days: more than any listing spans, so an export in any order reuses what it looked up. */
+const MAX_CACHED_DAYS = 50_000;
+/** A day whose offset changes is looked up per quarter hour; a zone has a few such days a year. */
+const MAX_CACHED_QUARTERS = 10_000;
+/** The day holds a transition: its offsets are per quarter hour. */
+const CHANGES_WITHIN_DAY = Number.NaN;
 
 /**
  * Shows times the way docs/API.md §4 asks: `YYYY-MM-DDThh:mm:ss` in the service's
  * zone, truncated to the second. The zone's offset comes from luxon (the IANA
- * rules, daylight saving included) and is remembered per quarter hour, since
- * asking Intl for it on every timestamp was a visible share of the service's
- * CPU (docs/BENCHMARKS.md).
+ * rules, daylight saving included) and is remembered per UTC day when the day
+ * starts and ends on the same offset (no zone goes there and back within a day),
+ * per quarter hour on the few days it changes. Asking Intl for it on every
+ * timestamp was a visible share of the service's CPU; remembering quarters alone
+ * held 70,000 of them for two years of orders, so an export sorted by anything
+ * but time missed the cache on most rows (docs/benchmark-log.md).
  */
 export class LocalTimeFormatter {
   private readonly zone: IANAZone;
-  private readonly offsetMinutes = new Map<number, number>();
+  private readonly dayOffsetMinutes = new Map<number, number>();
+  private readonly quarterOffsetMinutes = new Map<number, number>();
 
   constructor(readonly timeZone: string) {
     this.zone = IANAZone.create(timeZone);
   }
 
   format(epochMs: number): string {
-    const quarter = Math.floor(epochMs / QUARTER_HOUR_MS);
-    let offset = this.offsetMinutes.get(quarter);
+    const day = Math.floor(epochMs / DAY_MS);
+    let offset = this.dayOffsetMinutes.get(day);
     if (offset === undefined) {
-      if (this.offsetMinutes.size >= MAX_CACHED_QUARTERS) this.offsetMinutes.clear();
-      offset = this.zone.offset(quarter * QUARTER_HOUR_MS);
-      this.offsetMinutes.set(quarter, offset);
+      if (this.dayOffsetMinutes.size >= MAX_CACHED_DAYS) this.dayOffsetMinutes.clear();
+      const atStart = this.zone.offset(day * DAY_MS);
+      offset = atStart === this.zone.offset((day + 1) * DAY_MS - 1) ? atStart : CHANGES_WITHIN_DAY;
+      this.dayOffsetMinutes.set(day, offset);
     }
+    if (Number.isNaN(offset)) offset = this.quarterOffset(Math.floor(epochMs / QUARTER_HOUR_MS));
     return new Date(epochMs + offset * 60_000).toISOString().slice(0, 19);
+  }
+
+  private quarterOffset(quarter: number): number {
+    let offset = this.quarterOffsetMinutes.get(quarter);
+    if (offset === undefined) {
+      if (this.quarterOffsetMinutes.size >= MAX_CACHED_QUARTERS) this.quarterOffsetMinutes.clear();
+      offset = this.zone.offset(quarter * QUARTER_HOUR_MS);
+      this.quarterOffsetMinutes.set(quarter, offset);
+    }
+    return offset;
   }
 }
