@@ -343,6 +343,27 @@ describe('ReadRouter', () => {
         expect(warnings).not.toHaveBeenCalled();
       });
 
+      it('tells an export batch that outlives the deadline only once its statement has ended, as the deadline judges it', async () => {
+        const { reads, one } = router(2000);
+        found(one, healthy);
+        // The driver's backstop timeout ends the statement just after the deadline: then its connection is free.
+        const driverTimeout = Object.assign(new Error('Query inactivity timeout'), {
+          code: 'PROTOCOL_SEQUENCE_TIMEOUT',
+        });
+        let told = false;
+        const batch = reads
+          .pinned()
+          .withConnection((session) =>
+            session.statement(() => new Promise((_, reject) => setTimeout(() => reject(driverTimeout), 2010))),
+          )
+          .catch((caught: unknown) => caught)
+          .finally(() => (told = true));
+        await jest.advanceTimersByTimeAsync(2000);
+        expect(told).toBe(false);
+        await jest.advanceTimersByTimeAsync(10);
+        expect(((await batch) as DatabaseUnavailableException).problem.reason).toBe('timeout');
+      });
+
       it('answers 503 database timeout once DB_QUERY_TIMEOUT_MS has passed with no server answering, retrying once', async () => {
         const { reads, one } = router(100);
         found(one, healthy);

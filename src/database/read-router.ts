@@ -110,16 +110,20 @@ export class ReadRouter {
     return {
       withConnection: async (work, cancelled) => {
         const deadline = this.deadlines.start();
-        return answered(() =>
-          deadline.race(
-            server.admission.withConnection(
-              (runner) => work(new ServerAttempt(runner, deadline, server, false, cancelled)),
-              deadline,
-              // A batch is not a request: how long it holds its connection says nothing of when the next request is answered.
-              { paced: false },
-            ),
-          ),
+        const batch = server.admission.withConnection(
+          (runner) => work(new ServerAttempt(runner, deadline, server, false, cancelled)),
+          deadline,
+          // A batch is not a request: how long it holds its connection says nothing of when the next request is answered.
+          { paced: false },
         );
+        try {
+          return await answered(() => deadline.race(batch));
+        } catch (error) {
+          // Told only once its connection is back in the pool or closed (the driver's timeout, at the same budget,
+          // ends a statement the server never answers): an export that fails holds nothing when its answer ends.
+          await batch.catch(() => undefined);
+          throw error;
+        }
       },
     };
   }
