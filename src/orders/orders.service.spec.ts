@@ -97,6 +97,75 @@ describe('OrdersService', () => {
     });
   });
 
+  describe('an export', () => {
+    const BATCH = 1000;
+    /** A batch as the repository reads it: the batch and one order past it, which says that more follow. */
+    const batchFrom = (firstId: number, withMore: boolean) =>
+      Array.from({ length: withMore ? BATCH + 1 : 3 }, (_, index) => ({ ...row(firstId - index), walkBound: 9_999 }));
+
+    beforeEach(() => {
+      // Pinned to one server, each batch on a connection of its own: routing has its own tests.
+      reads.pinned.mockReturnValue({ withConnection: reads.withConnection } as unknown as ReturnType<
+        ReadRouter['pinned']
+      >);
+      repository.findSeats.mockResolvedValue([]);
+      // Three batches: two full ones, then the last three orders.
+      repository.findPage
+        .mockResolvedValueOnce(batchFrom(9_000, true))
+        .mockResolvedValueOnce(batchFrom(8_000, true))
+        .mockResolvedValueOnce(batchFrom(7_000, false));
+    });
+
+    it('reads the next batch, page then seats, while the last one is taken, one ahead and no further, each seeking past the last', async () => {
+      const sort = [
+        { field: 'createdAt' as const, direction: 'DESC' as const },
+        { field: 'orderId' as const, direction: 'DESC' as const },
+      ];
+      const batches = service.exportBatches({ id: 1, role: Role.Admin }, query({ sort }), new AbortController().signal);
+      const first = await batches.next();
+      expect(first.value).toHaveLength(BATCH);
+      // The second batch is being read already, its seats as soon as its page is in; the third is not asked for
+      // until the second is taken.
+      await new Promise((resolve) => setImmediate(resolve));
+      expect(repository.findPage).toHaveBeenCalledTimes(2);
+      expect(repository.findSeats).toHaveBeenCalledTimes(2);
+      expect(repository.findSeats.mock.calls[1][0]).toHaveLength(BATCH);
+      expect(repository.findPage.mock.calls[1][0].seek).toEqual({
+        direction: 'after',
+        key: [Date.parse('2026-03-09T15:00:00.999Z'), 9_000 - (BATCH - 1)],
+        bound: 9_999,
+      });
+      await batches.next();
+      expect(repository.findPage).toHaveBeenCalledTimes(3);
+      expect((await batches.next()).value).toHaveLength(3);
+      await expect(batches.next()).resolves.toEqual({ done: true, value: undefined });
+      expect(repository.findPage).toHaveBeenCalledTimes(3);
+    });
+
+    it('reads nothing more once the consumer stops, and returns only once the batch read ahead has ended', async () => {
+      const cancelled = new AbortController();
+      let failAhead: (error: Error) => void = () => undefined;
+      repository.findPage.mockReset();
+      repository.findPage
+        .mockResolvedValueOnce(batchFrom(9_000, true))
+        // The batch read ahead is still running when the consumer stops; it then fails as a cancelled statement does.
+        .mockReturnValueOnce(new Promise((_, reject) => (failAhead = reject)));
+      const batches = service.exportBatches({ id: 1, role: Role.Admin }, query(), cancelled.signal);
+      await batches.next();
+      cancelled.abort();
+      let returned = false;
+      const stopping = batches.return(undefined).then((result) => {
+        returned = true;
+        return result;
+      });
+      await new Promise((resolve) => setImmediate(resolve));
+      expect(returned).toBe(false);
+      failAhead(new Error('Query execution was interrupted'));
+      await expect(stopping).resolves.toEqual({ done: true, value: undefined });
+      expect(repository.findPage).toHaveBeenCalledTimes(2);
+    });
+  });
+
   describe('a shape whose count shows more orders to sort than a server sorts in time', () => {
     const year = { status: 'PAYMENT_COMPLETED' as const, createdFrom: Date.UTC(2025, 0, 1) };
     const byUpdate = [{ field: 'updatedAt' as const, direction: 'ASC' as const }];

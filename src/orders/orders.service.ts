@@ -21,6 +21,19 @@ export type OrdersPage = Page<UserOrderDto> | Page<AdminOrderDto>;
  */
 export const EXPORT_BATCH_SIZE = 1000;
 
+/** An export's page of orders, and the seek it was read with (none for the first). */
+interface ExportPage {
+  rows: OrderRow[];
+  more: boolean;
+  seek: Seek | undefined;
+}
+
+/** An export batch's reads: its page, then its seats. */
+interface BatchReads {
+  page: Promise<ExportPage>;
+  seats: Promise<SeatRow[]>;
+}
+
 /** Where the links from a page continue: the sort keys of its first and last elements, and the walk's bound. */
 export interface PageBoundaries {
   first: SortValue[];
@@ -126,9 +139,14 @@ export class OrdersService {
    * the walk's bound (orders placed after it stay out) and each next one
    * seeks past the last order of the one before, so none is repeated or
    * skipped while orders are written. They are all read from one server,
-   * each on a connection and within a deadline of its own, and the next one
-   * only when the consumer asks for it: a consumer that stops asking stops
-   * the reads, and `cancelled` stops the statement running.
+   * each statement on a connection and within a deadline of its own. The
+   * next seek is known from the last order of a page, so the next page is
+   * read while this one's seats are read, and its seats as soon as it is in,
+   * while this batch is encoded and sent: one batch ahead and no more. A
+   * page's seats take the server as long as the page; read in turn, and only
+   * when the consumer asked, they held an export to the sum of both. A consumer that stops asking stops the reads
+   * after that page, and `cancelled` stops the statement running; the
+   * generator returns once it has.
    */
   async *exportBatches(caller: Caller, query: ListOrdersQuery, cancelled: AbortSignal): AsyncGenerator<OrderElement[]> {
     const isAdmin = caller.role === Role.Admin;
@@ -141,27 +159,56 @@ export class OrdersService {
       throw refusalOf(error, filters, sort);
     }
     let sizes: MatchSizes | undefined;
-    let seek: Seek | undefined;
-    for (;;) {
-      const { rows, more, seats } = await reads.withConnection(async (session) => {
+    const readPage = (seek: Seek | undefined): Promise<ExportPage> =>
+      reads.withConnection(async (session) => {
         const limit = EXPORT_BATCH_SIZE + 1;
         if (!seek && this.orders.planDependsOnSizes(filters, sort, session)) {
           sizes = await this.orders.sizes(filters, session);
           this.refuseSortingTooMany(filters, sort, limit, session, sizes);
         }
         const read = await this.orders.findPage({ filters, sort, limit, offset: 0, seek }, session, sizes);
-        const rows = read.slice(0, EXPORT_BATCH_SIZE);
-        const seats = await this.orders.findSeats(
-          rows.map((row) => row.id),
-          session,
-        );
-        return { rows, more: read.length > EXPORT_BATCH_SIZE, seats };
+        return { rows: read.slice(0, EXPORT_BATCH_SIZE), more: read.length > EXPORT_BATCH_SIZE, seek };
       }, cancelled);
-      yield this.elementsOf(rows, seats, isAdmin);
-      const last = rows.at(-1);
-      const bound = seek?.bound ?? last?.walkBound;
-      if (!more || !last || bound === undefined) return;
-      seek = { direction: 'after', key: sortValuesOf(last, sort), bound: Number(bound) };
+    const readSeats = (rows: readonly OrderRow[]): Promise<SeatRow[]> =>
+      reads.withConnection(
+        (session) =>
+          this.orders.findSeats(
+            rows.map((row) => row.id),
+            session,
+          ),
+        cancelled,
+      );
+
+    /** A batch's page, then its seats as soon as its page is in: neither waits for the consumer. */
+    const inFlight = new Set<Promise<unknown>>();
+    const tracked = <T>(read: Promise<T>): Promise<T> => {
+      inFlight.add(read);
+      const settled = () => void inFlight.delete(read);
+      read.then(settled, settled);
+      return read;
+    };
+    const readBatch = (seek: Seek | undefined): BatchReads => {
+      const page = tracked(readPage(seek));
+      return { page, seats: tracked(page.then(({ rows }) => readSeats(rows))) };
+    };
+
+    let next: BatchReads | undefined = readBatch(undefined);
+    try {
+      while (next) {
+        const batch: BatchReads = next;
+        const { rows, more, seek } = await batch.page;
+        const last = rows.at(-1);
+        const bound = seek?.bound ?? last?.walkBound;
+        next =
+          more && last && bound !== undefined
+            ? readBatch({ direction: 'after', key: sortValuesOf(last, sort), bound: Number(bound) })
+            : undefined;
+        yield this.elementsOf(rows, await batch.seats, isAdmin);
+      }
+    } finally {
+      // A consumer that stopped early leaves the reads ahead unread, their statements stopped by `cancelled`: their
+      // failures are moot, but the export ends only once their connections are back, so that none outlives it.
+      await Promise.allSettled(inFlight);
     }
   }
 
