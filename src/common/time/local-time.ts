@@ -19,6 +19,7 @@ const MAX_CACHED_DAYS = 50_000;
 const MAX_CACHED_QUARTERS = 10_000;
 /** The day holds a transition: its offsets are per quarter hour. */
 const CHANGES_WITHIN_DAY = Number.NaN;
+const TWO_DIGITS = Array.from({ length: 60 }, (_, value) => String(value).padStart(2, '0'));
 
 /**
  * Shows times the way docs/API.md §4 asks: `YYYY-MM-DDThh:mm:ss` in the service's
@@ -34,6 +35,8 @@ export class LocalTimeFormatter {
   private readonly zone: IANAZone;
   private readonly dayOffsetMinutes = new Map<number, number>();
   private readonly quarterOffsetMinutes = new Map<number, number>();
+  /** `YYYY-MM-DDT` of each local day shown so far. */
+  private readonly datePrefixes = new Map<number, string>();
 
   constructor(readonly timeZone: string) {
     this.zone = IANAZone.create(timeZone);
@@ -49,7 +52,23 @@ export class LocalTimeFormatter {
       this.dayOffsetMinutes.set(day, offset);
     }
     if (Number.isNaN(offset)) offset = this.quarterOffset(Math.floor(epochMs / QUARTER_HOUR_MS));
-    return new Date(epochMs + offset * 60_000).toISOString().slice(0, 19);
+    // The date from a cache of days and the time from its seconds: a Date and its ISO text per timestamp were the
+    // largest share of an export's CPU after the offsets (docs/benchmark-log.md).
+    const localMs = epochMs + offset * 60_000;
+    const localDay = Math.floor(localMs / DAY_MS);
+    const second = Math.floor((localMs - localDay * DAY_MS) / 1000);
+    const minute = Math.floor(second / 60);
+    return `${this.datePrefix(localDay)}${TWO_DIGITS[Math.floor(minute / 60)]}:${TWO_DIGITS[minute % 60]}:${TWO_DIGITS[second % 60]}`;
+  }
+
+  private datePrefix(localDay: number): string {
+    let prefix = this.datePrefixes.get(localDay);
+    if (prefix === undefined) {
+      if (this.datePrefixes.size >= MAX_CACHED_DAYS) this.datePrefixes.clear();
+      prefix = new Date(localDay * DAY_MS).toISOString().slice(0, 11);
+      this.datePrefixes.set(localDay, prefix);
+    }
+    return prefix;
   }
 
   private quarterOffset(quarter: number): number {
