@@ -37,10 +37,11 @@ Each mode runs its variants interleaved in one run, so that machine drift cancel
                            every filter set × sort order × page 1 and 50 of the back-office, one client,
                            on this build or on each of those builds in turn
   --walks                  page 2, a deep page by offset and the same page by its next link (docs/API.md §13)
-  --exports [--compare-builds=D,D]
+  --exports [--compare-builds=D,D [--sorts 'userId,asc;createdAt,desc' --export-seconds 24]]
                            every order as CSV and NDJSON: rows/s, first byte, peak RSS; a cancelled and a
                            stalled export's statements (docs/API.md §13); or the rows/s of each of those builds
-                           side by side
+                           side by side, of every order or, with --sorts, of a CSV export in each of those
+                           sorts read for --export-seconds
   --growth [--orders 1000000,10000000 --export-seconds 24] [--writes --writers 64,256 --rounds 3]
                            docs/API.md §14: a primary and a replica per size, seeded once and kept
                            (BENCH_DATA_DIR, default ~/.cache/orders-service/bench-growth); every admin
@@ -79,6 +80,7 @@ async function main(): Promise<void> {
       'without-naive': { type: 'boolean', default: false },
       orders: { type: 'string', default: '1000000,10000000' },
       'export-seconds': { type: 'string', default: '24' },
+      sorts: { type: 'string' },
     },
   });
   if (values.help) {
@@ -124,7 +126,13 @@ async function main(): Promise<void> {
     if (values.shapes) await shapes.run(context, values['compare-builds']?.split(','));
     else if (values.walks) await walks.run(context);
     else if (values.exports && values['compare-builds'])
-      await exportsMode.compare(context, values['compare-builds'].split(','));
+      await exportsMode.compare(
+        context,
+        values['compare-builds'].split(','),
+        values.sorts === undefined
+          ? undefined
+          : { sorts: values.sorts.split(';'), exportSeconds: Number(values['export-seconds']) },
+      );
     else if (values.exports) await exportsMode.run(context);
     else if (values['compare-node']) await compareNode(context, values['compare-node']);
     else if (values['compare-builds']) await compareBuilds(context, values['compare-builds'].split(','));

@@ -24,6 +24,80 @@ export function newlinesIn(chunk: Uint8Array): number {
   return count;
 }
 
+export interface ExportResult {
+  sort: string;
+  rows: number;
+  seconds: number;
+  /** Rows per second over the first and the last third of the time it was read. */
+  firstThird: number;
+  lastThird: number;
+}
+
+/** Reads an export for `seconds` (or to its end), counting rows as they arrive. */
+export async function exportFor(
+  baseUrl: string,
+  media: 'csv' | 'ndjson',
+  query: string,
+  token: string,
+  seconds: number,
+): Promise<ExportResult> {
+  const controller = new AbortController();
+  let started = performance.now();
+  const arrivals: Array<[atMs: number, rows: number]> = [];
+  let rows = 0;
+  const request = () => {
+    started = performance.now();
+    return fetch(`${baseUrl}/orders/export.${media}?${query}`, {
+      headers: { authorization: `Bearer ${token}` },
+      signal: controller.signal,
+    });
+  };
+  let response = await request();
+  // The export cut off before this one still holds the caller's one export until the service has seen it go.
+  for (let attempt = 0; response.status === 429 && attempt < 50; attempt += 1) {
+    await response.arrayBuffer();
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    response = await request();
+  }
+  if (!response.ok || !response.body) {
+    const problem = (await response.json().catch(() => ({}))) as { type?: string };
+    return {
+      sort: `${query}: answered ${response.status} ${problem.type ?? ''}`,
+      rows: 0,
+      seconds: 0,
+      firstThird: 0,
+      lastThird: 0,
+    };
+  }
+  let cut = false;
+  try {
+    for await (const chunk of response.body as AsyncIterable<Uint8Array>) {
+      rows += newlinesIn(chunk);
+      const at = performance.now() - started;
+      arrivals.push([at, rows]);
+      if (at > seconds * 1000) {
+        cut = true;
+        break;
+      }
+    }
+    // A CSV export begins with its header line; a complete NDJSON one ends with its trailer line: neither is an order.
+    if (media === 'csv') rows -= 1;
+    else if (!cut) rows -= 1;
+  } finally {
+    controller.abort();
+  }
+  const elapsed = arrivals.at(-1)?.[0] ?? 1;
+  const third = elapsed / 3;
+  const rowsAt = (atMs: number) => arrivals.filter(([at]) => at <= atMs).at(-1)?.[1] ?? 0;
+  return {
+    sort: `${media} ${query}`,
+    rows,
+    seconds: elapsed / 1000,
+    firstThird: rowsAt(third) / (third / 1000),
+    lastThird: (rows - rowsAt(elapsed - third)) / (third / 1000),
+  };
+}
+
 /** Reads an export to its end: rows (lines, the CSV header and the NDJSON trailer aside), first byte and total time. */
 async function exportOnce(url: string, token: string) {
   const started = performance.now();
@@ -161,9 +235,14 @@ export async function run(context: BenchContext): Promise<void> {
 /**
  * `--exports --compare-builds=D,D,…`: every order as CSV and as NDJSON from each of those builds in turn, `rounds`
  * times (the order of the builds rotates each round, so that drift spreads over all): rows per second side by side,
- * and each build's against the first's.
+ * and each build's against the first's. With `--sorts`, a CSV export in each of those sorts instead, each read for
+ * `exportSeconds` (or to its end).
  */
-export async function compare(context: BenchContext, directories: string[]): Promise<void> {
+export async function compare(
+  context: BenchContext,
+  directories: string[],
+  perSort?: { sorts: string[]; exportSeconds: number },
+): Promise<void> {
   const { rounds, adminToken } = context;
   const variants: Variant[] = directories.map((cwd, index) => ({
     label: basename(cwd),
@@ -172,23 +251,53 @@ export async function compare(context: BenchContext, directories: string[]): Pro
     cwd,
   }));
   const children: ChildProcess[] = [];
+  const queries = perSort ? perSort.sorts.map((sort) => `sort=${sort}`) : [];
   const rates = variants.map(() => ({ csv: [] as number[], ndjson: [] as number[] }));
+  const ratesBySort = variants.map(() => new Map<string, number[]>(queries.map((query) => [query, []])));
   try {
     for (const variant of variants) children.push(await startVariant(variant));
     for (let round = 0; round < rounds; round += 1) {
       for (let step = 0; step < variants.length; step += 1) {
         const index = (step + round) % variants.length;
+        const baseUrl = `http://127.0.0.1:${variants[index].port}`;
+        if (perSort) {
+          for (const query of queries) {
+            const result = await exportFor(baseUrl, 'csv', query, adminToken, perSort.exportSeconds);
+            ratesBySort[index].get(query)!.push(result.rows / result.seconds);
+          }
+          continue;
+        }
         for (const format of ['csv', 'ndjson'] as const) {
-          const result = await exportOnce(
-            `http://127.0.0.1:${variants[index].port}/orders/export.${format}`,
-            adminToken,
-          );
+          const result = await exportOnce(`${baseUrl}/orders/export.${format}`, adminToken);
           rates[index][format].push(result.rows / result.seconds);
         }
       }
     }
   } finally {
     for (const child of children) await stop(child);
+  }
+  if (perSort) {
+    console.log(`\n## CSV exports by sort, build against build (${rounds} rounds, one client, median rows/s)\n`);
+    console.log(
+      `| sort | ${variants.map(({ label }) => label).join(' | ')} | ${variants
+        .slice(1)
+        .map(({ label }) => `${label} against ${variants[0].label}`)
+        .join(' | ')} |`,
+    );
+    console.log(
+      `|---|${variants.map(() => '---|').join('')}${variants
+        .slice(1)
+        .map(() => '---|')
+        .join('')}`,
+    );
+    for (const query of queries) {
+      const medians = ratesBySort.map((byQuery) => median(byQuery.get(query)!));
+      const ratios = medians.slice(1).map((rate) => `${(rate / medians[0]).toFixed(2)}×`);
+      console.log(
+        `| ${query.slice('sort='.length)} | ${medians.map(Math.round).join(' | ')} | ${ratios.join(' | ')} |`,
+      );
+    }
+    return;
   }
   console.log(`\n## Exports of every order, build against build (${rounds} rounds, one client, median rows/s)\n`);
   console.log('| build | CSV rows/s | against the first | NDJSON rows/s | against the first |');

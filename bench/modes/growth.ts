@@ -4,7 +4,7 @@ import type { RowDataPacket } from 'mysql2/promise';
 import { growthPair, serviceLogFile, type GrowthPair, type SeedRecord } from '../lib/growth-servers';
 import { median } from '../lib/measure';
 import { startVariant, stop } from '../lib/servers';
-import { newlinesIn } from './exports';
+import { exportFor, type ExportResult } from './exports';
 import { FILTER_SETS, PAGES, SORT_FIELDS, SORTS, time } from './shapes';
 
 const PORT = 3980;
@@ -57,15 +57,6 @@ const LINK_WALKS: Array<{ walk: string; role: 'admin' | 'user'; query: string }>
 ];
 /** Pages followed by link in each walk; the first ten are left out of its median, as a walk's start. */
 const LINKED_PAGES = 60;
-
-interface ExportResult {
-  sort: string;
-  rows: number;
-  seconds: number;
-  /** Rows per second over the first and the last third of the time it was read. */
-  firstThird: number;
-  lastThird: number;
-}
 
 interface SingleResult {
   shape: string;
@@ -139,71 +130,6 @@ async function linkWalks(baseUrl: string, tokens: Record<'admin' | 'user', strin
     });
   }
   return walks;
-}
-
-/** Reads an export for `seconds` (or to its end), counting rows as they arrive. */
-async function exportFor(
-  baseUrl: string,
-  media: 'csv' | 'ndjson',
-  query: string,
-  token: string,
-  seconds: number,
-): Promise<ExportResult> {
-  const controller = new AbortController();
-  let started = performance.now();
-  const arrivals: Array<[atMs: number, rows: number]> = [];
-  let rows = 0;
-  const request = () => {
-    started = performance.now();
-    return fetch(`${baseUrl}/orders/export.${media}?${query}`, {
-      headers: { authorization: `Bearer ${token}` },
-      signal: controller.signal,
-    });
-  };
-  let response = await request();
-  // The export cut off before this one still holds the caller's one export until the service has seen it go.
-  for (let attempt = 0; response.status === 429 && attempt < 50; attempt += 1) {
-    await response.arrayBuffer();
-    await new Promise((resolve) => setTimeout(resolve, 200));
-    response = await request();
-  }
-  if (!response.ok || !response.body) {
-    const problem = (await response.json().catch(() => ({}))) as { type?: string };
-    return {
-      sort: `${query}: answered ${response.status} ${problem.type ?? ''}`,
-      rows: 0,
-      seconds: 0,
-      firstThird: 0,
-      lastThird: 0,
-    };
-  }
-  let cut = false;
-  try {
-    for await (const chunk of response.body as AsyncIterable<Uint8Array>) {
-      rows += newlinesIn(chunk);
-      const at = performance.now() - started;
-      arrivals.push([at, rows]);
-      if (at > seconds * 1000) {
-        cut = true;
-        break;
-      }
-    }
-    // A CSV export begins with its header line; a complete NDJSON one ends with its trailer line: neither is an order.
-    if (media === 'csv') rows -= 1;
-    else if (!cut) rows -= 1;
-  } finally {
-    controller.abort();
-  }
-  const elapsed = arrivals.at(-1)?.[0] ?? 1;
-  const third = elapsed / 3;
-  const rowsAt = (atMs: number) => arrivals.filter(([at]) => at <= atMs).at(-1)?.[1] ?? 0;
-  return {
-    sort: `${media} ${query}`,
-    rows,
-    seconds: elapsed / 1000,
-    firstThird: rowsAt(third) / (third / 1000),
-    lastThird: (rows - rowsAt(elapsed - third)) / (third / 1000),
-  };
 }
 
 async function footprintOf(pair: GrowthPair): Promise<SizeResult['footprint']> {
