@@ -144,9 +144,10 @@ export class OrdersService {
    * read while this one's seats are read, and its seats as soon as it is in,
    * while this batch is encoded and sent: one batch ahead and no more. A
    * page's seats take the server as long as the page; read in turn, and only
-   * when the consumer asked, they held an export to the sum of both. A consumer that stops asking stops the reads
-   * after that page, and `cancelled` stops the statement running; the
-   * generator returns once it has.
+   * when the consumer asked, they held an export to the sum of both. A
+   * consumer that stops asking stops the reads after that batch, and
+   * `cancelled` stops the statement running; the generator returns once it
+   * has.
    */
   async *exportBatches(caller: Caller, query: ListOrdersQuery, cancelled: AbortSignal): AsyncGenerator<OrderElement[]> {
     const isAdmin = caller.role === Role.Admin;
@@ -180,16 +181,12 @@ export class OrdersService {
       );
 
     /** A batch's page, then its seats as soon as its page is in: neither waits for the consumer. */
-    const inFlight = new Set<Promise<unknown>>();
-    const tracked = <T>(read: Promise<T>): Promise<T> => {
-      inFlight.add(read);
-      const settled = () => void inFlight.delete(read);
-      read.then(settled, settled);
-      return read;
-    };
     const readBatch = (seek: Seek | undefined): BatchReads => {
-      const page = tracked(readPage(seek));
-      return { page, seats: tracked(page.then(({ rows }) => readSeats(rows))) };
+      const page = readPage(seek);
+      const seats = page.then(({ rows }) => readSeats(rows));
+      // Awaited in turn, or in `finally` below: a failure meanwhile is never an unhandled one.
+      seats.catch(() => undefined);
+      return { page, seats };
     };
 
     let next: BatchReads | undefined = readBatch(undefined);
@@ -206,9 +203,10 @@ export class OrdersService {
         yield this.elementsOf(rows, await batch.seats, isAdmin);
       }
     } finally {
-      // A consumer that stopped early leaves the reads ahead unread, their statements stopped by `cancelled`: their
-      // failures are moot, but the export ends only once their connections are back, so that none outlives it.
-      await Promise.allSettled(inFlight);
+      // A consumer that stopped early, or a read that failed, leaves the batch read ahead unread, its statements stopped
+      // by `cancelled`: its failure is moot, but the export ends only once its connections are back, so that none
+      // outlives it. Every batch before it has been awaited whole.
+      if (next) await Promise.allSettled([next.page, next.seats]);
     }
   }
 
