@@ -1,5 +1,6 @@
 import Negotiator from 'negotiator';
-import type { AdminOrderDto, OrderElement, SeatDto } from '../dto/order.dto';
+import { BatchBytes } from './batch-bytes';
+import type { AdminOrderDto, OrderElement, SeatDto, UserOrderDto } from '../dto/order.dto';
 
 /** The media type of each export, each the one type of an operation of its own (`GET /orders/export.csv`, …). */
 export const EXPORT_MEDIA_TYPES = { csv: 'text/csv', ndjson: 'application/x-ndjson' } as const;
@@ -24,19 +25,28 @@ export interface ExportEncoder {
   readonly contentType: string;
   readonly fileExtension: string;
   header(): string;
-  batch(elements: readonly OrderElement[]): string;
+  batch(elements: readonly OrderElement[]): Buffer;
   /** What only a complete export ends with; a failed one ends without it. */
   trailer(count: number): string;
 }
 
-/** The element's fields, in the order of docs/API.md §4; a member's export has no `userId`. */
-const USER_COLUMNS = ['orderId', 'concertId', 'seats', 'totalPrice', 'status', 'createdAt', 'updatedAt'] as const;
-const ADMIN_COLUMNS = ['orderId', 'userId', ...USER_COLUMNS.slice(1)] as const;
-type Column = (typeof ADMIN_COLUMNS)[number];
+/** About what an order's record takes, so that a batch's buffer is rarely grown. */
+const EXPECTED_BYTES_PER_RECORD = 160;
+const COMMA = 0x2c;
+const SEMICOLON = 0x3b;
+const COLON = 0x3a;
+const CR = 0x0d;
+const LF = 0x0a;
 
 /** `seatPriceId:price` per seat, joined by `;` (docs/API.md §13). */
-const seatsCell = (seats: readonly SeatDto[]): string =>
-  seats.map(({ seatPriceId, price }) => `${seatPriceId}:${price}`).join(';');
+function writeSeats(bytes: BatchBytes, seats: readonly SeatDto[]): void {
+  for (let index = 0; index < seats.length; index += 1) {
+    if (index > 0) bytes.byte(SEMICOLON);
+    bytes.number(seats[index].seatPriceId);
+    bytes.byte(COLON);
+    bytes.number(seats[index].price);
+  }
+}
 
 /** What a spreadsheet would run as a formula, the full-width forms that Apple Numbers folds to them included. */
 const FORMULA_START = /^[=+\-@\t\r\uFF1D\uFF0B\uFF0D\uFF20]/;
@@ -53,32 +63,67 @@ function textCell(text: string): string {
 }
 
 /**
- * CRLF-ended records of the element's fields. Written here rather than through a general CSV library: its per-field
- * options cost about four times as much CPU per order, most of what a CSV export cost beyond NDJSON
- * (docs/benchmark-log.md); the cells are numbers and text, and the unit test holds the output to csv-stringify's.
+ * The fields of docs/API.md §4 in order, as a header and as one CRLF-ended record per element; a member's export has
+ * no `userId`. Numbers are written as they are, a negative one included; a local time is digits and separators
+ * (LOCAL_DATE_TIME), nothing a cell would quote or a spreadsheet run.
  */
-class CsvEncoder implements ExportEncoder {
+const USER_CSV = {
+  columns: ['orderId', 'concertId', 'seats', 'totalPrice', 'status', 'createdAt', 'updatedAt'],
+  write(bytes: BatchBytes, order: UserOrderDto): void {
+    bytes.number(order.orderId);
+    bytes.byte(COMMA);
+    writeCommonCells(bytes, order);
+  },
+};
+const ADMIN_CSV = {
+  columns: ['orderId', 'userId', 'concertId', 'seats', 'totalPrice', 'status', 'createdAt', 'updatedAt'],
+  write(bytes: BatchBytes, order: AdminOrderDto): void {
+    bytes.number(order.orderId);
+    bytes.byte(COMMA);
+    bytes.number(order.userId);
+    bytes.byte(COMMA);
+    writeCommonCells(bytes, order);
+  },
+};
+
+/** Every cell after `orderId` and `userId`, and the record's end. */
+function writeCommonCells(bytes: BatchBytes, order: OrderElement): void {
+  bytes.number(order.concertId);
+  bytes.byte(COMMA);
+  writeSeats(bytes, order.seats);
+  bytes.byte(COMMA);
+  bytes.number(order.totalPrice);
+  bytes.byte(COMMA);
+  bytes.text(textCell(order.status));
+  bytes.byte(COMMA);
+  bytes.text(order.createdAt);
+  bytes.byte(COMMA);
+  bytes.text(order.updatedAt);
+  bytes.byte(CR);
+  bytes.byte(LF);
+}
+
+/**
+ * Written here rather than through a general CSV library: its per-field options cost about four times as much CPU
+ * per order, most of what a CSV export cost beyond NDJSON (docs/benchmark-log.md); the cells are numbers and text,
+ * and the unit test holds the output to csv-stringify's.
+ */
+class CsvEncoder<Element extends OrderElement> implements ExportEncoder {
   readonly contentType = `${EXPORT_MEDIA_TYPES.csv}; charset=utf-8; header=present`;
   readonly fileExtension = 'csv';
 
-  constructor(private readonly columns: readonly Column[]) {}
+  constructor(
+    private readonly layout: { columns: readonly string[]; write: (bytes: BatchBytes, element: Element) => void },
+  ) {}
 
   header(): string {
-    return `${this.columns.join(',')}\r\n`;
+    return `${this.layout.columns.join(',')}\r\n`;
   }
 
-  batch(elements: readonly OrderElement[]): string {
-    // Concatenated cell by cell: an array of cells per record, then joined, was most of what encoding allocated.
-    let records = '';
-    for (const element of elements) {
-      for (let position = 0; position < this.columns.length; position += 1) {
-        const column = this.columns[position];
-        const value = column === 'seats' ? seatsCell(element.seats) : (element as AdminOrderDto)[column];
-        records += `${position === 0 ? '' : ','}${typeof value === 'number' ? String(value) : textCell(value)}`;
-      }
-      records += '\r\n';
-    }
-    return records;
+  batch(elements: readonly OrderElement[]): Buffer {
+    const bytes = new BatchBytes(elements.length * EXPECTED_BYTES_PER_RECORD);
+    for (const element of elements) this.layout.write(bytes, element as Element);
+    return bytes.written();
   }
 
   trailer(): string {
@@ -95,10 +140,13 @@ class NdjsonEncoder implements ExportEncoder {
     return '';
   }
 
-  batch(elements: readonly OrderElement[]): string {
-    let lines = '';
-    for (const element of elements) lines += `${JSON.stringify(element)}\n`;
-    return lines;
+  batch(elements: readonly OrderElement[]): Buffer {
+    const bytes = new BatchBytes(elements.length * EXPECTED_BYTES_PER_RECORD);
+    for (const element of elements) {
+      bytes.text(JSON.stringify(element));
+      bytes.byte(LF);
+    }
+    return bytes.written();
   }
 
   trailer(count: number): string {
@@ -107,5 +155,6 @@ class NdjsonEncoder implements ExportEncoder {
 }
 
 export function encoderFor(format: ExportFormat, isAdmin: boolean): ExportEncoder {
-  return format === 'csv' ? new CsvEncoder(isAdmin ? ADMIN_COLUMNS : USER_COLUMNS) : new NdjsonEncoder();
+  if (format === 'ndjson') return new NdjsonEncoder();
+  return isAdmin ? new CsvEncoder(ADMIN_CSV) : new CsvEncoder(USER_CSV);
 }

@@ -124,10 +124,12 @@ async function* chunks(
   rest: AsyncGenerator<OrderElement[]>,
   written: (elements: readonly OrderElement[]) => void,
   progress: { rows: number; failure: unknown; complete: boolean },
-): AsyncGenerator<string> {
+): AsyncGenerator<Buffer | string> {
   try {
     const elements = first.done ? [] : first.value;
-    yield encoder.header() + encoder.batch(elements);
+    const header = encoder.header();
+    if (header) yield header;
+    yield encoder.batch(elements);
     written(elements);
     if (!first.done) {
       for await (const batch of rest) {
