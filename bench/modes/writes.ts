@@ -384,8 +384,8 @@ export async function compareWrites(schemas: SchemaUnderTest[], options: WriteCo
     {
       durable: true,
       // Room for every schema's tables and indexes, as each would have on a primary of its own: 1 GiB up to a
-      // million orders preloaded, 8 GiB beyond (at 10M the project's schema takes 2.6 GB and the bare tables about
-      // 1.9 GB, which 4 GiB did not hold together).
+      // million orders preloaded, 8 GiB beyond (at 10M the project's schema takes 2.9 GB and the bare tables 1.8 GB,
+      // which 4 GiB did not hold together).
       bufferPoolMb: options.preloadOrders > 1_000_000 ? 8192 : 1024,
       maxConnections: Math.max(...options.connections) + 50,
     },

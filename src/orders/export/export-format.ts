@@ -30,8 +30,9 @@ export interface ExportEncoder {
   trailer(count: number): string;
 }
 
-/** About what an order's record takes, so that a batch's buffer is rarely grown. */
-const EXPECTED_BYTES_PER_RECORD = 160;
+/** About what an order takes in each format, so that a batch's buffer is rarely grown. */
+const EXPECTED_CSV_BYTES = 160;
+const EXPECTED_NDJSON_BYTES = 320;
 const COMMA = 0x2c;
 const SEMICOLON = 0x3b;
 const COLON = 0x3a;
@@ -121,7 +122,7 @@ class CsvEncoder<Element extends OrderElement> implements ExportEncoder {
   }
 
   batch(elements: readonly OrderElement[]): Buffer {
-    const bytes = new BatchBytes(elements.length * EXPECTED_BYTES_PER_RECORD);
+    const bytes = new BatchBytes(elements.length * EXPECTED_CSV_BYTES);
     for (const element of elements) this.layout.write(bytes, element as Element);
     return bytes.written();
   }
@@ -141,7 +142,7 @@ class NdjsonEncoder implements ExportEncoder {
   }
 
   batch(elements: readonly OrderElement[]): Buffer {
-    const bytes = new BatchBytes(elements.length * EXPECTED_BYTES_PER_RECORD);
+    const bytes = new BatchBytes(elements.length * EXPECTED_NDJSON_BYTES);
     for (const element of elements) {
       bytes.text(JSON.stringify(element));
       bytes.byte(LF);

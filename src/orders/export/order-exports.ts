@@ -117,7 +117,7 @@ export class OrderExports {
   }
 }
 
-/** The export's bytes, a batch per chunk: the header with the first batch, then each batch, then the trailer. */
+/** The export's bytes: the header, a chunk per batch, then the trailer. */
 async function* chunks(
   encoder: ExportEncoder,
   first: IteratorResult<OrderElement[]>,
@@ -129,7 +129,7 @@ async function* chunks(
     const elements = first.done ? [] : first.value;
     const header = encoder.header();
     if (header) yield header;
-    yield encoder.batch(elements);
+    if (elements.length > 0) yield encoder.batch(elements);
     written(elements);
     if (!first.done) {
       for await (const batch of rest) {
