@@ -221,19 +221,38 @@ async function writer(
 /** CPU seconds the server process has used, all its threads. */
 const serverCpuSeconds = (server: ThrowawayMysql): number => cpuMs(server.pid() ?? 0) / 1000;
 
+/** One of the server's global status counters. */
+async function globalStatus(connection: Connection, name: string): Promise<number> {
+  const [[{ Value: value }]] = await connection.query<Array<{ Value: string } & RowDataPacket>>(
+    'SHOW GLOBAL STATUS LIKE ?',
+    [name],
+  );
+  return Number(value);
+}
+
+/** Polls a global status counter until it is below `below`; `failure` says what did not happen within `limitMs`. */
+async function waitUntilBelow(
+  connection: Connection,
+  name: string,
+  below: number,
+  { everyMs, limitMs, failure }: { everyMs: number; limitMs: number; failure: string },
+): Promise<void> {
+  const deadline = Date.now() + limitMs;
+  while ((await globalStatus(connection, name)) >= below) {
+    if (Date.now() > deadline) throw new Error(`${failure} within ${limitMs} ms`);
+    await sleep(everyMs);
+  }
+}
+
 /** Waits until InnoDB's purge has caught up with the writes before, so that the next round starts from the same state. */
 async function settle(server: ThrowawayMysql): Promise<void> {
   const connection = await createConnection({ host: '127.0.0.1', port: server.port, user: 'root' });
   try {
-    const deadline = Date.now() + SETTLE_LIMIT_MS;
-    for (;;) {
-      const [[{ Value: history }]] = await connection.query<Array<{ Value: string } & RowDataPacket>>(
-        "SHOW GLOBAL STATUS LIKE 'Innodb_history_list_length'",
-      );
-      if (Number(history) < SETTLED_HISTORY) return;
-      if (Date.now() > deadline) throw new Error(`purge did not catch up within ${SETTLE_LIMIT_MS} ms`);
-      await sleep(100);
-    }
+    await waitUntilBelow(connection, 'Innodb_history_list_length', SETTLED_HISTORY, {
+      everyMs: 100,
+      limitMs: SETTLE_LIMIT_MS,
+      failure: 'purge did not catch up',
+    });
   } finally {
     await connection.end();
   }
@@ -245,30 +264,26 @@ async function settle(server: ThrowawayMysql): Promise<void> {
  */
 async function writeOutPreload(server: ThrowawayMysql): Promise<void> {
   const connection = await createConnection({ host: '127.0.0.1', port: server.port, user: 'root' });
-  const dirtyPages = async () => {
-    const [[{ Value: pages }]] = await connection.query<Array<{ Value: string } & RowDataPacket>>(
-      "SHOW GLOBAL STATUS LIKE 'Innodb_buffer_pool_pages_dirty'",
-    );
-    return Number(pages);
-  };
-  const [[{ limit }]] = await connection.query<Array<{ limit: number } & RowDataPacket>>(
-    'SELECT @@GLOBAL.innodb_max_dirty_pages_pct AS `limit`',
-  );
-  const started = Date.now();
-  const before = await dirtyPages();
   try {
+    const [[{ limit }]] = await connection.query<Array<{ limit: number } & RowDataPacket>>(
+      'SELECT @@GLOBAL.innodb_max_dirty_pages_pct AS `limit`',
+    );
+    const started = Date.now();
+    const before = await globalStatus(connection, 'Innodb_buffer_pool_pages_dirty');
     await connection.query('SET GLOBAL innodb_max_dirty_pages_pct = 0');
-    const deadline = started + WRITE_OUT_LIMIT_MS;
-    while ((await dirtyPages()) > WRITTEN_OUT_DIRTY_PAGES) {
-      if (Date.now() > deadline)
-        throw new Error(`the preload's pages were not written within ${WRITE_OUT_LIMIT_MS} ms`);
-      await sleep(500);
+    try {
+      await waitUntilBelow(connection, 'Innodb_buffer_pool_pages_dirty', WRITTEN_OUT_DIRTY_PAGES, {
+        everyMs: 500,
+        limitMs: WRITE_OUT_LIMIT_MS,
+        failure: "the preload's pages were not written",
+      });
+    } finally {
+      await connection.query('SET GLOBAL innodb_max_dirty_pages_pct = ?', [limit]);
     }
+    console.error(`preload written out: ${format(before)} dirty pages in ${Date.now() - started} ms`);
   } finally {
-    await connection.query('SET GLOBAL innodb_max_dirty_pages_pct = ?', [limit]);
     await connection.end();
   }
-  console.error(`preload written out: ${format(before)} dirty pages in ${Date.now() - started} ms`);
 }
 
 export async function runWriters(
