@@ -5,7 +5,7 @@ import { growthPair, serviceLogFile, type GrowthPair, type SeedRecord } from '..
 import { median } from '../lib/measure';
 import { startVariant, stop } from '../lib/servers';
 import { exportFor, type ExportResult } from './exports';
-import { FILTER_SETS, PAGES, SORT_FIELDS, SORTS, time } from './shapes';
+import { FILTER_SETS, PAGES, SORT_FIELDS, SORTS, time, timeOnce } from './shapes';
 
 const PORT = 3980;
 
@@ -68,27 +68,50 @@ const key = (filter: string, sort: string, page: number) => `${filter}|${sort}|$
 const format = (value: number) => value.toLocaleString('en-US');
 const ms = (value: number) => (value >= 10 ? value.toFixed(0) : value.toFixed(1));
 
-/** Every admin shape, one warm-up and the median of three, one client. */
-async function shapesOf(baseUrl: string, adminToken: string): Promise<Map<string, Timed>> {
-  const results = new Map<string, Timed>();
+/**
+ * Samples of each shape at each size, after a warm-up of each. The sizes are measured side by side, their requests
+ * interleaved, so that a drift of the machine (a background flush, another process) falls on every size alike and
+ * not on the one measured at that moment: the ratios are the point.
+ */
+const SAMPLES = 7;
+
+/** One query on each size's service: a warm-up on each, then `SAMPLES` rounds of one request to each, in turn. */
+async function timeSideBySide(baseUrls: string[], path: string, token: string): Promise<Timed[]> {
+  const times = baseUrls.map((): number[] => []);
+  const statuses = baseUrls.map((): string[] => []);
+  for (let sample = 0; sample <= SAMPLES; sample += 1) {
+    for (let step = 0; step < baseUrls.length; step += 1) {
+      // Which size goes first rotates, so that none is always measured right after another's request.
+      const index = (step + sample) % baseUrls.length;
+      const { ms, status } = await timeOnce(`${baseUrls[index]}${path}`, token);
+      if (status !== 200) statuses[index].push(String(status));
+      if (sample > 0) times[index].push(ms);
+    }
+  }
+  return baseUrls.map((_, index) => ({ medianMs: median(times[index]), statuses: statuses[index] }));
+}
+
+/** Every admin shape at every size, one client; one map per size. */
+async function shapesOf(baseUrls: string[], adminToken: string): Promise<Array<Map<string, Timed>>> {
+  const results = baseUrls.map(() => new Map<string, Timed>());
   for (const [filter, filterQuery] of FILTER_SETS) {
     process.stderr.write(`  ${filter}\n`);
     for (const sort of SORTS) {
       for (const page of PAGES) {
         const query = [filterQuery, `sort=${sort}`, `page=${page}`].filter(Boolean).join('&');
-        const { medianMs, refusals } = await time(`${baseUrl}/orders?${query}`, adminToken);
-        results.set(key(filter, sort, page), { medianMs, statuses: refusals });
+        const timed = await timeSideBySide(baseUrls, `/orders?${query}`, adminToken);
+        timed.forEach((figures, index) => results[index].set(key(filter, sort, page), figures));
       }
     }
   }
   return results;
 }
 
-async function memberPages(baseUrl: string, userToken: string): Promise<Map<string, Timed>> {
-  const results = new Map<string, Timed>();
+async function memberPages(baseUrls: string[], userToken: string): Promise<Array<Map<string, Timed>>> {
+  const results = baseUrls.map(() => new Map<string, Timed>());
   for (const sort of SORTS.filter((sort) => !sort.startsWith('userId'))) {
-    const { medianMs, refusals } = await time(`${baseUrl}/orders?sort=${sort}`, userToken);
-    results.set(sort, { medianMs, statuses: refusals });
+    const timed = await timeSideBySide(baseUrls, `/orders?sort=${sort}`, userToken);
+    timed.forEach((figures, index) => results[index].set(sort, figures));
   }
   return results;
 }
@@ -173,23 +196,29 @@ async function warm(pair: GrowthPair, which: 'primary' | 'replica'): Promise<voi
   }
 }
 
-/** The service on `env`, its log kept in `logFile` and read back for what it warned of. */
-async function withService<T>(
-  label: string,
-  env: Record<string, string>,
-  logFile: string,
-  work: (baseUrl: string) => Promise<T>,
-): Promise<{ result: T; warnings: Map<string, number> }> {
-  rmSync(logFile, { force: true });
-  let child: ChildProcess | undefined;
+interface ServiceRun {
+  label: string;
+  env: Record<string, string>;
+  /** Where its log is kept, read back for what it warned of. */
+  logFile: string;
+}
+
+/** An instance of the service on each environment at once, on ports of their own, each stopped once `work` is done. */
+async function withServices<T>(
+  services: ServiceRun[],
+  work: (baseUrls: string[]) => Promise<T>,
+): Promise<{ result: T; warnings: Array<Map<string, number>> }> {
+  const children: ChildProcess[] = [];
   try {
-    child = await startVariant({ label, port: PORT, node: process.execPath, env, logFile });
-    const result = await work(`http://127.0.0.1:${PORT}`);
-    await stop(child);
-    child = undefined;
-    return { result, warnings: warningsIn(logFile) };
+    for (const [index, { label, env, logFile }] of services.entries()) {
+      rmSync(logFile, { force: true });
+      children.push(await startVariant({ label, port: PORT + index, node: process.execPath, env, logFile }));
+    }
+    const result = await work(services.map((_, index) => `http://127.0.0.1:${PORT + index}`));
+    while (children.length > 0) await stop(children.pop()!);
+    return { result, warnings: services.map(({ logFile }) => warningsIn(logFile)) };
   } finally {
-    if (child) await stop(child);
+    for (const child of children) await stop(child);
   }
 }
 
@@ -211,61 +240,84 @@ function warningsIn(logFile: string): Map<string, number> {
 
 /**
  * `--growth`: docs/API.md §14 measured. For each size, a primary and a replica in GTID replication holding that
- * many orders (seeded once and kept, bench/lib/growth-servers.ts); every admin shape and a member's pages through
- * the service with the replica; at the largest size, an export in every sort and every shape on the primary alone.
- * Prints each shape class at each size side by side, with the ratio to the smallest.
+ * many orders (seeded once and kept, bench/lib/growth-servers.ts), all running at once, each with an instance of
+ * the service reading from its replica; every admin shape and a member's pages at every size side by side, their
+ * requests interleaved, and the walks by link at each; at the largest size, an export in every sort and every
+ * shape on the primary alone. Prints each shape class at each size, with the ratio to the smallest.
  */
 export async function run(adminToken: string, userToken: string, options: GrowthOptions): Promise<void> {
-  const sizes: SizeResult[] = [];
-  let exports: ExportResult[] = [];
-  let single: SingleResult[] = [];
-  for (const orders of options.sizes) {
-    console.error(`${format(orders)} orders: the pair`);
-    const pair = await growthPair(orders);
-    try {
-      const footprint = await footprintOf(pair);
-      console.error(`${format(orders)} orders: warming the replica's buffer pool`);
-      await warm(pair, 'replica');
-      const logFile = serviceLogFile(`${orders}-with-replica`);
-      const served = await withService('with replica', pair.environment, logFile, async (baseUrl) => {
-        console.error(`${format(orders)} orders: shapes with the replica`);
-        const shapes = await shapesOf(baseUrl, adminToken);
-        const member = await memberPages(baseUrl, userToken);
-        console.error(`${format(orders)} orders: walks by link`);
-        const links = await linkWalks(baseUrl, { admin: adminToken, user: userToken });
-        if (orders === Math.max(...options.sizes)) {
-          exports = [];
-          const queries = [...SORTS.map((sort) => `sort=${sort}`), 'orderStatus=REFUNDED&sort=userId,asc'];
-          const runs: Array<['csv' | 'ndjson', string]> = [
-            ...queries.map((query): ['csv', string] => ['csv', query]),
-            ['ndjson', 'sort=createdAt,desc'],
-            ['ndjson', 'sort=totalPrice,asc'],
-          ];
-          for (const [media, query] of runs) {
-            console.error(`  export ${media} ${query}`);
-            exports.push(await exportFor(baseUrl, media, query, adminToken, options.exportSeconds));
-          }
-        }
-        return { shapes, member, links };
-      });
-      const { shapes, member, links } = served.result;
-      sizes.push({ orders, record: pair.record, shapes, member, links, footprint, warnings: served.warnings });
-      if (orders === Math.max(...options.sizes)) {
-        const primaryOnly = Object.fromEntries(
-          Object.entries(pair.environment).filter(([name]) => name !== 'DB_REPLICAS'),
-        );
-        const logFile = serviceLogFile(`${orders}-single-server`);
-        console.error(`${format(orders)} orders: warming the primary's buffer pool`);
-        await warm(pair, 'primary');
-        single = (
-          await withService('single server', primaryOnly, logFile, (baseUrl) => singleServer(baseUrl, adminToken))
-        ).result;
-      }
-    } finally {
-      await pair.stop();
+  const pairs: GrowthPair[] = [];
+  try {
+    for (const orders of options.sizes) {
+      console.error(`${format(orders)} orders: the pair`);
+      pairs.push(await growthPair(orders));
     }
+    const footprints: Array<SizeResult['footprint']> = [];
+    for (const pair of pairs) footprints.push(await footprintOf(pair));
+    for (const pair of pairs) {
+      console.error(`${format(pair.record.orders)} orders: warming the replica's buffer pool`);
+      await warm(pair, 'replica');
+    }
+    const largest = pairs.at(-1)!;
+    const served = await withServices(
+      pairs.map((pair) => ({
+        label: 'with replica',
+        env: pair.environment,
+        logFile: serviceLogFile(`${pair.record.orders}-with-replica`),
+      })),
+      async (baseUrls) => {
+        console.error('shapes with the replica, every size side by side');
+        const shapes = await shapesOf(baseUrls, adminToken);
+        const member = await memberPages(baseUrls, userToken);
+        const links: LinkWalk[][] = [];
+        for (const [index, baseUrl] of baseUrls.entries()) {
+          console.error(`${format(pairs[index].record.orders)} orders: walks by link`);
+          links.push(await linkWalks(baseUrl, { admin: adminToken, user: userToken }));
+        }
+        const exports: ExportResult[] = [];
+        const queries = [...SORTS.map((sort) => `sort=${sort}`), 'orderStatus=REFUNDED&sort=userId,asc'];
+        const runs: Array<['csv' | 'ndjson', string]> = [
+          ...queries.map((query): ['csv', string] => ['csv', query]),
+          ['ndjson', 'sort=createdAt,desc'],
+          ['ndjson', 'sort=totalPrice,asc'],
+        ];
+        for (const [media, query] of runs) {
+          console.error(`  export ${media} ${query}`);
+          exports.push(await exportFor(baseUrls.at(-1)!, media, query, adminToken, options.exportSeconds));
+        }
+        return { shapes, member, links, exports };
+      },
+    );
+    const { shapes, member, links, exports } = served.result;
+    const sizes: SizeResult[] = pairs.map((pair, index) => ({
+      orders: pair.record.orders,
+      record: pair.record,
+      shapes: shapes[index],
+      member: member[index],
+      links: links[index],
+      footprint: footprints[index],
+      warnings: served.warnings[index],
+    }));
+
+    const primaryOnly = Object.fromEntries(
+      Object.entries(largest.environment).filter(([name]) => name !== 'DB_REPLICAS'),
+    );
+    console.error(`${format(largest.record.orders)} orders: warming the primary's buffer pool`);
+    await warm(largest, 'primary');
+    const single = await withServices(
+      [
+        {
+          label: 'single server',
+          env: primaryOnly,
+          logFile: serviceLogFile(`${largest.record.orders}-single-server`),
+        },
+      ],
+      ([baseUrl]) => singleServer(baseUrl, adminToken),
+    );
+    report(sizes, exports, single.result);
+  } finally {
+    while (pairs.length > 0) await pairs.pop()!.stop();
   }
-  report(sizes, exports, single);
 }
 
 /** Every shape once warmed, on the primary alone: each is answered 200 or refused, and how fast. */
@@ -314,7 +366,9 @@ function report(sizes: SizeResult[], exports: ExportResult[], single: SingleResu
     );
   }
 
-  console.log('\n## Admin shapes with the replica (one client, median of 3 after a warm-up)\n');
+  console.log(
+    `\n## Admin shapes with the replica (one client, the sizes side by side: median of ${SAMPLES} after a warm-up)\n`,
+  );
   console.log(`| | ${sizes.map(({ orders }) => format(orders)).join(' | ')} |`);
   console.log(`|---|${'---|'.repeat(sizes.length)}`);
   const all = (size: SizeResult) => [...size.shapes.values()];
