@@ -34,8 +34,9 @@ import { benchJwtSecret } from '../lib/secret';
  * behind (InnoDB's purge of old row versions and delete-marked index
  * entries, then the pages the round dirtied written out), so that no round
  * starts with another schema's deferred work, and the server's CPU time up
- * to then, per order, is charged to the round's own schema. An instance of the service serves the project's database all along,
- * so that its count fold runs during the project's rounds, as in production.
+ * to then, per order, is charged to the round's own schema. An instance of
+ * the service serves the project's database all along, so that its count
+ * fold runs during the project's rounds, as in production.
  */
 
 export interface SchemaUnderTest {
@@ -267,7 +268,10 @@ async function settle(server: ThrowawayMysql): Promise<number> {
  * Has the page cleaner write every dirty page now, at full pace, rather than at its idle one, and waits until it has;
  * returns how many pages were dirty.
  */
-async function writeOut(connection: Connection, { everyMs, limitMs }: { everyMs: number; limitMs: number }) {
+async function writeOut(
+  connection: Connection,
+  { everyMs, limitMs }: { everyMs: number; limitMs: number },
+): Promise<number> {
   const [[{ limit }]] = await connection.query<Array<{ limit: number } & RowDataPacket>>(
     'SELECT @@GLOBAL.innodb_max_dirty_pages_pct AS `limit`',
   );
