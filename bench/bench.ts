@@ -50,8 +50,9 @@ Each mode runs its variants interleaved in one run, so that machine drift cancel
                            primary alone; the service's warnings; with --writes, then the sale's writes
                            on a throw-away durable primary holding the largest size, against the bare
                            tables (as --writes --preload <largest>)
-  --writes [--writers 16,64,256 --work 0,2 --preload 200000 --listings]
-                           what the listing's schema costs the order writers, on a throw-away durable primary`;
+  --writes [--writers 16,64,256 --work 0,2 --preload 200000 --redo-log-mb 1024 --listings]
+                           what the listing's schema costs the order writers, on a throw-away durable primary
+                           (its redo log the server's default unless --redo-log-mb sizes it)`;
 
 async function main(): Promise<void> {
   benchJwtSecret();
@@ -75,6 +76,7 @@ async function main(): Promise<void> {
       writers: { type: 'string', default: '16,64,256' },
       work: { type: 'string', default: '0,2' },
       preload: { type: 'string', default: '200000' },
+      'redo-log-mb': { type: 'string' },
       listings: { type: 'boolean', default: false },
       growth: { type: 'boolean', default: false },
       'without-naive': { type: 'boolean', default: false },
@@ -96,6 +98,7 @@ async function main(): Promise<void> {
       connections: list(values.writers),
       workMs: list(values.work),
       preloadOrders,
+      redoLogMb: values['redo-log-mb'] === undefined ? undefined : Number(values['redo-log-mb']),
       listings: values.listings,
     });
   if (values.growth) {

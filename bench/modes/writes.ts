@@ -401,6 +401,8 @@ export interface WriteComparisonOptions {
   rounds: number;
   seconds: number;
   preloadOrders: number;
+  /** The primary's redo log, in MiB; the server's default without it. */
+  redoLogMb?: number;
   listings: boolean;
 }
 
@@ -420,6 +422,7 @@ export async function compareWrites(schemas: SchemaUnderTest[], options: WriteCo
       // million orders preloaded, 8 GiB beyond (at 10M the project's schema takes 2.9 GB and the bare tables 1.8 GB,
       // which 4 GiB did not hold together).
       bufferPoolMb: options.preloadOrders > 1_000_000 ? 8192 : 1024,
+      redoLogMb: options.redoLogMb,
       maxConnections: Math.max(...options.connections) + 50,
     },
   );
@@ -449,11 +452,13 @@ export async function compareWrites(schemas: SchemaUnderTest[], options: WriteCo
     await settle(server);
 
     const probe = await createConnection({ host: '127.0.0.1', port: server.port, user: 'root' });
-    const [[{ version }]] =
-      await probe.query<Array<{ version: string } & RowDataPacket>>('SELECT @@version AS version');
+    const [[{ version, redoLogBytes }]] = await probe.query<
+      Array<{ version: string; redoLogBytes: number } & RowDataPacket>
+    >('SELECT @@version AS version, @@innodb_log_file_size AS redoLogBytes');
     await probe.end();
     console.log(
-      `Write path on MariaDB ${version} (ROW binary log, sync_binlog=1, innodb_flush_log_at_trx_commit=1), ` +
+      `Write path on MariaDB ${version} (ROW binary log, sync_binlog=1, innodb_flush_log_at_trx_commit=1, ` +
+        `a ${format(Number(redoLogBytes) / 2 ** 20)} MiB redo log), ` +
         `${format(options.preloadOrders)} orders preloaded, ${options.rounds} interleaved rounds of ${options.seconds} s after one uncounted of each, ` +
         `node ${process.version}${options.listings ? ', with admin listings running alongside (4 clients)' : ''}.\n` +
         'Medians of the rounds; ratios to the first schema: of the medians (placed / paid), then the lowest and highest ' +
