@@ -48,11 +48,12 @@ Each mode runs its variants interleaved in one run, so that machine drift cancel
                            shape, a member's pages and walks by next link at each size side by side, with
                            the ratio; at the largest, an export in every sort and every shape on the
                            primary alone; the service's warnings; with --writes, then the sale's writes
-                           on a throw-away durable primary holding the largest size, against the bare
+                           on throw-away durable primaries holding the largest size, against the bare
                            tables (as --writes --preload <largest>)
   --writes [--writers 16,64,256 --work 0,2 --preload 200000 --redo-log-mb 1024 --listings]
-                           what the listing's schema costs the order writers, on a throw-away durable primary
-                           (its redo log the server's default unless --redo-log-mb sizes it)`;
+                           what the listing's schema costs the order writers: a throw-away durable primary per
+                           schema, each frozen during the other's rounds (redo logs the server's default unless
+                           --redo-log-mb sizes them)`;
 
 async function main(): Promise<void> {
   benchJwtSecret();

@@ -20,22 +20,23 @@ import { benchJwtSecret } from '../lib/secret';
 /**
  * docs/API.md §7: what the listing's schema costs the company's order writers.
  *
- * On a throw-away primary configured for durability (ROW binary log,
- * `sync_binlog=1`, `innodb_flush_log_at_trx_commit=1`), two databases hold the
- * same orders: one with the schema exactly as the migrations leave it, one
- * with the bare tables (primary keys and the seats' foreign key only). Writers
- * act as a ticket sale does: each places an order for one concert (the order
- * row and two seats, one transaction), then pays it (status and `updated_at`,
- * a second transaction), optionally with other work held inside each
+ * Two throw-away primaries configured for durability (ROW binary log,
+ * `sync_binlog=1`, `innodb_flush_log_at_trx_commit=1`) hold the same orders:
+ * one with the schema exactly as the migrations leave it, one with the bare
+ * tables (primary keys and the seats' foreign key only). Writers act as a
+ * ticket sale does: each places an order for one concert (the order row and
+ * two seats, one transaction), then pays it (status and `updated_at`, a
+ * second transaction), optionally with other work held inside each
  * transaction. The two schemas run interleaved, round after round, so that
  * drift of the machine falls on both alike.
  *
- * A round ends only when the server has caught up with what the round left
- * behind (InnoDB's purge of old row versions and delete-marked index
- * entries, then the pages the round dirtied written out), so that no round
- * starts with another schema's deferred work, and the server's CPU time up
- * to then, per order, is charged to the round's own schema. An instance of
- * the service serves the project's database all along, so that its count
+ * Each primary is frozen (SIGSTOP) while the other one's round runs. So what
+ * a round leaves behind, InnoDB's purge of old row versions and the pages it
+ * dirtied, is done in the same schema's next rounds, on its own time, and at
+ * the pace a primary taking a sale does it: a page gathers orders until the
+ * redo log asks for it to be written out. The server's CPU time during its
+ * rounds, per order, is charged to the round's schema. An instance of the
+ * service serves the project's primary, frozen with it, so that its count
  * fold runs during the project's rounds, as in production.
  */
 
@@ -43,6 +44,8 @@ export interface SchemaUnderTest {
   name: string;
   /** Creates the tables in `database` (empty), ready for the preload. */
   create(server: ThrowawayMysql, database: string): Promise<void>;
+  /** Whether it counts orders for the service to fold: an instance then serves it throughout, folding. */
+  foldsCounts?: boolean;
 }
 
 export interface WriteRound {
@@ -57,12 +60,6 @@ interface MeasuredRound extends WriteRound {
   serverCpuSeconds: number;
 }
 
-/**
- * Undo logs not yet purged below which the server counts as caught up: under a second of this workload's
- * transactions, and above what the fold and the idle server leave behind.
- */
-const SETTLED_HISTORY = 1_000;
-const SETTLE_LIMIT_MS = 120_000;
 /** Dirty pages (16 KiB each) below which the server counts as written out: what the fold and the idle server leave. */
 const WRITTEN_OUT_DIRTY_PAGES = 1_000;
 const WRITE_OUT_LIMIT_MS = 900_000;
@@ -105,6 +102,7 @@ export const BARE_TABLES: SchemaUnderTest = {
 
 export const PROJECT_SCHEMA: SchemaUnderTest = {
   name: 'project schema',
+  foldsCounts: true,
   async create(server, database) {
     const dataSource = await migrated(server, database);
     await dataSource.destroy();
@@ -246,59 +244,33 @@ async function waitUntilBelow(
 }
 
 /**
- * Waits until the server has done what the writes before it left behind, so that the next round starts from the same
- * state: InnoDB's purge of old row versions and delete-marked entries, then every page they dirtied written out.
- * Left to the page cleaner, a round's pages are written during the next round, on the other schema's time.
+ * Writes every page the preload left dirty before the first round, at full pace rather than the idle one, so that
+ * no schema's rounds pay for writing out gigabytes of loaded pages (the project's schema loads 1.6× the bare
+ * tables' pages).
  */
-async function settle(server: ThrowawayMysql): Promise<number> {
-  const connection = await createConnection({ host: '127.0.0.1', port: server.port, user: 'root' });
-  try {
-    await waitUntilBelow(connection, 'Innodb_history_list_length', SETTLED_HISTORY, {
-      everyMs: 100,
-      limitMs: SETTLE_LIMIT_MS,
-      failure: 'purge did not catch up',
-    });
-    return await writeOut(connection, { everyMs: 100, limitMs: SETTLE_LIMIT_MS });
-  } finally {
-    await connection.end();
-  }
-}
-
-/**
- * Has the page cleaner write every dirty page now, at full pace, rather than at its idle one, and waits until it has;
- * returns how many pages were dirty.
- */
-async function writeOut(
-  connection: Connection,
-  { everyMs, limitMs }: { everyMs: number; limitMs: number },
-): Promise<number> {
-  const [[{ limit }]] = await connection.query<Array<{ limit: number } & RowDataPacket>>(
-    'SELECT @@GLOBAL.innodb_max_dirty_pages_pct AS `limit`',
-  );
-  const dirty = await globalStatus(connection, 'Innodb_buffer_pool_pages_dirty');
-  await connection.query('SET GLOBAL innodb_max_dirty_pages_pct = 0');
-  try {
-    await waitUntilBelow(connection, 'Innodb_buffer_pool_pages_dirty', WRITTEN_OUT_DIRTY_PAGES, {
-      everyMs,
-      limitMs,
-      failure: 'the dirty pages were not written',
-    });
-  } finally {
-    await connection.query('SET GLOBAL innodb_max_dirty_pages_pct = ?', [limit]);
-  }
-  return dirty;
-}
-
-/**
- * Writes every page the preload left dirty before the first round, so that no round shares the disk with the
- * page cleaner's catching up on gigabytes of loaded pages, whichever schema was loaded last.
- */
-async function writeOutPreload(server: ThrowawayMysql): Promise<void> {
+async function writeOutPreload(server: ThrowawayMysql, schema: SchemaUnderTest): Promise<void> {
   const connection = await createConnection({ host: '127.0.0.1', port: server.port, user: 'root' });
   try {
     const started = Date.now();
-    const dirty = await writeOut(connection, { everyMs: 500, limitMs: WRITE_OUT_LIMIT_MS });
-    console.error(`preload written out: ${format(dirty)} dirty pages in ${Date.now() - started} ms`);
+    const [[before]] = await connection.query<Array<{ dirtyPct: number; io: number; ioMax: number } & RowDataPacket>>(
+      'SELECT @@innodb_max_dirty_pages_pct AS dirtyPct, @@innodb_io_capacity AS io, @@innodb_io_capacity_max AS ioMax',
+    );
+    const dirty = await globalStatus(connection, 'Innodb_buffer_pool_pages_dirty');
+    await connection.query('SET GLOBAL innodb_io_capacity_max = 40000');
+    await connection.query('SET GLOBAL innodb_io_capacity = 20000');
+    await connection.query('SET GLOBAL innodb_max_dirty_pages_pct = 0');
+    try {
+      await waitUntilBelow(connection, 'Innodb_buffer_pool_pages_dirty', WRITTEN_OUT_DIRTY_PAGES, {
+        everyMs: 500,
+        limitMs: WRITE_OUT_LIMIT_MS,
+        failure: 'the dirty pages were not written',
+      });
+    } finally {
+      await connection.query('SET GLOBAL innodb_max_dirty_pages_pct = ?', [before.dirtyPct]);
+      await connection.query('SET GLOBAL innodb_io_capacity = ?', [before.io]);
+      await connection.query('SET GLOBAL innodb_io_capacity_max = ?', [before.ioMax]);
+    }
+    console.error(`${schema.name}: preload written out, ${format(dirty)} dirty pages in ${Date.now() - started} ms`);
   } finally {
     await connection.end();
   }
@@ -406,6 +378,70 @@ export interface WriteComparisonOptions {
   listings: boolean;
 }
 
+/** One schema's primary, and the service instance that folds its counts (`foldsCounts`). */
+interface SchemaPrimary {
+  schema: SchemaUnderTest;
+  server: ThrowawayMysql;
+  service?: { child: ChildProcess; url: string };
+}
+
+const DATABASE = 'writes';
+
+/** Freezes a primary and its service, so that neither works during the other schema's round. */
+async function freeze({ server, service }: SchemaPrimary): Promise<void> {
+  service?.child.kill('SIGSTOP');
+  await server.pause();
+}
+
+function thaw({ server, service }: SchemaPrimary): void {
+  server.signal('SIGCONT');
+  service?.child.kill('SIGCONT');
+}
+
+/** What a primary has not done yet of the writes before: pages not written out, undo logs not purged. */
+async function backlog(server: ThrowawayMysql): Promise<{ dirty: number; history: number }> {
+  const connection = await createConnection({ host: '127.0.0.1', port: server.port, user: 'root' });
+  try {
+    return {
+      dirty: await globalStatus(connection, 'Innodb_buffer_pool_pages_dirty'),
+      history: await globalStatus(connection, 'Innodb_history_list_length'),
+    };
+  } finally {
+    await connection.end();
+  }
+}
+
+async function startPrimary(
+  schema: SchemaUnderTest,
+  options: WriteComparisonOptions,
+  serverId: number,
+): Promise<SchemaPrimary> {
+  const server = await startThrowawayMysql(
+    { role: 'primary', serverId },
+    {
+      durable: true,
+      // Room for the schema's tables and indexes: at 10M the project's schema takes 2.9 GB, the bare tables 1.8 GB.
+      bufferPoolMb: options.preloadOrders > 1_000_000 ? 4096 : 1024,
+      redoLogMb: options.redoLogMb,
+      maxConnections: Math.max(...options.connections) + 50,
+    },
+  );
+  try {
+    const admin = await createConnection({ host: '127.0.0.1', port: server.port, user: 'root' });
+    await admin.query(`CREATE DATABASE ${DATABASE} CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci`);
+    await admin.end();
+    await schema.create(server, DATABASE);
+    const started = Date.now();
+    await preload(server, DATABASE, options.preloadOrders);
+    console.error(`${schema.name}: ${format(options.preloadOrders)} orders loaded in ${Date.now() - started} ms`);
+    await writeOutPreload(server, schema);
+    return { schema, server };
+  } catch (error) {
+    await server.stop();
+    throw error;
+  }
+}
+
 /**
  * Runs every schema at every connection count and in-transaction work,
  * interleaved (the order of the schemas alternates from round to round), and
@@ -414,137 +450,159 @@ export interface WriteComparisonOptions {
  * first one listed.
  */
 export async function compareWrites(schemas: SchemaUnderTest[], options: WriteComparisonOptions): Promise<void> {
-  const server = await startThrowawayMysql(
-    { role: 'primary', serverId: 1 },
-    {
-      durable: true,
-      // Room for every schema's tables and indexes, as each would have on a primary of its own: 1 GiB up to a
-      // million orders preloaded, 8 GiB beyond (at 10M the project's schema takes 2.9 GB and the bare tables 1.8 GB,
-      // which 4 GiB did not hold together).
-      bufferPoolMb: options.preloadOrders > 1_000_000 ? 8192 : 1024,
-      redoLogMb: options.redoLogMb,
-      maxConnections: Math.max(...options.connections) + 50,
-    },
-  );
-  let service: { child: ChildProcess; url: string } | undefined;
+  const settled = await Promise.allSettled(schemas.map((schema, index) => startPrimary(schema, options, index + 1)));
+  const primaries = settled.flatMap((result) => (result.status === 'fulfilled' ? [result.value] : []));
   try {
-    const databases = schemas.map((_, index) => `writes_${index}`);
-    const admin = await createConnection({ host: '127.0.0.1', port: server.port, user: 'root' });
-    for (const [index, schema] of schemas.entries()) {
-      await admin.query(`CREATE DATABASE ${databases[index]} CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci`);
-      await schema.create(server, databases[index]);
-      const started = Date.now();
-      await preload(server, databases[index], options.preloadOrders);
-      console.error(`${schema.name}: ${format(options.preloadOrders)} orders loaded in ${Date.now() - started} ms`);
-    }
-    await admin.end();
-    await writeOutPreload(server);
-
-    const listingDatabase = databases[schemas.findIndex((schema) => schema === PROJECT_SCHEMA)];
-    const token = signDevelopmentToken(
-      toAuthConfig(validateEnvironment({ NODE_ENV: 'test', JWT_SECRET: benchJwtSecret() })),
-      { sub: 1, role: Role.Admin },
-      '4h',
-    );
-    // The fold is part of what the project's schema costs the primary: an instance runs it throughout.
-    if (listingDatabase !== undefined) service = await startService(server, listingDatabase);
-    else if (options.listings) throw new Error('listings need the project schema among the schemas');
-    await settle(server);
-
-    const probe = await createConnection({ host: '127.0.0.1', port: server.port, user: 'root' });
-    const [[{ version, redoLogBytes }]] = await probe.query<
-      Array<{ version: string; redoLogBytes: number } & RowDataPacket>
-    >('SELECT @@version AS version, @@innodb_log_file_size AS redoLogBytes');
-    await probe.end();
-    console.log(
-      `Write path on MariaDB ${version} (ROW binary log, sync_binlog=1, innodb_flush_log_at_trx_commit=1, ` +
-        `a ${format(Number(redoLogBytes) / 2 ** 20)} MiB redo log), ` +
-        `${format(options.preloadOrders)} orders preloaded, ${options.rounds} interleaved rounds of ${options.seconds} s after one uncounted of each, ` +
-        `node ${process.version}${options.listings ? ', with admin listings running alongside (4 clients)' : ''}.\n` +
-        'Medians of the rounds; ratios to the first schema: of the medians (placed / paid), then the lowest and highest ' +
-        'of the rounds paired in turn (placed); server CPU per order placed and paid, purge included' +
-        `${options.listings ? " (and the listings' statements, which ran during both schemas' rounds)" : ''}.\n`,
-    );
-    const header = schemas.flatMap((schema, index) =>
-      index === 0
-        ? [`${schema.name} placed/s`, 'paid/s', 'server CPU µs/order']
-        : [`${schema.name} placed/s`, 'paid/s', 'ratio', 'rounds', 'server CPU µs/order'],
-    );
-    console.log(
-      `| connections | work in txn | ${header.join(' | ')} | failed txns |${options.listings ? ' listings p50 / p99 ms |' : ''}`,
-    );
-    console.log(`|${'---|'.repeat(header.length + 3 + (options.listings ? 1 : 0))}`);
-
-    for (const connections of options.connections) {
-      for (const workMs of options.workMs) {
-        const results = schemas.map(() => [] as MeasuredRound[]);
-        const listingFigures: Array<{ p50: number; p99: number; failed: number }> = [];
-        // One round of each schema first, not counted: the first round of a setting has run well below the rounds
-        // after it (a trial's first round placed 39 % of what the same schema's second did), and counted, it would
-        // fall on whichever schema goes first.
-        for (const index of schemas.keys()) {
-          await runWriters(server, databases[index], connections, workMs, options.seconds);
-          await settle(server);
-        }
-        for (let round = 0; round < options.rounds; round += 1) {
-          const order = round % 2 === 0 ? schemas.map((_, index) => index) : schemas.map((_, index) => index).reverse();
-          for (const index of order) {
-            const cpuBefore = serverCpuSeconds(server);
-            const listing = service && options.listings ? startListings(service.url, token, 4) : undefined;
-            const writes = await runWriters(server, databases[index], connections, workMs, options.seconds);
-            const figures = await listing?.stop();
-            if (figures && databases[index] === listingDatabase) listingFigures.push(figures);
-            const dirty = await settle(server);
-            console.error(
-              `${schemas[index].name}, ${connections} connections, ${workMs} ms, round ${round + 1}: ` +
-                `${format(writes.placed)} placed, ${format(dirty)} pages dirty after`,
-            );
-            results[index].push({ ...writes, serverCpuSeconds: serverCpuSeconds(server) - cpuBefore });
-          }
-        }
-        const placed = results.map((rounds) => median(rounds.map((round) => round.placed / round.seconds)));
-        const paid = results.map((rounds) => median(rounds.map((round) => round.paid / round.seconds)));
-        const cpuPerOrder = results.map((rounds) =>
-          median(rounds.map((round) => (round.serverCpuSeconds * 1e6) / Math.max(1, round.placed))),
-        );
-        const pairedRange = (index: number) => {
-          const ratios = results[index].map((round, at) => round.placed / Math.max(1, results[0][at].placed));
-          return `${Math.min(...ratios).toFixed(2)}–${Math.max(...ratios).toFixed(2)}`;
-        };
-        const failures = results.map((rounds) => {
-          const counts: Record<string, number> = {};
-          for (const round of rounds)
-            for (const [code, count] of Object.entries(round.failures)) counts[code] = (counts[code] ?? 0) + count;
-          return Object.entries(counts)
-            .map(([code, count]) => `${code} ${count}`)
-            .join(', ');
-        });
-        const cells = schemas.flatMap((_, index) =>
-          index === 0
-            ? [format(placed[0]), format(paid[0]), format(cpuPerOrder[0])]
-            : [
-                format(placed[index]),
-                format(paid[index]),
-                `**${(placed[index] / placed[0]).toFixed(2)}×** / ${(paid[index] / paid[0]).toFixed(2)}×`,
-                pairedRange(index),
-                `${format(cpuPerOrder[index])} (${(cpuPerOrder[index] / cpuPerOrder[0]).toFixed(2)}×)`,
-              ],
-        );
-        const failed = failures.every((text) => text === '')
-          ? '0'
-          : schemas.map((schema, index) => `${schema.name}: ${failures[index] || '0'}`).join('; ');
-        const listingCell = options.listings
-          ? ` ${median(listingFigures.map((figure) => figure.p50)).toFixed(1)} / ${median(listingFigures.map((figure) => figure.p99)).toFixed(1)}${listingFigures.some((figure) => figure.failed > 0) ? ` (${listingFigures.reduce((sum, figure) => sum + figure.failed, 0)} failed)` : ''} |`
-          : '';
-        console.log(`| ${connections} | ${workMs} ms | ${cells.join(' | ')} | ${failed} |${listingCell}`);
-      }
-    }
+    const failed = settled.find((result) => result.status === 'rejected');
+    if (failed) throw failed.reason;
+    await measure(primaries, options);
   } finally {
-    if (service && service.child.exitCode === null) {
-      const exited = new Promise((resolve) => service?.child.once('exit', resolve));
-      service.child.kill('SIGTERM');
-      await exited;
+    for (const { server, service } of primaries) {
+      server.signal('SIGCONT');
+      if (service && service.child.exitCode === null) {
+        const exited = new Promise((resolve) => service.child.once('exit', resolve));
+        service.child.kill('SIGCONT');
+        service.child.kill('SIGTERM');
+        await exited;
+      }
+      await server.stop();
     }
-    await server.stop();
   }
+}
+
+async function measure(primaries: SchemaPrimary[], options: WriteComparisonOptions): Promise<void> {
+  if (options.listings && !primaries.some(({ schema }) => schema.foldsCounts))
+    throw new Error('listings need the project schema among the schemas');
+  const token = signDevelopmentToken(
+    toAuthConfig(validateEnvironment({ NODE_ENV: 'test', JWT_SECRET: benchJwtSecret() })),
+    { sub: 1, role: Role.Admin },
+    '4h',
+  );
+  // The fold is part of what the project's schema costs the primary: an instance runs it throughout.
+  for (const primary of primaries)
+    if (primary.schema.foldsCounts) primary.service = await startService(primary.server, DATABASE);
+
+  const probe = await createConnection({ host: '127.0.0.1', port: primaries[0].server.port, user: 'root' });
+  const [[{ version, redoLogBytes, bufferPoolBytes }]] = await probe.query<
+    Array<{ version: string; redoLogBytes: number; bufferPoolBytes: number } & RowDataPacket>
+  >(
+    'SELECT @@version AS version, @@innodb_log_file_size AS redoLogBytes, @@innodb_buffer_pool_size AS bufferPoolBytes',
+  );
+  await probe.end();
+  console.log(
+    `Write path on MariaDB ${version}, a primary per schema (ROW binary log, sync_binlog=1, ` +
+      `innodb_flush_log_at_trx_commit=1, a ${format(Number(bufferPoolBytes) / 2 ** 20)} MiB buffer pool, ` +
+      `a ${format(Number(redoLogBytes) / 2 ** 20)} MiB redo log), ` +
+      `${format(options.preloadOrders)} orders preloaded and written out, ${options.rounds} interleaved rounds of ` +
+      `${options.seconds} s after one uncounted of each, each primary frozen during the other's rounds, ` +
+      `node ${process.version}${options.listings ? ", with admin listings running alongside the project's rounds (4 clients)" : ''}.\n` +
+      'Medians of the rounds; ratios to the first schema: of the medians (placed / paid), then the lowest and highest ' +
+      'of the rounds paired in turn (placed); server CPU per order placed and paid during its rounds, the purge and ' +
+      'page writes of earlier rounds included' +
+      `${options.listings ? " (and the listings' statements)" : ''}.\n`,
+  );
+  const header = primaries.flatMap(({ schema }, index) =>
+    index === 0
+      ? [`${schema.name} placed/s`, 'paid/s', 'server CPU µs/order']
+      : [`${schema.name} placed/s`, 'paid/s', 'ratio', 'rounds', 'server CPU µs/order'],
+  );
+  console.log(
+    `| connections | work in txn | ${header.join(' | ')} | failed txns |${options.listings ? ' listings p50 / p99 ms |' : ''}`,
+  );
+  console.log(`|${'---|'.repeat(header.length + 3 + (options.listings ? 1 : 0))}`);
+
+  for (const primary of primaries) await freeze(primary);
+  const round = async (primary: SchemaPrimary, connections: number, workMs: number) => {
+    thaw(primary);
+    try {
+      const cpuBefore = serverCpuSeconds(primary.server);
+      const listing = primary.service && options.listings ? startListings(primary.service.url, token, 4) : undefined;
+      const writes = await runWriters(primary.server, DATABASE, connections, workMs, options.seconds);
+      const listingFigures = await listing?.stop();
+      const measured: MeasuredRound = { ...writes, serverCpuSeconds: serverCpuSeconds(primary.server) - cpuBefore };
+      return { measured, listingFigures, left: await backlog(primary.server) };
+    } finally {
+      await freeze(primary);
+    }
+  };
+
+  for (const connections of options.connections) {
+    for (const workMs of options.workMs) {
+      const results = primaries.map(() => [] as MeasuredRound[]);
+      const listingFigures: Array<{ p50: number; p99: number; failed: number }> = [];
+      // One round of each schema first, not counted: the first round of a setting has run well below the rounds
+      // after it (a trial's first round placed 39 % of what the same schema's second did).
+      for (const primary of primaries) await round(primary, connections, workMs);
+      for (let turn = 0; turn < options.rounds; turn += 1) {
+        const order =
+          turn % 2 === 0 ? primaries.map((_, index) => index) : primaries.map((_, index) => index).reverse();
+        for (const index of order) {
+          const { measured, listingFigures: figures, left } = await round(primaries[index], connections, workMs);
+          if (figures) listingFigures.push(figures);
+          console.error(
+            `${primaries[index].schema.name}, ${connections} connections, ${workMs} ms, round ${turn + 1}: ` +
+              `${format(measured.placed)} placed, ${measured.serverCpuSeconds.toFixed(1)} s of server CPU, ` +
+              `${format(left.dirty)} pages dirty and ${format(left.history)} undo logs unpurged after`,
+          );
+          results[index].push(measured);
+        }
+      }
+      console.log(row(primaries, results, listingFigures, { connections, workMs, listings: options.listings }));
+    }
+  }
+  const left = await Promise.all(
+    primaries.map(async (primary) => {
+      thaw(primary);
+      return { name: primary.schema.name, ...(await backlog(primary.server)) };
+    }),
+  );
+  console.log(
+    `\nLeft at the end, not charged to any round: ${left
+      .map(({ name, dirty, history }) => `${name} ${format(dirty)} dirty pages, ${format(history)} undo logs`)
+      .join('; ')}.`,
+  );
+}
+
+/** One markdown row of the table: each schema's medians, and the ratios to the first. */
+function row(
+  primaries: SchemaPrimary[],
+  results: MeasuredRound[][],
+  listingFigures: Array<{ p50: number; p99: number; failed: number }>,
+  { connections, workMs, listings }: { connections: number; workMs: number; listings: boolean },
+): string {
+  const placed = results.map((rounds) => median(rounds.map((round) => round.placed / round.seconds)));
+  const paid = results.map((rounds) => median(rounds.map((round) => round.paid / round.seconds)));
+  const cpuPerOrder = results.map((rounds) =>
+    median(rounds.map((round) => (round.serverCpuSeconds * 1e6) / Math.max(1, round.placed))),
+  );
+  const pairedRange = (index: number) => {
+    const ratios = results[index].map((round, at) => round.placed / Math.max(1, results[0][at].placed));
+    return `${Math.min(...ratios).toFixed(2)}–${Math.max(...ratios).toFixed(2)}`;
+  };
+  const failures = results.map((rounds) => {
+    const counts: Record<string, number> = {};
+    for (const round of rounds)
+      for (const [code, count] of Object.entries(round.failures)) counts[code] = (counts[code] ?? 0) + count;
+    return Object.entries(counts)
+      .map(([code, count]) => `${code} ${count}`)
+      .join(', ');
+  });
+  const cells = primaries.flatMap((_, index) =>
+    index === 0
+      ? [format(placed[0]), format(paid[0]), format(cpuPerOrder[0])]
+      : [
+          format(placed[index]),
+          format(paid[index]),
+          `**${(placed[index] / placed[0]).toFixed(2)}×** / ${(paid[index] / paid[0]).toFixed(2)}×`,
+          pairedRange(index),
+          `${format(cpuPerOrder[index])} (${(cpuPerOrder[index] / cpuPerOrder[0]).toFixed(2)}×)`,
+        ],
+  );
+  const failed = failures.every((text) => text === '')
+    ? '0'
+    : primaries.map(({ schema }, index) => `${schema.name}: ${failures[index] || '0'}`).join('; ');
+  const listingCell = listings
+    ? ` ${median(listingFigures.map((figure) => figure.p50)).toFixed(1)} / ${median(listingFigures.map((figure) => figure.p99)).toFixed(1)}${listingFigures.some((figure) => figure.failed > 0) ? ` (${listingFigures.reduce((sum, figure) => sum + figure.failed, 0)} failed)` : ''} |`
+    : '';
+  return `| ${connections} | ${workMs} ms | ${cells.join(' | ')} | ${failed} |${listingCell}`;
 }
