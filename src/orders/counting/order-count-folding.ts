@@ -13,6 +13,11 @@ import { COUNT_CHANGES_TABLE, DAILY_COUNTS_TABLE } from './daily-counts';
 export const FOLD_INTERVAL_MS = 1_000;
 /** Changes moved per transaction: small enough to keep each fold short, large enough to outrun a ticket sale. */
 export const FOLD_BATCH = 5_000;
+/**
+ * How often a fold starts from the first change rather than past the last one it folded, to fold any change that
+ * committed behind it (below). Until then such a change is only counted by reads, as every change not folded is.
+ */
+export const FOLD_SWEEP_INTERVAL_MS = 60_000;
 /** Every instance may fold; a MySQL named lock makes them take turns, so that one fold runs at a time. */
 const FOLD_LOCK = 'orders.fold_count_changes';
 
@@ -44,6 +49,15 @@ export class OrderCountFolding implements OnApplicationBootstrap, OnApplicationS
   private stopped = false;
   /** Whether the last fold failed, so that a failing spell is logged once, not once a second. */
   private failing = false;
+  /**
+   * The last change this instance folded. The next fold starts past it: the rows that folds delete stay in the
+   * index, marked deleted, until purge removes them, which during a sale lags by tens of thousands of rows, and a
+   * fold from the first change would step over every one of them each second. A change that commits behind this
+   * point (its id was taken before a later change's, and it reached the index after the fold had passed) is left
+   * for the next sweep (`FOLD_SWEEP_INTERVAL_MS`).
+   */
+  private foldedThrough = 0;
+  private lastSweepAt = Number.NEGATIVE_INFINITY;
 
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
@@ -68,30 +82,46 @@ export class OrderCountFolding implements OnApplicationBootstrap, OnApplicationS
   }
 
   /**
-   * Folds until nothing is left or another instance holds the turn. Returns the number of changes folded.
+   * Folds every change, from the first, until nothing is left or another instance holds the turn. Returns the
+   * number of changes folded.
    */
   async foldPending(): Promise<number> {
+    return this.fold('first');
+  }
+
+  /** The background fold: past the last change folded, and from the first once a sweep is due. */
+  private foldScheduled(): Promise<number> {
+    return this.fold(this.clock.now() - this.lastSweepAt >= FOLD_SWEEP_INTERVAL_MS ? 'first' : 'resume');
+  }
+
+  private async fold(from: 'first' | 'resume'): Promise<number> {
     if (this.dataSource.options.type !== 'mysql') return this.foldEmbedded();
     // A connection of the pool, taken in turn through the primary's admission like a request's, so that the fold
     // never holds one that admission has promised to a request. No deadline: it waits its turn, and is never refused.
     const unbounded = new RequestDeadline(Number.POSITIVE_INFINITY, this.clock);
-    return await this.servers.primary.admission.withConnection((runner) => this.foldOn(runner), unbounded, {
+    return await this.servers.primary.admission.withConnection((runner) => this.foldOn(runner, from), unbounded, {
       paced: false,
     });
   }
 
-  private async foldOn(runner: QueryRunner): Promise<number> {
+  private async foldOn(runner: QueryRunner, from: 'first' | 'resume'): Promise<number> {
     if (!(await this.takeTurn(runner))) return 0;
+    const startedAt = this.clock.now();
+    let after = from === 'first' ? 0 : this.foldedThrough;
     let folded = 0;
     try {
       for (;;) {
-        const moved = await this.foldBatch(runner);
-        folded += moved;
-        if (moved < FOLD_BATCH || this.stopped) break;
+        const moved = await this.foldBatch(runner, after);
+        folded += moved.count;
+        after = moved.lastId ?? after;
+        if (moved.count < FOLD_BATCH || this.stopped) break;
       }
     } finally {
       await runner.query('DO RELEASE_LOCK(?)', [FOLD_LOCK]);
     }
+    // A sweep's end is where every change before it was folded, even after the table's ids started again.
+    this.foldedThrough = after;
+    if (from === 'first') this.lastSweepAt = startedAt;
     return folded;
   }
 
@@ -123,7 +153,8 @@ export class OrderCountFolding implements OnApplicationBootstrap, OnApplicationS
     return Number(acquired) === 1;
   }
 
-  private async foldBatch(runner: QueryRunner): Promise<number> {
+  /** Moves the first changes past `after` into the totals, in one transaction; returns how many, and the last id. */
+  private async foldBatch(runner: QueryRunner, after: number): Promise<{ count: number; lastId?: number }> {
     // No gap locks: writers appending changes past the ones folded here never wait for this transaction.
     await runner.startTransaction('READ COMMITTED');
     try {
@@ -131,7 +162,8 @@ export class OrderCountFolding implements OnApplicationBootstrap, OnApplicationS
       // is gone, and only the rows read here are deleted below.
       const rows = (await runner.query(
         `SELECT id, DATE_FORMAT(day, '%Y-%m-%d') AS day, status, delta FROM ${COUNT_CHANGES_TABLE}
-         ORDER BY id LIMIT ${FOLD_BATCH} FOR UPDATE`,
+         WHERE id > ? ORDER BY id LIMIT ${FOLD_BATCH} FOR UPDATE`,
+        [after],
       )) as ChangeRow[];
       if (rows.length > 0) {
         const sums = new Map<string, { day: string; status: string; delta: number }>();
@@ -155,7 +187,7 @@ export class OrderCountFolding implements OnApplicationBootstrap, OnApplicationS
         );
       }
       await runner.commitTransaction();
-      return rows.length;
+      return { count: rows.length, lastId: rows.length > 0 ? Number(rows[rows.length - 1].id) : undefined };
     } catch (error) {
       await runner.rollbackTransaction().catch(() => undefined);
       throw error;
@@ -176,7 +208,7 @@ export class OrderCountFolding implements OnApplicationBootstrap, OnApplicationS
 
   private async tick(): Promise<void> {
     try {
-      const folded = await this.foldPending();
+      const folded = await this.foldScheduled();
       this.metrics.countChangesFolded.inc(folded);
       this.metrics.countFoldLastSuccess.setToCurrentTime();
       if (this.failing) this.logger.log('Folding order count changes again');

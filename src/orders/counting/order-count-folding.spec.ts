@@ -1,0 +1,142 @@
+import { afterEach, beforeEach, describe, expect, it, jest } from '@jest/globals';
+import type { DataSource, QueryRunner } from 'typeorm';
+import type { Clock } from '../../common/time/clock';
+import type { DatabaseServers } from '../../database/database-servers';
+import type { Metrics } from '../../observability/metrics';
+import { FOLD_INTERVAL_MS, FOLD_SWEEP_INTERVAL_MS, OrderCountFolding } from './order-count-folding';
+
+// Jest's fake timers move Date.now and every setTimeout together: the test decides when a fold is due.
+const clock: Clock = { now: () => Date.now() };
+
+/**
+ * `order_count_changes` as the fold's statements see it: a locking read of the first rows past an id, the totals'
+ * upsert, and the delete of the rows read. Only the fold's own statements are answered; anything else fails the test.
+ */
+class ChangesTable {
+  readonly rows = new Map<number, { day: string; status: string; delta: number }>();
+  /** The id each locking read started past, in order. */
+  readonly readPast: number[] = [];
+  readonly totals = new Map<string, number>();
+
+  add(id: number, status = 'PAYMENT_PENDING', delta = 1): void {
+    this.rows.set(id, { day: '2026-11-27', status, delta });
+  }
+
+  runner(): QueryRunner {
+    const query = (sql: string, parameters: unknown[] = []): Promise<unknown> => {
+      if (sql.includes('GET_LOCK')) return Promise.resolve([{ acquired: 1 }]);
+      if (sql.includes('RELEASE_LOCK')) return Promise.resolve([]);
+      if (sql.includes('FOR UPDATE')) {
+        const after = Number(parameters[0]);
+        this.readPast.push(after);
+        const ids = [...this.rows.keys()].filter((id) => id > after).sort((a, b) => a - b);
+        return Promise.resolve(ids.map((id) => ({ id, ...this.rows.get(id) })));
+      }
+      if (sql.startsWith('INSERT INTO order_daily_counts')) {
+        for (let at = 0; at < parameters.length; at += 3) {
+          const key = `${String(parameters[at])}|${String(parameters[at + 1])}`;
+          this.totals.set(key, (this.totals.get(key) ?? 0) + Number(parameters[at + 2]));
+        }
+        return Promise.resolve([]);
+      }
+      if (sql.startsWith('DELETE FROM order_count_changes')) {
+        for (const id of parameters) this.rows.delete(Number(id));
+        return Promise.resolve([]);
+      }
+      return Promise.reject(new Error(`unexpected statement: ${sql}`));
+    };
+    // Transactions are the database's business; what is tested is which rows the fold reads and moves.
+    return {
+      query: (sql: string, parameters?: unknown[]) => query(sql.trim(), parameters),
+      startTransaction: () => Promise.resolve(),
+      commitTransaction: () => Promise.resolve(),
+      rollbackTransaction: () => Promise.resolve(),
+    } as unknown as QueryRunner;
+  }
+}
+
+function folding(table: ChangesTable): OrderCountFolding {
+  // Only what the fold reaches for: the database's type, the primary's admission handing it a connection, and the
+  // two metrics it updates after each scheduled fold.
+  const dataSource = { options: { type: 'mysql' } } as unknown as DataSource;
+  const servers = {
+    primary: { admission: { withConnection: (work: (runner: QueryRunner) => unknown) => work(table.runner()) } },
+  } as unknown as DatabaseServers;
+  const metrics = {
+    countChangesFolded: { inc: () => undefined },
+    countFoldLastSuccess: { setToCurrentTime: () => undefined },
+  } as unknown as Metrics;
+  return new OrderCountFolding(dataSource, servers, clock, metrics);
+}
+
+describe('OrderCountFolding: where each fold starts (docs/API.md §7)', () => {
+  beforeEach(() => {
+    jest.useFakeTimers();
+  });
+
+  afterEach(() => {
+    jest.useRealTimers();
+  });
+
+  it('starts past the last change it folded, and from the first once a sweep is due', async () => {
+    const table = new ChangesTable();
+    // Change 2 has its id but is not in the index yet, as when its writer's insert is a moment behind change 3's.
+    table.add(1);
+    table.add(3);
+    const fold = folding(table);
+    fold.onApplicationBootstrap();
+
+    await jest.advanceTimersByTimeAsync(FOLD_INTERVAL_MS);
+    expect(table.readPast).toEqual([0]);
+    expect([...table.rows.keys()]).toEqual([]);
+
+    table.add(2, 'PAYMENT_COMPLETED');
+    table.add(4);
+    await jest.advanceTimersByTimeAsync(FOLD_INTERVAL_MS);
+    // Past change 3: change 2, behind it, is left to the reads, which sum every change not folded.
+    expect(table.readPast).toEqual([0, 3]);
+    expect([...table.rows.keys()]).toEqual([2]);
+
+    // The first fold was a sweep: the next is due a sweep interval after it, and is the last fold of this wait.
+    await jest.advanceTimersByTimeAsync(FOLD_SWEEP_INTERVAL_MS - FOLD_INTERVAL_MS);
+    expect(table.readPast.at(-1)).toBe(0);
+    expect([...table.rows.keys()]).toEqual([]);
+    expect(Object.fromEntries(table.totals)).toEqual({
+      '2026-11-27|PAYMENT_PENDING': 3,
+      '2026-11-27|PAYMENT_COMPLETED': 1,
+    });
+    await fold.stop();
+  });
+
+  it('folds every change from the first when asked to fold what is pending', async () => {
+    const table = new ChangesTable();
+    table.add(5);
+    const fold = folding(table);
+    fold.onApplicationBootstrap();
+    await jest.advanceTimersByTimeAsync(FOLD_INTERVAL_MS);
+    await fold.stop();
+    table.add(1);
+
+    await expect(fold.foldPending()).resolves.toBe(1);
+    expect(table.readPast).toEqual([0, 0]);
+    expect(table.rows.size).toBe(0);
+  });
+
+  it('starts again from the first after a sweep finds the ids begun again, as after the table was emptied', async () => {
+    const table = new ChangesTable();
+    table.add(9_000);
+    const fold = folding(table);
+    fold.onApplicationBootstrap();
+    await jest.advanceTimersByTimeAsync(FOLD_INTERVAL_MS);
+    table.add(1);
+    table.add(2);
+    await jest.advanceTimersByTimeAsync(FOLD_SWEEP_INTERVAL_MS);
+    table.add(3);
+    await jest.advanceTimersByTimeAsync(FOLD_INTERVAL_MS);
+
+    // The sweep folded 1 and 2 and ended there, so the next fold resumed past 2, not past 9,000.
+    expect(table.readPast.slice(-2)).toEqual([0, 2]);
+    expect(table.rows.size).toBe(0);
+    await fold.stop();
+  });
+});
