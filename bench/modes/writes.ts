@@ -373,7 +373,7 @@ export interface WriteComparisonOptions {
   rounds: number;
   seconds: number;
   preloadOrders: number;
-  /** The primary's redo log, in MiB; the server's default without it. */
+  /** Each primary's redo log, in MiB; the server's default without it. */
   redoLogMb?: number;
   listings: boolean;
 }
@@ -457,11 +457,11 @@ export async function compareWrites(schemas: SchemaUnderTest[], options: WriteCo
     if (failed) throw failed.reason;
     await measure(primaries, options);
   } finally {
-    for (const { server, service } of primaries) {
-      server.signal('SIGCONT');
+    for (const primary of primaries) {
+      thaw(primary);
+      const { server, service } = primary;
       if (service && service.child.exitCode === null) {
         const exited = new Promise((resolve) => service.child.once('exit', resolve));
-        service.child.kill('SIGCONT');
         service.child.kill('SIGTERM');
         await exited;
       }

@@ -69,6 +69,14 @@ function folding(table: ChangesTable): OrderCountFolding {
   return new OrderCountFolding(dataSource, servers, clock, metrics);
 }
 
+/** A fold running in the background, once its first scheduled fold (a sweep, as after every start) has run. */
+async function foldedOnce(table: ChangesTable): Promise<OrderCountFolding> {
+  const fold = folding(table);
+  fold.onApplicationBootstrap();
+  await jest.advanceTimersByTimeAsync(FOLD_INTERVAL_MS);
+  return fold;
+}
+
 describe('OrderCountFolding: where each fold starts (docs/API.md §7)', () => {
   beforeEach(() => {
     jest.useFakeTimers();
@@ -83,10 +91,7 @@ describe('OrderCountFolding: where each fold starts (docs/API.md §7)', () => {
     // Change 2 has its id but is not in the index yet, as when its writer's insert is a moment behind change 3's.
     table.add(1);
     table.add(3);
-    const fold = folding(table);
-    fold.onApplicationBootstrap();
-
-    await jest.advanceTimersByTimeAsync(FOLD_INTERVAL_MS);
+    const fold = await foldedOnce(table);
     expect(table.readPast).toEqual([0]);
     expect([...table.rows.keys()]).toEqual([]);
 
@@ -111,9 +116,7 @@ describe('OrderCountFolding: where each fold starts (docs/API.md §7)', () => {
   it('folds every change from the first when asked to fold what is pending', async () => {
     const table = new ChangesTable();
     table.add(5);
-    const fold = folding(table);
-    fold.onApplicationBootstrap();
-    await jest.advanceTimersByTimeAsync(FOLD_INTERVAL_MS);
+    const fold = await foldedOnce(table);
     await fold.stop();
     table.add(1);
 
@@ -125,9 +128,7 @@ describe('OrderCountFolding: where each fold starts (docs/API.md §7)', () => {
   it('starts again from the first after a sweep finds the ids begun again, as after the table was emptied', async () => {
     const table = new ChangesTable();
     table.add(9_000);
-    const fold = folding(table);
-    fold.onApplicationBootstrap();
-    await jest.advanceTimersByTimeAsync(FOLD_INTERVAL_MS);
+    const fold = await foldedOnce(table);
     table.add(1);
     table.add(2);
     await jest.advanceTimersByTimeAsync(FOLD_SWEEP_INTERVAL_MS);
