@@ -98,9 +98,22 @@ async function count(
   }
   const dailyWhere = daily.length > 0 ? `WHERE ${daily.join(' AND ')}` : '';
   const unfolded = `(SELECT COALESCE(SUM(delta), 0) FROM order_count_changes ${dailyWhere})`;
+  // Moves net to zero over all statuses; a status adds those into it and subtracts those out of it.
+  const moved: string[] = [];
+  const movedValues: unknown[] = [];
+  if (status !== undefined) {
+    const days = daily
+      .slice(1)
+      .map((condition) => ` AND ${condition}`)
+      .join('');
+    moved.push(
+      `(SELECT COALESCE(SUM(CASE WHEN to_status = ? THEN 1 ELSE -1 END), 0) FROM order_count_moves WHERE (to_status = ? OR from_status = ?)${days})`,
+    );
+    movedValues.push(status, status, status, ...dailyValues.slice(1));
+  }
   const [[row]] = await pool.query<RowDataPacket[]>(
-    `SELECT COALESCE(SUM(orders), 0)${[...edges, unfolded].map((part) => ` + ${part}`).join('')} AS total FROM order_daily_counts ${dailyWhere}`,
-    [...edgeValues, ...dailyValues, ...dailyValues],
+    `SELECT COALESCE(SUM(orders), 0)${[...edges, unfolded, ...moved].map((part) => ` + ${part}`).join('')} AS total FROM order_daily_counts ${dailyWhere}`,
+    [...edgeValues, ...dailyValues, ...movedValues, ...dailyValues],
   );
   return Number(row.total);
 }

@@ -32,6 +32,7 @@ async function emptyTables(dataSource: DataSource): Promise<void> {
       // TRUNCATE fires no trigger: the per-day totals and the changes not folded yet go with it.
       await runner.query('TRUNCATE TABLE order_daily_counts');
       await runner.query('TRUNCATE TABLE order_count_changes');
+      await runner.query('TRUNCATE TABLE order_count_moves');
       await runner.query('SET FOREIGN_KEY_CHECKS = 1');
     } else {
       await runner.query('DELETE FROM order_seats');

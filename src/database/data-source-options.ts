@@ -8,6 +8,7 @@ import { AddCombinedFilterIndexes1763856000000 } from './migrations/176385600000
 import { AddDailyOrderCounts1763942400000 } from './migrations/1763942400000-AddDailyOrderCounts';
 import { CountChangesOffTheWritePath1764028800000 } from './migrations/1764028800000-CountChangesOffTheWritePath';
 import { StatusIndexOffTheWritePath1764115200000 } from './migrations/1764115200000-StatusIndexOffTheWritePath';
+import { OneCountRowPerStatusChange1764201600000 } from './migrations/1764201600000-OneCountRowPerStatusChange';
 import { StatementLogger } from './statement-logger';
 
 /** Listed as classes, not path globs, so the same list works from sources, the build and the tests. */
@@ -18,6 +19,7 @@ export const MIGRATIONS = [
   AddDailyOrderCounts1763942400000,
   CountChangesOffTheWritePath1764028800000,
   StatusIndexOffTheWritePath1764115200000,
+  OneCountRowPerStatusChange1764201600000,
 ];
 
 export const IN_MEMORY_SQLITE = ':memory:';

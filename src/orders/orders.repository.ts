@@ -9,7 +9,7 @@ import type { ReadSession, ServerCapability } from '../database/read-router';
 import type { ServerCatalog } from '../database/server-catalog';
 import { ObservedStatements, type ListingStatement } from '../observability/observed-statements';
 import { OrderSeat } from './order-seat.entity';
-import { COUNT_CHANGES_TABLE, DAILY_COUNTS_TABLE } from './counting/daily-counts';
+import { COUNT_CHANGES_TABLE, COUNT_MOVES_TABLE, DAILY_COUNTS_TABLE } from './counting/daily-counts';
 import { Order } from './order.entity';
 import type { Seek, SortValue } from './paging/continuation';
 import type { OrderFilters } from './query/list-orders-query';
@@ -460,6 +460,16 @@ export class OrdersRepository {
         unfolded.andWhere(`c.${sql}`, { [name]: value });
       }
       wholeDays.addSelect(`(${unfolded.getQuery()})`, 'unfolded');
+      // Moves net to zero over all statuses: only a status's count has any to add (into it) or subtract (out of it).
+      if (filters.status !== undefined) {
+        const moved = this.dataSource
+          .createQueryBuilder()
+          .from(COUNT_MOVES_TABLE, 'm')
+          .select('COALESCE(SUM(CASE WHEN m.to_status = :status THEN 1 ELSE -1 END), 0)')
+          .where('(m.to_status = :status OR m.from_status = :status)');
+        for (const { sql, name, value } of whole) if (name !== 'status') moved.andWhere(`m.${sql}`, { [name]: value });
+        wholeDays.addSelect(`(${moved.getQuery()})`, 'moved');
+      }
       for (const part of edges) {
         const rows = this.matching(part.conditions, part.name).select('COUNT(*)');
         wholeDays.addSelect(`(${rows.getQuery()})`, part.name).setParameters(rows.getParameters());

@@ -88,6 +88,10 @@ describe('schema on MySQL', () => {
       expect(statement).toMatch(/INSERT INTO order_count_changes/);
       expect(statement).not.toMatch(/UPDATE order_daily_counts|ON DUPLICATE KEY/);
     }
+    // A status change within the order's day is one row of its own, not two changes.
+    expect(triggers.find(({ name }) => name === 'orders_count_update')?.statement).toMatch(
+      /INSERT INTO order_count_moves \(day, from_status, to_status\)/,
+    );
   });
 
   it('matches the entities, so migration:generate has nothing to add', async () => {

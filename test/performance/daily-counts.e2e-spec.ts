@@ -4,6 +4,7 @@ import request from 'supertest';
 import { DataSource } from 'typeorm';
 import { buildDataSourceOptions, MIGRATIONS } from '../../src/database/data-source-options';
 import { CountChangesOffTheWritePath1764028800000 } from '../../src/database/migrations/1764028800000-CountChangesOffTheWritePath';
+import { PENDING_ROWS } from '../../src/orders/counting/daily-counts';
 import { OrderCountFolding } from '../../src/orders/counting/order-count-folding';
 import type { OrderFilters } from '../../src/orders/query/list-orders-query';
 import { OrdersRepository } from '../../src/orders/orders.repository';
@@ -158,9 +159,7 @@ describe('exact totals under a sale’s concurrent writes on MariaDB', () => {
     // This instance's own background fold may hold the turn at this moment; then it is the one that folds.
     await waitFor('every change folded', async () => {
       await context.app.get(OrderCountFolding).foldPending();
-      const [{ pending }] = await context.dataSource.query<Array<{ pending: number }>>(
-        'SELECT COUNT(*) AS pending FROM order_count_changes',
-      );
+      const [{ pending }] = await context.dataSource.query<Array<{ pending: number }>>(`${PENDING_ROWS} AS pending`);
       return Number(pending) === 0;
     });
     const kept = await context.dataSource.query<Array<{ day: string; status: string; orders: number }>>(
@@ -182,10 +181,11 @@ describe('exact totals under a sale’s concurrent writes on MariaDB', () => {
     } finally {
       await connection.end();
     }
-    const [{ pending }] = await context.dataSource.query<Array<{ pending: number }>>(
-      'SELECT COUNT(*) AS pending FROM order_count_changes',
+    const [{ changes, moves }] = await context.dataSource.query<Array<{ changes: number; moves: number }>>(
+      'SELECT (SELECT COUNT(*) FROM order_count_changes) AS changes, (SELECT COUNT(*) FROM order_count_moves) AS moves',
     );
-    expect(Number(pending)).toBeGreaterThan(100);
+    expect(Number(changes)).toBeGreaterThan(100);
+    expect(Number(moves)).toBeGreaterThan(10);
     for (const { query, where } of TOTALS) {
       const [{ total }] = await context.dataSource.query<Array<{ total: number }>>(
         `SELECT COUNT(*) AS total FROM orders ${where}`,
@@ -202,8 +202,8 @@ describe('exact totals under a sale’s concurrent writes on MariaDB', () => {
 });
 
 /**
- * The migrations that moved counting off the hot row and the status index off
- * the payments run on a live database: writers keep placing and changing
+ * The migrations that moved counting off the hot row, the status index off
+ * the payments and a payment's count to one row run on a live database: writers keep placing and changing
  * orders while they replace the triggers and drop the indexes, and no total
  * is ever wrong.
  */
@@ -247,25 +247,38 @@ describe('the counting migration on a database being written to, on MariaDB', ()
   });
 
   /**
-   * Whether what the listing would sum equals COUNT(*) at one snapshot: the per-day totals alone while the old
-   * triggers keep them, plus the changes once their table exists. `undefined` when the snapshot predates the
-   * table (MariaDB then asks for a retry).
+   * Whether what the listing would sum for each status equals COUNT(*) at one snapshot: the per-day totals alone
+   * while the old triggers keep them, plus the changes once their table exists, plus the moves once theirs does.
+   * `undefined` when the snapshot predates a table (MariaDB then asks for a retry).
    */
   async function exactAtOneSnapshot(connection: Connection): Promise<boolean | undefined> {
+    const sources = [
+      'SELECT status, orders AS n FROM order_daily_counts',
+      'SELECT status, delta FROM order_count_changes',
+      'SELECT from_status, -1 FROM order_count_moves UNION ALL SELECT to_status, 1 FROM order_count_moves',
+    ];
+    const byStatus = (rows: RowDataPacket[]) =>
+      rows
+        .filter(({ n }) => Number(n) !== 0)
+        .map(({ status, n }) => `${String(status)}=${Number(n)}`)
+        .sort()
+        .join(' ');
     await connection.query('START TRANSACTION WITH CONSISTENT SNAPSHOT');
     try {
-      const [[{ counted }]] = await connection.query<RowDataPacket[]>('SELECT COUNT(*) AS counted FROM orders');
-      const totals = 'SELECT COALESCE(SUM(orders), 0) FROM order_daily_counts';
-      const [[{ listed }]] = await connection
-        .query<RowDataPacket[]>(
-          `SELECT (${totals}) + (SELECT COALESCE(SUM(delta), 0) FROM order_count_changes) AS listed`,
-        )
-        .catch(async (error: { code?: string }) => {
-          if (error.code === 'ER_NO_SUCH_TABLE')
-            return connection.query<RowDataPacket[]>(`SELECT (${totals}) AS listed`);
-          throw error;
-        });
-      return Number(listed) === Number(counted);
+      const [counted] = await connection.query<RowDataPacket[]>(
+        'SELECT status, COUNT(*) AS n FROM orders GROUP BY status',
+      );
+      for (let present = sources.length; present > 0; present -= 1) {
+        try {
+          const [listed] = await connection.query<RowDataPacket[]>(
+            `SELECT status, SUM(n) AS n FROM (${sources.slice(0, present).join(' UNION ALL ')}) listed GROUP BY status`,
+          );
+          return byStatus(listed) === byStatus(counted);
+        } catch (error) {
+          if ((error as { code?: string }).code !== 'ER_NO_SUCH_TABLE') throw error;
+        }
+      }
+      throw new Error('no per-day totals');
     } catch (error) {
       if ((error as { code?: string }).code === 'ER_TABLE_DEF_CHANGED') return undefined;
       throw error;
@@ -274,7 +287,7 @@ describe('the counting migration on a database being written to, on MariaDB', ()
     }
   }
 
-  it('converts while 8 writers write, and totals plus changes equal COUNT(*) before, during and after', async () => {
+  it('converts while 8 writers write, and each status’s totals, changes and moves equal COUNT(*) before, during and after', async () => {
     const connections = await Promise.all(Array.from({ length: 8 }, () => connectTo(target)));
     const sampler = await connectTo(target);
     const after = new DataSource(optionsWith(MIGRATIONS));
@@ -311,13 +324,10 @@ describe('the counting migration on a database being written to, on MariaDB', ()
     }
     expect(samples.filter((sample) => sample !== undefined).length).toBeGreaterThan(1);
     expect(samples.filter((sample) => sample === false)).toEqual([]);
-    const [row] = await after.query<Array<{ listed: number; counted: number } & RowDataPacket>>(
-      `SELECT (SELECT COALESCE(SUM(orders), 0) FROM order_daily_counts)
-            + (SELECT COALESCE(SUM(delta), 0) FROM order_count_changes) AS listed,
-              (SELECT COUNT(*) FROM orders) AS counted`,
-    );
+    const sampledAfter = await connectTo(target);
+    const exactAfter = await exactAtOneSnapshot(sampledAfter).finally(() => sampledAfter.end());
     await after.destroy();
-    expect(Number(row.listed)).toBe(Number(row.counted));
+    expect(exactAfter).toBe(true);
     expect(
       await before.query<Array<{ name: string }>>(
         `SELECT TRIGGER_NAME AS name FROM information_schema.TRIGGERS WHERE TRIGGER_SCHEMA = DATABASE()
@@ -331,6 +341,63 @@ describe('the counting migration on a database being written to, on MariaDB', ()
       ),
     ).toEqual([]);
   }, 180_000);
+});
+
+/** Reverting to two changes per payment loses no move that was not folded yet. */
+describe('reverting OneCountRowPerStatusChange, on MariaDB', () => {
+  it('turns each move not folded into its two changes, and the update trigger back into two changes', async () => {
+    const target = await freshMysqlDatabase('count_moves_down');
+    const dataSource = new DataSource(
+      buildDataSourceOptions(
+        {
+          type: 'mysql',
+          host: target.host,
+          port: target.port,
+          username: target.user,
+          password: target.password,
+          database: target.database,
+          poolSize: 2,
+          queryTimeoutMs: 60_000,
+          replicas: [],
+          replicaMaxLagSeconds: 5,
+          fullSortMaxOrders: 1_000_000,
+        },
+        'maintenance',
+      ),
+    );
+    await dataSource.initialize();
+    const connection = await connectTo(target);
+    try {
+      await seedDataset(dataSource, 23);
+      await writeLikeASale(connection, 7, { operations: 60, createdAt: nearTheMidnights });
+      const [{ moves }] = await dataSource.query<Array<{ moves: number }>>(
+        'SELECT COUNT(*) AS moves FROM order_count_moves',
+      );
+      expect(Number(moves)).toBeGreaterThan(0);
+
+      await dataSource.undoLastMigration();
+      await writeLikeASale(connection, 8, { operations: 60, createdAt: nearTheMidnights });
+      const listed = await dataSource.query<Array<{ status: string; n: number }>>(
+        `SELECT status, SUM(n) AS n FROM (
+           SELECT status, orders AS n FROM order_daily_counts UNION ALL SELECT status, delta FROM order_count_changes
+         ) listed GROUP BY status HAVING SUM(n) <> 0 ORDER BY status`,
+      );
+      const counted = await dataSource.query<Array<{ status: string; n: number }>>(
+        'SELECT status, COUNT(*) AS n FROM orders GROUP BY status ORDER BY status',
+      );
+      expect(listed.map(({ status, n }) => [status, Number(n)])).toEqual(
+        counted.map(({ status, n }) => [status, Number(n)]),
+      );
+      const [{ tables }] = await dataSource.query<Array<{ tables: number }>>(
+        `SELECT COUNT(*) AS tables FROM information_schema.TABLES
+          WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = 'order_count_moves'`,
+      );
+      expect(Number(tables)).toBe(0);
+    } finally {
+      await connection.end();
+      await dataSource.destroy();
+    }
+  }, 60_000);
 });
 
 /** The embedded database mirrors the design: the same triggers append changes, and the same fold moves them. */
@@ -364,16 +431,17 @@ describe('counting on the embedded database', () => {
         (await context.dataSource.query<Array<{ total: number }>>(`SELECT COUNT(*) AS total FROM orders ${where}`))[0]
           .total,
       );
-    const [{ pending }] = await context.dataSource.query<Array<{ pending: number }>>(
-      'SELECT COUNT(*) AS pending FROM order_count_changes',
+    // The three refunds are moves within their days; the delete is a change (after the seeding's, if not folded yet).
+    const [{ changes, moves }] = await context.dataSource.query<Array<{ changes: number; moves: number }>>(
+      'SELECT (SELECT COUNT(*) FROM order_count_changes) AS changes, (SELECT COUNT(*) FROM order_count_moves) AS moves',
     );
-    expect(Number(pending)).toBeGreaterThan(0);
+    expect(Number(changes)).toBeGreaterThan(0);
+    expect(Number(moves)).toBe(3);
     expect(await totalOf('orderStatus=REFUNDED')).toBe(await counted("WHERE status = 'REFUNDED'"));
+    expect(await totalOf('orderStatus=CANCELLED')).toBe(await counted("WHERE status = 'CANCELLED'"));
 
     await context.app.get(OrderCountFolding).foldPending();
-    const [{ left }] = await context.dataSource.query<Array<{ left: number }>>(
-      'SELECT COUNT(*) AS left FROM order_count_changes',
-    );
+    const [{ left }] = await context.dataSource.query<Array<{ left: number }>>(`${PENDING_ROWS} AS left`);
     expect(Number(left)).toBe(0);
     expect(await totalOf('')).toBe(await counted(''));
     expect(await totalOf('orderStatus=REFUNDED')).toBe(await counted("WHERE status = 'REFUNDED'"));

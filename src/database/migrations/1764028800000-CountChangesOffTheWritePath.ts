@@ -2,6 +2,10 @@ import { MigrationInterface, QueryRunner } from 'typeorm';
 import { COMBINED_FILTER_INDEXES } from './1763856000000-AddCombinedFilterIndexes';
 import { HOT_ROW_TRIGGERS } from './1763942400000-AddDailyOrderCounts';
 import { SORT_INDEXES } from './1763769600000-AddSortIndexes';
+import { replaceMysqlTriggers, replaceSqliteTriggers } from './trigger-replacement';
+
+/** Every table the triggers of this migration and of its `down` write. */
+const COUNTING_TABLES = ['order_daily_counts', 'order_count_changes'];
 
 /**
  * docs/API.md §7, "the write path is not the listing's to slow down". Converts a
@@ -47,8 +51,11 @@ const COUNT_CHANGES_TABLE_MYSQL = `
     PRIMARY KEY (id)
   ) ENGINE=InnoDB`;
 
-/** The trigger bodies of MySQL/MariaDB; each writes only rows of its own. */
-const MYSQL_TRIGGERS: Record<string, string> = {
+/**
+ * The trigger bodies of MySQL/MariaDB; each writes only rows of its own. Exported so that a later migration that
+ * replaces them can put them back in its `down`.
+ */
+export const MYSQL_TRIGGERS: Record<string, string> = {
   orders_count_insert: `AFTER INSERT ON orders FOR EACH ROW
     INSERT INTO order_count_changes (day, status, delta) VALUES (DATE(NEW.created_at), NEW.status, 1)`,
   orders_count_delete: `AFTER DELETE ON orders FOR EACH ROW
@@ -62,7 +69,7 @@ const MYSQL_TRIGGERS: Record<string, string> = {
     END`,
 };
 
-const SQLITE_TRIGGERS: Record<string, string> = {
+export const SQLITE_TRIGGERS: Record<string, string> = {
   orders_count_insert: `AFTER INSERT ON orders BEGIN
     INSERT INTO order_count_changes (day, status, delta) VALUES (date(NEW.created_at), NEW.status, 1);
   END`,
@@ -105,7 +112,7 @@ export class CountChangesOffTheWritePath1764028800000 implements MigrationInterf
     // give up instead, and let the operator run the migration again.
     await queryRunner.query('SET SESSION lock_wait_timeout = 10');
     await queryRunner.query(COUNT_CHANGES_TABLE_MYSQL);
-    await replaceMysqlTriggers(queryRunner, MYSQL_TRIGGERS);
+    await replaceMysqlTriggers(queryRunner, MYSQL_TRIGGERS, COUNTING_TABLES);
     await queryRunner.query(
       `ALTER TABLE orders ${DROPPED_INDEXES.map(({ name }) => `DROP INDEX ${name}`).join(', ')}, ALGORITHM=INPLACE, LOCK=NONE`,
     );
@@ -117,7 +124,7 @@ export class CountChangesOffTheWritePath1764028800000 implements MigrationInterf
       await queryRunner.query(
         `ALTER TABLE orders ${DROPPED_INDEXES.map(({ name, columns }) => `ADD INDEX ${name} (${columns})`).join(', ')}, ALGORITHM=INPLACE, LOCK=NONE`,
       );
-      await replaceMysqlTriggers(queryRunner, HOT_ROW_TRIGGERS.mysql);
+      await replaceMysqlTriggers(queryRunner, HOT_ROW_TRIGGERS.mysql, COUNTING_TABLES);
       // With the old triggers in place no change is appended any more; what is left is folded in one statement.
       await queryRunner.query(foldAll('ON DUPLICATE KEY UPDATE orders = orders + VALUES(orders)'));
     } else {
@@ -127,36 +134,5 @@ export class CountChangesOffTheWritePath1764028800000 implements MigrationInterf
       await queryRunner.query(foldAll('ON CONFLICT (day, status) DO UPDATE SET orders = orders + excluded.orders'));
     }
     await queryRunner.query('DROP TABLE order_count_changes');
-  }
-}
-
-async function replaceSqliteTriggers(queryRunner: QueryRunner, triggers: Record<string, string>): Promise<void> {
-  for (const [name, body] of Object.entries(triggers)) {
-    await queryRunner.query(`DROP TRIGGER ${name}`);
-    await queryRunner.query(`CREATE TRIGGER ${name} ${body}`);
-  }
-}
-
-/**
- * Replaces each trigger in one step, so that no write is counted by both the
- * old and the new trigger, nor by neither. MariaDB does that itself; MySQL
- * has no `CREATE OR REPLACE TRIGGER`, so there the table is locked for the
- * drop and the create (a moment: both are metadata changes).
- */
-async function replaceMysqlTriggers(queryRunner: QueryRunner, triggers: Record<string, string>): Promise<void> {
-  const [{ version }] = (await queryRunner.query('SELECT VERSION() AS version')) as Array<{ version: string }>;
-  const mariadb = /mariadb/i.test(version);
-  for (const [name, body] of Object.entries(triggers)) {
-    if (mariadb) {
-      await queryRunner.query(`CREATE OR REPLACE TRIGGER ${name} ${body}`);
-      continue;
-    }
-    await queryRunner.query('LOCK TABLES orders WRITE, order_daily_counts WRITE, order_count_changes WRITE');
-    try {
-      await queryRunner.query(`DROP TRIGGER ${name}`);
-      await queryRunner.query(`CREATE TRIGGER ${name} ${body}`);
-    } finally {
-      await queryRunner.query('UNLOCK TABLES');
-    }
   }
 }

@@ -2,20 +2,46 @@ import type { DataSource } from 'typeorm';
 
 /** Orders per UTC day and status, as folded so far (migrations AddDailyOrderCounts, CountChangesOffTheWritePath). */
 export const DAILY_COUNTS_TABLE = 'order_daily_counts';
-/** Each change of an order's (day, status), appended by the triggers, until it is folded into the totals. */
+/** Each order added to or taken from a (day, status), appended by the triggers, until it is folded into the totals. */
 export const COUNT_CHANGES_TABLE = 'order_count_changes';
+/**
+ * Each order of a day moved from one status to another, appended by the update trigger, until it is folded: -1 for
+ * the status it left, +1 for the one it reached (migration OneCountRowPerStatusChange).
+ */
+export const COUNT_MOVES_TABLE = 'order_count_moves';
+
+/** How many counting rows wait to be folded. */
+export const PENDING_ROWS = `SELECT (SELECT COUNT(*) FROM ${COUNT_CHANGES_TABLE}) + (SELECT COUNT(*) FROM ${COUNT_MOVES_TABLE})`;
+
+/** Empties both tables of counting rows, once they are folded. */
+export const EMPTY_PENDING: Record<'mysql' | 'sqlite', string[]> = {
+  // TRUNCATE is instant where DELETE would log every row.
+  mysql: [COUNT_CHANGES_TABLE, COUNT_MOVES_TABLE].map((table) => `TRUNCATE TABLE ${table}`),
+  sqlite: [COUNT_CHANGES_TABLE, COUNT_MOVES_TABLE].map((table) => `DELETE FROM ${table}`),
+};
 
 /**
- * Folds every change into the totals in two statements: for a database that
- * nobody else reads or writes meanwhile (after a bulk load). A running
- * service folds in batches instead (OrderCountFolding).
+ * The statement that adds every counting row to the totals at once, each move as its two changes. (SQLite needs the
+ * WHERE, or it reads the upsert clause as the ON of a join.)
+ */
+export function foldEverything(dialect: 'mysql' | 'sqlite'): string {
+  return `
+    INSERT INTO ${DAILY_COUNTS_TABLE} (day, status, orders)
+    SELECT day, status, SUM(delta) FROM (
+      SELECT day, status, delta FROM ${COUNT_CHANGES_TABLE}
+      UNION ALL SELECT day, from_status, -1 FROM ${COUNT_MOVES_TABLE}
+      UNION ALL SELECT day, to_status, 1 FROM ${COUNT_MOVES_TABLE}
+    ) pending WHERE true GROUP BY day, status
+    ${dialect === 'mysql' ? 'ON DUPLICATE KEY UPDATE orders = orders + VALUES(orders)' : 'ON CONFLICT (day, status) DO UPDATE SET orders = orders + excluded.orders'}`;
+}
+
+/**
+ * Folds every counting row into the totals in a few statements: for a
+ * database that nobody else reads or writes meanwhile (after a bulk load). A
+ * running service folds in batches instead (OrderCountFolding).
  */
 export async function foldAllChanges(dataSource: DataSource): Promise<void> {
-  const mysql = dataSource.options.type === 'mysql';
-  // SQLite needs the WHERE, or it reads the upsert clause as the ON of a join.
-  await dataSource.query(`
-    INSERT INTO ${DAILY_COUNTS_TABLE} (day, status, orders)
-    SELECT day, status, SUM(delta) FROM ${COUNT_CHANGES_TABLE} WHERE true GROUP BY day, status
-    ${mysql ? 'ON DUPLICATE KEY UPDATE orders = orders + VALUES(orders)' : 'ON CONFLICT (day, status) DO UPDATE SET orders = orders + excluded.orders'}`);
-  await dataSource.query(mysql ? `TRUNCATE TABLE ${COUNT_CHANGES_TABLE}` : `DELETE FROM ${COUNT_CHANGES_TABLE}`);
+  const dialect = dataSource.options.type === 'mysql' ? 'mysql' : 'sqlite';
+  await dataSource.query(foldEverything(dialect));
+  for (const statement of EMPTY_PENDING[dialect]) await dataSource.query(statement);
 }

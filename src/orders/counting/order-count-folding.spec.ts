@@ -9,28 +9,38 @@ import { FOLD_INTERVAL_MS, FOLD_SWEEP_INTERVAL_MS, OrderCountFolding } from './o
 const clock: Clock = { now: () => Date.now() };
 
 /**
- * `order_count_changes` as the fold's statements see it: a locking read of the first rows past an id, the totals'
+ * The counting tables as the fold's statements see them: a locking read of the first rows past an id, the totals'
  * upsert, and the delete of the rows read. Only the fold's own statements are answered; anything else fails the test.
  */
-class ChangesTable {
-  readonly rows = new Map<number, { day: string; status: string; delta: number }>();
-  /** The id each locking read started past, in order. */
+class CountingTables {
+  /** `order_count_changes`: a change of one (day, status). */
+  readonly changes = new Map<number, { day: string; status: string; delta: number }>();
+  /** `order_count_moves`: one order of a day moved from one status to another. */
+  readonly moves = new Map<number, { day: string; fromStatus: string; toStatus: string }>();
+  /** The id each locking read of the changes started past, in order. */
   readonly readPast: number[] = [];
   readonly totals = new Map<string, number>();
 
   add(id: number, status = 'PAYMENT_PENDING', delta = 1): void {
-    this.rows.set(id, { day: '2026-11-27', status, delta });
+    this.changes.set(id, { day: '2026-11-27', status, delta });
+  }
+
+  move(id: number, fromStatus: string, toStatus: string): void {
+    this.moves.set(id, { day: '2026-11-27', fromStatus, toStatus });
   }
 
   runner(): QueryRunner {
+    const tableIn = (sql: string): Map<number, object> =>
+      sql.includes('order_count_moves') ? this.moves : this.changes;
     const query = (sql: string, parameters: unknown[] = []): Promise<unknown> => {
       if (sql.includes('GET_LOCK')) return Promise.resolve([{ acquired: 1 }]);
       if (sql.includes('RELEASE_LOCK')) return Promise.resolve([]);
       if (sql.includes('FOR UPDATE')) {
         const after = Number(parameters[0]);
-        this.readPast.push(after);
-        const ids = [...this.rows.keys()].filter((id) => id > after).sort((a, b) => a - b);
-        return Promise.resolve(ids.map((id) => ({ id, ...this.rows.get(id) })));
+        const table = tableIn(sql);
+        if (table === this.changes) this.readPast.push(after);
+        const ids = [...table.keys()].filter((id) => id > after).sort((a, b) => a - b);
+        return Promise.resolve(ids.map((id) => ({ id, ...table.get(id) })));
       }
       if (sql.startsWith('INSERT INTO order_daily_counts')) {
         for (let at = 0; at < parameters.length; at += 3) {
@@ -39,8 +49,9 @@ class ChangesTable {
         }
         return Promise.resolve([]);
       }
-      if (sql.startsWith('DELETE FROM order_count_changes')) {
-        for (const id of parameters) this.rows.delete(Number(id));
+      if (sql.startsWith('DELETE FROM')) {
+        const table = tableIn(sql);
+        for (const id of parameters) table.delete(Number(id));
         return Promise.resolve([]);
       }
       return Promise.reject(new Error(`unexpected statement: ${sql}`));
@@ -55,7 +66,7 @@ class ChangesTable {
   }
 }
 
-function folding(table: ChangesTable): OrderCountFolding {
+function folding(table: CountingTables): OrderCountFolding {
   // Only what the fold reaches for: the database's type, the primary's admission handing it a connection, and the
   // two metrics it updates after each scheduled fold.
   const dataSource = { options: { type: 'mysql' } } as unknown as DataSource;
@@ -70,7 +81,7 @@ function folding(table: ChangesTable): OrderCountFolding {
 }
 
 /** A fold running in the background, once its first scheduled fold (a sweep, as after every start) has run. */
-async function foldedOnce(table: ChangesTable): Promise<OrderCountFolding> {
+async function foldedOnce(table: CountingTables): Promise<OrderCountFolding> {
   const fold = folding(table);
   fold.onApplicationBootstrap();
   await jest.advanceTimersByTimeAsync(FOLD_INTERVAL_MS);
@@ -87,25 +98,25 @@ describe('OrderCountFolding: where each fold starts (docs/API.md §7)', () => {
   });
 
   it('starts past the last change it folded, and from the first once a sweep is due', async () => {
-    const table = new ChangesTable();
+    const table = new CountingTables();
     // Change 2 has its id but is not in the index yet, as when its writer's insert is a moment behind change 3's.
     table.add(1);
     table.add(3);
     const fold = await foldedOnce(table);
     expect(table.readPast).toEqual([0]);
-    expect([...table.rows.keys()]).toEqual([]);
+    expect([...table.changes.keys()]).toEqual([]);
 
     table.add(2, 'PAYMENT_COMPLETED');
     table.add(4);
     await jest.advanceTimersByTimeAsync(FOLD_INTERVAL_MS);
     // Past change 3: change 2, behind it, is left to the reads, which sum every change not folded.
     expect(table.readPast).toEqual([0, 3]);
-    expect([...table.rows.keys()]).toEqual([2]);
+    expect([...table.changes.keys()]).toEqual([2]);
 
     // The first fold was a sweep: the next is due a sweep interval after it, and is the last fold of this wait.
     await jest.advanceTimersByTimeAsync(FOLD_SWEEP_INTERVAL_MS - FOLD_INTERVAL_MS);
     expect(table.readPast.at(-1)).toBe(0);
-    expect([...table.rows.keys()]).toEqual([]);
+    expect([...table.changes.keys()]).toEqual([]);
     expect(Object.fromEntries(table.totals)).toEqual({
       '2026-11-27|PAYMENT_PENDING': 3,
       '2026-11-27|PAYMENT_COMPLETED': 1,
@@ -114,7 +125,7 @@ describe('OrderCountFolding: where each fold starts (docs/API.md §7)', () => {
   });
 
   it('folds every change from the first when asked to fold what is pending', async () => {
-    const table = new ChangesTable();
+    const table = new CountingTables();
     table.add(5);
     const fold = await foldedOnce(table);
     await fold.stop();
@@ -122,11 +133,11 @@ describe('OrderCountFolding: where each fold starts (docs/API.md §7)', () => {
 
     await expect(fold.foldPending()).resolves.toBe(1);
     expect(table.readPast).toEqual([0, 0]);
-    expect(table.rows.size).toBe(0);
+    expect(table.changes.size).toBe(0);
   });
 
   it('starts again from the first after a sweep finds the ids begun again, as after the table was emptied', async () => {
-    const table = new ChangesTable();
+    const table = new CountingTables();
     table.add(9_000);
     const fold = await foldedOnce(table);
     table.add(1);
@@ -137,7 +148,22 @@ describe('OrderCountFolding: where each fold starts (docs/API.md §7)', () => {
 
     // The sweep folded 1 and 2 and ended there, so the next fold resumed past 2, not past 9,000.
     expect(table.readPast.slice(-2)).toEqual([0, 2]);
-    expect(table.rows.size).toBe(0);
+    expect(table.changes.size).toBe(0);
     await fold.stop();
+  });
+
+  it('folds a move as one order taken from the status it left and added to the one it reached', async () => {
+    const table = new CountingTables();
+    table.add(1);
+    table.add(2);
+    table.move(1, 'PAYMENT_PENDING', 'PAYMENT_COMPLETED');
+    const fold = await foldedOnce(table);
+    await fold.stop();
+
+    expect(table.moves.size).toBe(0);
+    expect(Object.fromEntries(table.totals)).toEqual({
+      '2026-11-27|PAYMENT_PENDING': 1,
+      '2026-11-27|PAYMENT_COMPLETED': 1,
+    });
   });
 });

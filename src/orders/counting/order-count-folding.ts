@@ -7,7 +7,14 @@ import { Clock } from '../../common/time/clock';
 import { DatabaseServers } from '../../database/database-servers';
 import { RequestDeadline } from '../../database/request-deadline';
 import { Metrics } from '../../observability/metrics';
-import { COUNT_CHANGES_TABLE, DAILY_COUNTS_TABLE } from './daily-counts';
+import {
+  COUNT_CHANGES_TABLE,
+  COUNT_MOVES_TABLE,
+  DAILY_COUNTS_TABLE,
+  EMPTY_PENDING,
+  foldEverything,
+  PENDING_ROWS,
+} from './daily-counts';
 
 /** How often an instance tries to fold. Reads scan what is not folded yet, so this bounds their extra work. */
 export const FOLD_INTERVAL_MS = 1_000;
@@ -21,18 +28,45 @@ export const FOLD_SWEEP_INTERVAL_MS = 60_000;
 /** Every instance may fold; a MySQL named lock makes them take turns, so that one fold runs at a time. */
 const FOLD_LOCK = 'orders.fold_count_changes';
 
-interface ChangeRow {
-  id: number;
+/** What one counting row adds to a day's total of a status. */
+interface Delta {
   day: string;
   status: string;
   delta: number;
 }
 
+/** A table the triggers append counting rows to, and what each of its rows adds to the totals. */
+interface CountSource {
+  table: string;
+  /** The columns a fold reads of each row, after its id. */
+  columns: string;
+  deltas: (row: Record<string, unknown>) => Delta[];
+}
+
+const DAY_COLUMN = "DATE_FORMAT(day, '%Y-%m-%d') AS day";
+
+/** The two tables the triggers append to (migrations CountChangesOffTheWritePath, OneCountRowPerStatusChange). */
+const SOURCES: CountSource[] = [
+  {
+    table: COUNT_CHANGES_TABLE,
+    columns: `${DAY_COLUMN}, status, delta`,
+    deltas: (row) => [{ day: String(row.day), status: String(row.status), delta: Number(row.delta) }],
+  },
+  {
+    table: COUNT_MOVES_TABLE,
+    columns: `${DAY_COLUMN}, from_status AS fromStatus, to_status AS toStatus`,
+    deltas: (row) => [
+      { day: String(row.day), status: String(row.fromStatus), delta: -1 },
+      { day: String(row.day), status: String(row.toStatus), delta: 1 },
+    ],
+  },
+];
+
 /**
- * Folds the changes the triggers append (`order_count_changes`, migration
- * CountChangesOffTheWritePath) into the per-day totals, in the background.
+ * Folds the rows the triggers append (`order_count_changes` and
+ * `order_count_moves`) into the per-day totals, in the background.
  *
- * Exactness does not depend on it: a count sums the totals and the changes
+ * Exactness does not depend on it: a count sums the totals and the rows
  * not yet folded in one statement, and a fold moves rows from one table to
  * the other in one transaction. What it bounds is the reads' extra work, the
  * rows not folded yet. Nor does it slow the writers: it locks only change
@@ -50,13 +84,13 @@ export class OrderCountFolding implements OnApplicationBootstrap, OnApplicationS
   /** Whether the last fold failed, so that a failing spell is logged once, not once a second. */
   private failing = false;
   /**
-   * The last change this instance folded. The next fold starts past it: the rows that folds delete stay in the
-   * index, marked deleted, until purge removes them, which during a sale lags by tens of thousands of rows, and a
-   * fold from the first change would step over every one of them each second. A change that commits behind this
-   * point (its id was taken before a later change's, and it reached the index after the fold had passed) is left
-   * for the next sweep (`FOLD_SWEEP_INTERVAL_MS`).
+   * The last row of each table that this instance folded. The next fold starts past it: the rows that folds
+   * delete stay in the index, marked deleted, until purge removes them, which during a sale lags by tens of
+   * thousands of rows, and a fold from the first row would step over every one of them each second. A row that
+   * commits behind this point (its id was taken before a later row's, and it reached the index after the fold had
+   * passed) is left for the next sweep (`FOLD_SWEEP_INTERVAL_MS`).
    */
-  private foldedThrough = 0;
+  private readonly foldedThrough = new Map<string, number>();
   private lastSweepAt = Number.NEGATIVE_INFINITY;
 
   constructor(
@@ -107,21 +141,27 @@ export class OrderCountFolding implements OnApplicationBootstrap, OnApplicationS
   private async foldOn(runner: QueryRunner, from: 'first' | 'resume'): Promise<number> {
     if (!(await this.takeTurn(runner))) return 0;
     const startedAt = this.clock.now();
-    let after = from === 'first' ? 0 : this.foldedThrough;
     let folded = 0;
     try {
-      for (;;) {
-        const moved = await this.foldBatch(runner, after);
-        folded += moved.count;
-        after = moved.lastId ?? after;
-        if (moved.count < FOLD_BATCH || this.stopped) break;
-      }
+      for (const source of SOURCES) folded += await this.foldSource(runner, source, from);
     } finally {
       await runner.query('DO RELEASE_LOCK(?)', [FOLD_LOCK]);
     }
-    // A sweep's end is where every change before it was folded, even after the table's ids started again.
-    this.foldedThrough = after;
     if (from === 'first') this.lastSweepAt = startedAt;
+    return folded;
+  }
+
+  private async foldSource(runner: QueryRunner, source: CountSource, from: 'first' | 'resume'): Promise<number> {
+    let after = from === 'first' ? 0 : (this.foldedThrough.get(source.table) ?? 0);
+    let folded = 0;
+    for (;;) {
+      const moved = await this.foldBatch(runner, source, after);
+      folded += moved.count;
+      after = moved.lastId ?? after;
+      if (moved.count < FOLD_BATCH || this.stopped) break;
+    }
+    // A sweep's end is where every row before it was folded, even after the table's ids started again.
+    this.foldedThrough.set(source.table, after);
     return folded;
   }
 
@@ -133,15 +173,9 @@ export class OrderCountFolding implements OnApplicationBootstrap, OnApplicationS
   private foldEmbedded(): number {
     const driver = this.dataSource.driver as SqljsDriver;
     const database = driver.databaseConnection as SqljsDatabase;
-    const [[pending]] = database.exec(`SELECT COUNT(*) FROM ${COUNT_CHANGES_TABLE}`)[0]?.values ?? [[0]];
+    const [[pending]] = database.exec(PENDING_ROWS)[0]?.values ?? [[0]];
     if (Number(pending) === 0) return 0;
-    database.exec(`
-      BEGIN;
-      INSERT INTO ${DAILY_COUNTS_TABLE} (day, status, orders)
-        SELECT day, status, SUM(delta) FROM ${COUNT_CHANGES_TABLE} WHERE true GROUP BY day, status
-        ON CONFLICT (day, status) DO UPDATE SET orders = orders + excluded.orders;
-      DELETE FROM ${COUNT_CHANGES_TABLE};
-      COMMIT;`);
+    database.exec(['BEGIN', foldEverything('sqlite'), ...EMPTY_PENDING.sqlite, 'COMMIT;'].join(';\n'));
     void driver.autoSave();
     return Number(pending);
   }
@@ -153,24 +187,27 @@ export class OrderCountFolding implements OnApplicationBootstrap, OnApplicationS
     return Number(acquired) === 1;
   }
 
-  /** Moves the first changes past `after` into the totals, in one transaction; returns how many, and the last id. */
-  private async foldBatch(runner: QueryRunner, after: number): Promise<{ count: number; lastId?: number }> {
-    // No gap locks: writers appending changes past the ones folded here never wait for this transaction.
+  /** Moves the first rows past `after` into the totals, in one transaction; returns how many, and the last id. */
+  private async foldBatch(
+    runner: QueryRunner,
+    { table, columns, deltas }: CountSource,
+    after: number,
+  ): Promise<{ count: number; lastId?: number }> {
+    // No gap locks: writers appending rows past the ones folded here never wait for this transaction.
     await runner.startTransaction('READ COMMITTED');
     try {
-      // Locking the rows it moves makes the set exact: a change still being written is waited for, one rolled back
-      // is gone, and only the rows read here are deleted below.
+      // Locking the rows it moves makes the set exact: a row still being written is waited for, one rolled back is
+      // gone, and only the rows read here are deleted below.
       const rows = (await runner.query(
-        `SELECT id, DATE_FORMAT(day, '%Y-%m-%d') AS day, status, delta FROM ${COUNT_CHANGES_TABLE}
-         WHERE id > ? ORDER BY id LIMIT ${FOLD_BATCH} FOR UPDATE`,
+        `SELECT id, ${columns} FROM ${table} WHERE id > ? ORDER BY id LIMIT ${FOLD_BATCH} FOR UPDATE`,
         [after],
-      )) as ChangeRow[];
+      )) as Array<Record<string, unknown> & { id: number }>;
       if (rows.length > 0) {
-        const sums = new Map<string, { day: string; status: string; delta: number }>();
-        for (const { day, status, delta } of rows) {
+        const sums = new Map<string, Delta>();
+        for (const { day, status, delta } of rows.flatMap(deltas)) {
           const key = `${day}|${status}`;
           const sum = sums.get(key) ?? { day, status, delta: 0 };
-          sum.delta += Number(delta);
+          sum.delta += delta;
           sums.set(key, sum);
         }
         const totals = [...sums.values()].filter(({ delta }) => delta !== 0);
@@ -182,7 +219,7 @@ export class OrderCountFolding implements OnApplicationBootstrap, OnApplicationS
           );
         }
         await runner.query(
-          `DELETE FROM ${COUNT_CHANGES_TABLE} WHERE id IN (${rows.map(() => '?').join(', ')})`,
+          `DELETE FROM ${table} WHERE id IN (${rows.map(() => '?').join(', ')})`,
           rows.map(({ id }) => id),
         );
       }

@@ -1,0 +1,91 @@
+import { MigrationInterface, QueryRunner } from 'typeorm';
+import { MYSQL_TRIGGERS, SQLITE_TRIGGERS } from './1764028800000-CountChangesOffTheWritePath';
+import { replaceMysqlTriggers, replaceSqliteTriggers } from './trigger-replacement';
+
+/**
+ * docs/API.md §7: a payment (a cancellation, a refund) appends one counting
+ * row instead of two. The update trigger wrote a change of -1 for the order's
+ * old status and one of +1 for its new one, so an order placed and paid cost
+ * the sale three rows, each written, then folded, deleted and purged on the
+ * primary (docs/benchmark-log.md, "One row per payment"). A status change
+ * that keeps the order's day is now one row of `order_count_moves`: the day,
+ * the status the order left and the one it reached. A change of the day (a
+ * corrected creation time, rare) still appends the two change rows. An order
+ * placed and paid costs two rows.
+ *
+ * Moves net to zero over all statuses, so a count without a status is the
+ * totals plus the changes, as before; a status's count adds the moves into
+ * it and subtracts those out of it. The fold moves both tables into the
+ * totals (OrderCountFolding).
+ *
+ * On a live database: the table is created first, then the update trigger is
+ * replaced in one step, so every payment is counted once, by the old body or
+ * by the new. Instances of an earlier version read the changes alone: until
+ * they are replaced, their counts by status miss the moves not folded yet,
+ * and they do not fold moves (README, "Counting").
+ */
+const MOVES_TABLE_MYSQL = `
+  CREATE TABLE order_count_moves (
+    id BIGINT UNSIGNED NOT NULL AUTO_INCREMENT,
+    day DATE NOT NULL,
+    from_status VARCHAR(32) CHARACTER SET ascii COLLATE ascii_bin NOT NULL,
+    to_status VARCHAR(32) CHARACTER SET ascii COLLATE ascii_bin NOT NULL,
+    PRIMARY KEY (id)
+  ) ENGINE=InnoDB`;
+
+const MYSQL_UPDATE_TRIGGER = `AFTER UPDATE ON orders FOR EACH ROW
+  BEGIN
+    IF DATE(NEW.created_at) <> DATE(OLD.created_at) THEN
+      INSERT INTO order_count_changes (day, status, delta)
+        VALUES (DATE(OLD.created_at), OLD.status, -1), (DATE(NEW.created_at), NEW.status, 1);
+    ELSEIF NEW.status <> OLD.status THEN
+      INSERT INTO order_count_moves (day, from_status, to_status) VALUES (DATE(NEW.created_at), OLD.status, NEW.status);
+    END IF;
+  END`;
+
+/** SQLite's trigger bodies have no IF: each statement selects its row only when its case applies. */
+const SQLITE_UPDATE_TRIGGER = `AFTER UPDATE ON orders
+  WHEN date(NEW.created_at) <> date(OLD.created_at) OR NEW.status <> OLD.status BEGIN
+  INSERT INTO order_count_changes (day, status, delta)
+    SELECT date(OLD.created_at), OLD.status, -1 WHERE date(NEW.created_at) <> date(OLD.created_at)
+    UNION ALL SELECT date(NEW.created_at), NEW.status, 1 WHERE date(NEW.created_at) <> date(OLD.created_at);
+  INSERT INTO order_count_moves (day, from_status, to_status)
+    SELECT date(NEW.created_at), OLD.status, NEW.status WHERE date(NEW.created_at) = date(OLD.created_at);
+END`;
+
+const WRITTEN_TABLES = ['order_count_changes', 'order_count_moves'];
+
+export class OneCountRowPerStatusChange1764201600000 implements MigrationInterface {
+  name = 'OneCountRowPerStatusChange1764201600000';
+
+  async up(queryRunner: QueryRunner): Promise<void> {
+    if (queryRunner.connection.options.type !== 'mysql') {
+      await queryRunner.query(`
+        CREATE TABLE "order_count_moves" (
+          "id" INTEGER PRIMARY KEY AUTOINCREMENT NOT NULL,
+          "day" TEXT NOT NULL,
+          "from_status" VARCHAR(32) NOT NULL,
+          "to_status" VARCHAR(32) NOT NULL
+        )`);
+      await replaceSqliteTriggers(queryRunner, { orders_count_update: SQLITE_UPDATE_TRIGGER });
+      return;
+    }
+    // As in CountChangesOffTheWritePath: give up rather than queue every writer behind a long transaction's lock.
+    await queryRunner.query('SET SESSION lock_wait_timeout = 10');
+    await queryRunner.query(MOVES_TABLE_MYSQL);
+    await replaceMysqlTriggers(queryRunner, { orders_count_update: MYSQL_UPDATE_TRIGGER }, WRITTEN_TABLES);
+  }
+
+  async down(queryRunner: QueryRunner): Promise<void> {
+    const mysql = queryRunner.connection.options.type === 'mysql';
+    const { orders_count_update } = mysql ? MYSQL_TRIGGERS : SQLITE_TRIGGERS;
+    if (mysql) await replaceMysqlTriggers(queryRunner, { orders_count_update }, WRITTEN_TABLES);
+    else await replaceSqliteTriggers(queryRunner, { orders_count_update });
+    // No move is appended any more; those not folded yet become the two changes each stands for.
+    await queryRunner.query(`
+      INSERT INTO order_count_changes (day, status, delta)
+      SELECT day, from_status, -1 FROM order_count_moves
+      UNION ALL SELECT day, to_status, 1 FROM order_count_moves`);
+    await queryRunner.query('DROP TABLE order_count_moves');
+  }
+}
