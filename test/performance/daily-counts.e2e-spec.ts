@@ -63,6 +63,26 @@ function connectTo(target: MysqlTarget): Promise<Connection> {
   });
 }
 
+/** What the migration command connects with, to a test database. */
+function maintenanceOptions(target: MysqlTarget, poolSize: number) {
+  return buildDataSourceOptions(
+    {
+      type: 'mysql',
+      host: target.host,
+      port: target.port,
+      username: target.user,
+      password: target.password,
+      database: target.database,
+      poolSize,
+      queryTimeoutMs: 60_000,
+      replicas: [],
+      replicaMaxLagSeconds: 5,
+      fullSortMaxOrders: 1_000_000,
+    },
+    'maintenance',
+  );
+}
+
 /**
  * docs/API.md §7: totals stay exact under the writes of a sale, the triggers
  * behind them never make two writers wait for each other or deadlock, and
@@ -203,33 +223,15 @@ describe('exact totals under a sale’s concurrent writes on MariaDB', () => {
 
 /**
  * The migrations that moved counting off the hot row, the status index off
- * the payments and a payment's count to one row run on a live database: writers keep placing and changing
- * orders while they replace the triggers and drop the indexes, and no total
- * is ever wrong.
+ * the payments and a payment's count to one row run on a live database:
+ * writers keep placing and changing orders while they replace the triggers
+ * and drop the indexes, and no total is ever wrong.
  */
 describe('the counting migration on a database being written to, on MariaDB', () => {
   let target: MysqlTarget;
   let before: DataSource;
 
-  const optionsWith = (migrations: typeof MIGRATIONS) => ({
-    ...buildDataSourceOptions(
-      {
-        type: 'mysql',
-        host: target.host,
-        port: target.port,
-        username: target.user,
-        password: target.password,
-        database: target.database,
-        poolSize: 4,
-        queryTimeoutMs: 60_000,
-        replicas: [],
-        replicaMaxLagSeconds: 5,
-        fullSortMaxOrders: 1_000_000,
-      },
-      'maintenance',
-    ),
-    migrations,
-  });
+  const optionsWith = (migrations: typeof MIGRATIONS) => ({ ...maintenanceOptions(target, 4), migrations });
 
   beforeAll(async () => {
     target = await freshMysqlDatabase('counting_migration', { migrate: false });
@@ -347,24 +349,7 @@ describe('the counting migration on a database being written to, on MariaDB', ()
 describe('reverting OneCountRowPerStatusChange, on MariaDB', () => {
   it('turns each move not folded into its two changes, and the update trigger back into two changes', async () => {
     const target = await freshMysqlDatabase('count_moves_down');
-    const dataSource = new DataSource(
-      buildDataSourceOptions(
-        {
-          type: 'mysql',
-          host: target.host,
-          port: target.port,
-          username: target.user,
-          password: target.password,
-          database: target.database,
-          poolSize: 2,
-          queryTimeoutMs: 60_000,
-          replicas: [],
-          replicaMaxLagSeconds: 5,
-          fullSortMaxOrders: 1_000_000,
-        },
-        'maintenance',
-      ),
-    );
+    const dataSource = new DataSource(maintenanceOptions(target, 2));
     await dataSource.initialize();
     const connection = await connectTo(target);
     try {
