@@ -2,6 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { createConnection, type Connection, type RowDataPacket } from 'mysql2/promise';
 import request from 'supertest';
 import { DataSource } from 'typeorm';
+import { toDatabaseConfig } from '../../src/config/database.config';
+import { validateEnvironment } from '../../src/config/environment';
 import { buildDataSourceOptions, MIGRATIONS } from '../../src/database/data-source-options';
 import { CountChangesOffTheWritePath1764028800000 } from '../../src/database/migrations/1764028800000-CountChangesOffTheWritePath';
 import { PENDING_ROWS } from '../../src/orders/counting/daily-counts';
@@ -64,24 +66,11 @@ function connectTo(target: MysqlTarget): Promise<Connection> {
 }
 
 /** What the migration command connects with, to a test database. */
-function maintenanceOptions(target: MysqlTarget, poolSize: number) {
-  return buildDataSourceOptions(
-    {
-      type: 'mysql',
-      host: target.host,
-      port: target.port,
-      username: target.user,
-      password: target.password,
-      database: target.database,
-      poolSize,
-      queryTimeoutMs: 60_000,
-      replicas: [],
-      replicaMaxLagSeconds: 5,
-      fullSortMaxOrders: 1_000_000,
-    },
+const maintenanceOptions = (target: MysqlTarget, poolSize: number) =>
+  buildDataSourceOptions(
+    toDatabaseConfig(validateEnvironment({ ...mysqlEnvironment(target), DB_POOL_SIZE: String(poolSize) })),
     'maintenance',
   );
-}
 
 /**
  * docs/API.md §7: totals stay exact under the writes of a sale, the triggers
