@@ -78,6 +78,8 @@ async function count(
     dailyValues.push(value);
   };
   if (status !== undefined) dailyCondition('status = ?', status);
+  // The days' conditions follow the status's: the moves take those alone.
+  const firstDayCondition = daily.length;
   if (firstWholeDay !== undefined) dailyCondition('day >= ?', day(firstWholeDay));
   if (afterWholeDays !== undefined) dailyCondition('day < ?', day(afterWholeDays));
   const edges: string[] = [];
@@ -103,13 +105,13 @@ async function count(
   const movedValues: unknown[] = [];
   if (status !== undefined) {
     const days = daily
-      .slice(1)
+      .slice(firstDayCondition)
       .map((condition) => ` AND ${condition}`)
       .join('');
     moved.push(
       `(SELECT COALESCE(SUM(CASE WHEN to_status = ? THEN 1 ELSE -1 END), 0) FROM order_count_moves WHERE (to_status = ? OR from_status = ?)${days})`,
     );
-    movedValues.push(status, status, status, ...dailyValues.slice(1));
+    movedValues.push(status, status, status, ...dailyValues.slice(firstDayCondition));
   }
   const [[row]] = await pool.query<RowDataPacket[]>(
     `SELECT COALESCE(SUM(orders), 0)${[...edges, unfolded, ...moved].map((part) => ` + ${part}`).join('')} AS total FROM order_daily_counts ${dailyWhere}`,
