@@ -82,6 +82,17 @@ describe('OrdersService', () => {
     expect(repository.findPage).not.toHaveBeenCalled();
   });
 
+  it('tells a member whose orders no serving server can read through a member’s index to come back, not to filter', async () => {
+    // Routing found no server holding an index led by the member (the only one that bounds a member's page).
+    reads.withConnection.mockRejectedValue(new NoCapableServerException());
+    const sort = [{ field: 'createdAt' as const, direction: 'DESC' as const }];
+    const refusal = service.list({ id: 7, role: Role.User }, query({ filters: {}, sort }));
+    const { problem } = (await refusal.catch((error: unknown) => error)) as ProblemException;
+    expect(problem).toMatchObject({ status: 422, type: '/problems/query-too-broad' });
+    expect(problem.detail).toMatch(/^Listing a member's orders needs an index led by that filter.*Try again once/);
+    expect(problem.detail).not.toMatch(/Add a userId/);
+  });
+
   it('refuses an export of such a shape before its first batch', async () => {
     reads.pinned.mockImplementation(() => {
       throw new NoCapableServerException();

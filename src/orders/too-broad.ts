@@ -8,6 +8,13 @@ import type { SortKey } from './query/sort';
  */
 export function tooBroadDetail(filters: OrderFilters, sort: readonly SortKey[]): string {
   const { field } = sort[0];
+  if (filters.userId !== undefined || filters.concertId !== undefined) {
+    const whose = filters.userId !== undefined ? "a member's" : "a concert's";
+    return (
+      `Listing ${whose} orders needs an index led by that filter, and no server serving now holds one. ` +
+      'Try again once a server that holds the listing indexes serves.'
+    );
+  }
   const scope =
     filters.status !== undefined || filters.createdFrom !== undefined || filters.createdBefore !== undefined
       ? 'the orders these filters select'

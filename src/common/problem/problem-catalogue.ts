@@ -72,7 +72,7 @@ export const PROBLEMS = {
     title: 'Query too broad for the servers serving',
     status: 422,
     detail: 'This sort over this many orders is more than the servers serving now can answer in time',
-    when: 'A sort that no index of the serving servers reads in order (docs/API.md §14), over more than DB_FULL_SORT_MAX_ORDERS orders, and no replica holding the listing indexes serves: refused before any database work. Also a date range sorted by updatedAt whose dates hold more than DB_FULL_SORT_MAX_ORDERS orders: refused once counted, before its page is read. The detail names what makes it answerable: a narrower date range, a userId or consertId filter, a sort by createdAt or orderId, or a replica.',
+    when: 'A sort that no index of the serving servers reads in order (docs/API.md §14), over more than DB_FULL_SORT_MAX_ORDERS orders, and no replica holding the listing indexes serves: refused before any database work. Also a date range sorted by updatedAt whose dates hold more than DB_FULL_SORT_MAX_ORDERS orders: refused once counted, before its page is read. The detail names what makes it answerable: a narrower date range, a userId or consertId filter, a sort by createdAt or orderId, or a replica; for the orders of one member or concert on servers found without the index led by that filter, a server that holds it.',
   },
   databaseUnavailable: {
     type: '/problems/database-unavailable',
