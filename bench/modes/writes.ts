@@ -496,8 +496,8 @@ async function measure(primaries: SchemaPrimary[], options: WriteComparisonOptio
       `${format(options.preloadOrders)} orders preloaded and written out, ${options.rounds} interleaved rounds of ` +
       `${options.seconds} s after one uncounted of each, each primary frozen during the other's rounds, ` +
       `node ${process.version}${options.listings ? ", with admin listings running alongside the project's rounds (4 clients)" : ''}.\n` +
-      'Medians of the rounds; ratios to the first schema: of the medians (placed / paid), then the lowest and highest ' +
-      'of the rounds paired in turn (placed); server CPU per order placed and paid during its rounds, the purge and ' +
+      'Medians of the rounds; ratios to the first schema: of the medians (placed / paid), then the lowest, highest and ' +
+      'median of the rounds paired in turn (placed); server CPU per order placed and paid during its rounds, the purge and ' +
       'page writes of earlier rounds included' +
       `${options.listings ? " (and the listings' statements)" : ''}.\n`,
   );
@@ -575,9 +575,10 @@ function row(
   const cpuPerOrder = results.map((rounds) =>
     median(rounds.map((round) => (round.serverCpuSeconds * 1e6) / Math.max(1, round.placed))),
   );
-  const pairedRange = (index: number) => {
+  // Each round against the first schema's round of the same turn: drift of the machine over the run falls on both.
+  const pairedRounds = (index: number) => {
     const ratios = results[index].map((round, at) => round.placed / Math.max(1, results[0][at].placed));
-    return `${Math.min(...ratios).toFixed(2)}–${Math.max(...ratios).toFixed(2)}`;
+    return `${Math.min(...ratios).toFixed(2)}–${Math.max(...ratios).toFixed(2)} (median ${median(ratios).toFixed(2)})`;
   };
   const failures = results.map((rounds) => {
     const counts: Record<string, number> = {};
@@ -594,7 +595,7 @@ function row(
           format(placed[index]),
           format(paid[index]),
           `**${(placed[index] / placed[0]).toFixed(2)}×** / ${(paid[index] / paid[0]).toFixed(2)}×`,
-          pairedRange(index),
+          pairedRounds(index),
           `${format(cpuPerOrder[index])} (${(cpuPerOrder[index] / cpuPerOrder[0]).toFixed(2)}×)`,
         ],
   );
