@@ -1,9 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { DataSource } from 'typeorm';
-import { toDatabaseConfig } from '../../src/config/database.config';
-import { validateEnvironment } from '../../src/config/environment';
 import { buildDataSourceOptions } from '../../src/database/data-source-options';
-import { freshMysqlDatabase, mysqlEnvironment } from '../support/app/test-database';
+import { freshMysqlDatabase, maintenanceOptions } from '../support/app/test-database';
 
 /** docs/API.md §7, read back from the database the migrations built. */
 describe('schema on MySQL', () => {
@@ -11,9 +9,7 @@ describe('schema on MySQL', () => {
 
   beforeAll(async () => {
     const target = await freshMysqlDatabase('schema');
-    dataSource = new DataSource(
-      buildDataSourceOptions(toDatabaseConfig(validateEnvironment(mysqlEnvironment(target))), 'maintenance'),
-    );
+    dataSource = new DataSource(maintenanceOptions(target));
     await dataSource.initialize();
   }, 60_000);
 

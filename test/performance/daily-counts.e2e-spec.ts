@@ -2,9 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { createConnection, type Connection, type RowDataPacket } from 'mysql2/promise';
 import request from 'supertest';
 import { DataSource } from 'typeorm';
-import { toDatabaseConfig } from '../../src/config/database.config';
-import { validateEnvironment } from '../../src/config/environment';
-import { buildDataSourceOptions, MIGRATIONS } from '../../src/database/data-source-options';
+import { MIGRATIONS } from '../../src/database/data-source-options';
 import { CountChangesOffTheWritePath1764028800000 } from '../../src/database/migrations/1764028800000-CountChangesOffTheWritePath';
 import { PENDING_ROWS } from '../../src/orders/counting/daily-counts';
 import { OrderCountFolding } from '../../src/orders/counting/order-count-folding';
@@ -17,7 +15,12 @@ import { ServerAttempt } from '../../src/database/server-attempt';
 import { waitFor } from '../../launchers/wait-for';
 import { seedDataset } from '../support/data/dataset';
 import { writeLikeASale } from '../support/data/sale';
-import { freshMysqlDatabase, mysqlEnvironment, type MysqlTarget } from '../support/app/test-database';
+import {
+  freshMysqlDatabase,
+  maintenanceOptions,
+  mysqlEnvironment,
+  type MysqlTarget,
+} from '../support/app/test-database';
 import { startTestApp, type TestApp } from '../support/app/test-app';
 import { adminToken } from '../support/app/tokens';
 
@@ -64,13 +67,6 @@ function connectTo(target: MysqlTarget): Promise<Connection> {
     database: target.database,
   });
 }
-
-/** What the migration command connects with, to a test database. */
-const maintenanceOptions = (target: MysqlTarget, poolSize: number) =>
-  buildDataSourceOptions(
-    toDatabaseConfig(validateEnvironment({ ...mysqlEnvironment(target), DB_POOL_SIZE: String(poolSize) })),
-    'maintenance',
-  );
 
 /**
  * docs/API.md §7: totals stay exact under the writes of a sale, the triggers
@@ -220,7 +216,10 @@ describe('the counting migration on a database being written to, on MariaDB', ()
   let target: MysqlTarget;
   let before: DataSource;
 
-  const optionsWith = (migrations: typeof MIGRATIONS) => ({ ...maintenanceOptions(target, 4), migrations });
+  const optionsWith = (migrations: typeof MIGRATIONS) => ({
+    ...maintenanceOptions(target, { DB_POOL_SIZE: '4' }),
+    migrations,
+  });
 
   beforeAll(async () => {
     target = await freshMysqlDatabase('counting_migration', { migrate: false });
@@ -338,7 +337,7 @@ describe('the counting migration on a database being written to, on MariaDB', ()
 describe('reverting OneCountRowPerStatusChange, on MariaDB', () => {
   it('turns each move not folded into its two changes, and the update trigger back into two changes', async () => {
     const target = await freshMysqlDatabase('count_moves_down');
-    const dataSource = new DataSource(maintenanceOptions(target, 2));
+    const dataSource = new DataSource(maintenanceOptions(target, { DB_POOL_SIZE: '2' }));
     await dataSource.initialize();
     const connection = await connectTo(target);
     try {

@@ -1,16 +1,18 @@
 import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
 import request from 'supertest';
 import { DataSource } from 'typeorm';
-import { toDatabaseConfig } from '../../src/config/database.config';
-import { validateEnvironment } from '../../src/config/environment';
-import { buildDataSourceOptions } from '../../src/database/data-source-options';
 import { OrderCountFolding } from '../../src/orders/counting/order-count-folding';
 import { ReadPlanner, type ReadPlan } from '../../src/orders/read-plan';
 import { applyReplicaIndexes } from '../../src/orders/replica-structures';
 import { generateOrders } from '../../src/orders/seeding/order-generator';
 import { writeOrders } from '../../src/orders/seeding/order-writer';
 import { StatementRecorder, type PlanRow, type RecordedStatement } from '../support/app/statement-recorder';
-import { freshMysqlDatabase, mysqlEnvironment, type MysqlTarget } from '../support/app/test-database';
+import {
+  freshMysqlDatabase,
+  maintenanceOptions,
+  mysqlEnvironment,
+  type MysqlTarget,
+} from '../support/app/test-database';
 import { startTestApp, type TestApp } from '../support/app/test-app';
 import { adminToken } from '../support/app/tokens';
 import { seoul } from '../support/data/dataset';
@@ -56,9 +58,7 @@ describe('a date range sorted by update time, merged by month', () => {
 
   beforeAll(async () => {
     target = await freshMysqlDatabase('merge');
-    const maintenance = new DataSource(
-      buildDataSourceOptions(toDatabaseConfig(validateEnvironment(mysqlEnvironment(target))), 'maintenance'),
-    );
+    const maintenance = new DataSource(maintenanceOptions(target));
     await maintenance.initialize();
     try {
       await writeOrders(

@@ -1,12 +1,14 @@
 import { beforeAll, describe, expect, it } from '@jest/globals';
 import { readFileSync } from 'node:fs';
 import { DataSource } from 'typeorm';
-import { toDatabaseConfig } from '../../src/config/database.config';
-import { validateEnvironment } from '../../src/config/environment';
-import { buildDataSourceOptions } from '../../src/database/data-source-options';
 import { MEMBERS, seedDataset } from '../support/data/dataset';
 import { startTestService, type ServiceProcess } from '../support/app/test-app';
-import { freshMysqlDatabase, mysqlEnvironment, type MysqlTarget } from '../support/app/test-database';
+import {
+  freshMysqlDatabase,
+  maintenanceOptions,
+  mysqlEnvironment,
+  type MysqlTarget,
+} from '../support/app/test-database';
 import { userToken } from '../support/app/tokens';
 
 /** The memory target under bursts (peak resident memory of the process). */
@@ -82,9 +84,7 @@ describe('bursts of clients against the production start command', () => {
 
   beforeAll(async () => {
     target = await freshMysqlDatabase('burst');
-    const dataSource = new DataSource(
-      buildDataSourceOptions(toDatabaseConfig(validateEnvironment(mysqlEnvironment(target))), 'maintenance'),
-    );
+    const dataSource = new DataSource(maintenanceOptions(target));
     await dataSource.initialize();
     try {
       await seedDataset(dataSource, 77);

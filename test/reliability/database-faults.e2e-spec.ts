@@ -2,15 +2,12 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { createConnection } from 'mysql2/promise';
 import request from 'supertest';
 import { DataSource } from 'typeorm';
-import { toDatabaseConfig } from '../../src/config/database.config';
-import { validateEnvironment } from '../../src/config/environment';
-import { buildDataSourceOptions } from '../../src/database/data-source-options';
 import { CHECK_INTERVAL_MS } from '../../src/database/database-health-monitor';
 import { PROBE_TIMEOUT_MS } from '../../src/database/database-server';
 import { startThrowawayMysql, type ThrowawayMysql } from '../../launchers/mysql-server';
 import { waitFor } from '../../launchers/wait-for';
 import { expectProblem } from '../support/assertions/problem';
-import { mysqlEnvironment, parseMysqlUrl, type MysqlTarget } from '../support/app/test-database';
+import { maintenanceOptions, mysqlEnvironment, type MysqlTarget, parseMysqlUrl } from '../support/app/test-database';
 import { startTestApp, type TestApp } from '../support/app/test-app';
 import { adminToken } from '../support/app/tokens';
 
@@ -34,9 +31,7 @@ describe('database faults on a real MariaDB', () => {
     const admin = await createConnection({ host: target.host, port: target.port, user: target.user });
     await admin.query(`CREATE DATABASE \`${target.database}\``);
     await admin.end();
-    const migrator = new DataSource(
-      buildDataSourceOptions(toDatabaseConfig(validateEnvironment(mysqlEnvironment(target))), 'maintenance'),
-    );
+    const migrator = new DataSource(maintenanceOptions(target));
     await migrator.initialize();
     await migrator.runMigrations();
     await migrator.destroy();

@@ -2,14 +2,11 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/glob
 import { createConnection, type Connection, type RowDataPacket } from 'mysql2/promise';
 import request from 'supertest';
 import { DataSource } from 'typeorm';
-import { toDatabaseConfig } from '../../src/config/database.config';
-import { validateEnvironment } from '../../src/config/environment';
-import { buildDataSourceOptions } from '../../src/database/data-source-options';
 import { ORDER_ENTITIES } from '../../src/orders/order-entities';
 import { startThrowawayMysql, type ThrowawayMysql } from '../../launchers/mysql-server';
 import { linksOf } from '../support/assertions/link-header';
 import { startTestApp, type TestApp } from '../support/app/test-app';
-import { freshMysqlDatabase, mysqlEnvironment, parseMysqlUrl } from '../support/app/test-database';
+import { freshMysqlDatabase, maintenanceOptions, mysqlEnvironment, parseMysqlUrl } from '../support/app/test-database';
 import { signToken, userToken } from '../support/app/tokens';
 import { MEMBERS, seedDataset } from '../support/data/dataset';
 
@@ -31,7 +28,7 @@ describe('readiness under a storm of probes', () => {
     observer = await createConnection({ host: target.host, port: target.port, user: target.user });
     await observer.query('CREATE DATABASE orders_test');
     const migrator = new DataSource({
-      ...buildDataSourceOptions(toDatabaseConfig(validateEnvironment(mysqlEnvironment(target))), 'maintenance'),
+      ...maintenanceOptions(target),
       entities: ORDER_ENTITIES,
     });
     await migrator.initialize();

@@ -59,6 +59,14 @@ export function mysqlEnvironment(target: MysqlTarget): Record<string, string> {
   };
 }
 
+/** What the migration command connects with, to a test database: its environment validated as at start. */
+export function maintenanceOptions(target: MysqlTarget, environment: Record<string, string> = {}) {
+  return buildDataSourceOptions(
+    toDatabaseConfig(validateEnvironment({ ...mysqlEnvironment(target), ...environment })),
+    'maintenance',
+  );
+}
+
 /**
  * A fresh, migrated database of its own for one test file, named after the
  * configured one (`orders_test` → `orders_test_orders_contract`), so files can run in parallel.
@@ -83,9 +91,7 @@ export async function freshMysqlDatabase(
     await connection.end();
   }
   if (!migrate) return target;
-  const dataSource = new DataSource(
-    buildDataSourceOptions(toDatabaseConfig(validateEnvironment({ ...mysqlEnvironment(target) })), 'maintenance'),
-  );
+  const dataSource = new DataSource(maintenanceOptions(target));
   await dataSource.initialize();
   try {
     await dataSource.runMigrations();
