@@ -151,6 +151,14 @@ async function main(): Promise<void> {
   }
 }
 
+// Node runs the 'exit' hooks that stop what a run started (launchers/reap-on-exit.ts) on process.exit, not on a
+// signal's default action: an interrupted run exits so, and leaves no server or data behind.
+for (const [signal, code] of [
+  ['SIGINT', 130],
+  ['SIGTERM', 143],
+] as const)
+  process.once(signal, () => process.exit(code));
+
 main().catch((error: unknown) => {
   console.error(error);
   process.exit(1);

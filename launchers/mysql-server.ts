@@ -4,6 +4,7 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import { createConnection } from 'mysql2/promise';
+import { killOnExit, removeOnExit } from './reap-on-exit';
 import { waitFor } from './wait-for';
 
 export interface ThrowawayMysql {
@@ -156,6 +157,7 @@ export async function startThrowawayMysql(
   const isMariaDb = /mariadb/i.test(spawnSync(server, ['--version'], { encoding: 'utf8' }).stdout ?? '');
   const kept = storage.directory;
   const base = kept ?? mkdtempSync(join(tmpdir(), 'orders-test-mysql-'));
+  const throwawayData = kept === undefined ? removeOnExit(base) : undefined;
   const dataDir = join(base, 'data');
   const errorLog = join(base, 'error.log');
 
@@ -205,6 +207,7 @@ export async function startThrowawayMysql(
       ],
       { stdio: 'ignore' },
     );
+    killOnExit(child);
     await waitUntilReady(port, child, errorLog, tls);
     return child;
   };
@@ -238,6 +241,7 @@ export async function startThrowawayMysql(
       if (!kept) {
         await kill();
         rmSync(base, { recursive: true, force: true });
+        throwawayData?.release();
         return;
       }
       if (child.exitCode !== null || child.signalCode !== null) return;

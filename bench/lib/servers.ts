@@ -1,6 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { closeSync, openSync } from 'node:fs';
 import { PRODUCTION_NODE_ARGUMENTS } from '../../launchers/production-command';
+import { killOnExit } from '../../launchers/reap-on-exit';
 import { BENCH_NODE_FLAGS } from './node-flags';
 import { waitUntilServing } from '../../launchers/wait-for';
 import type { BenchContext } from './context';
@@ -14,14 +15,9 @@ const COMMANDS: Record<ServerName, string[]> = {
 };
 export const PORTS: Record<ServerName, number> = { service: 3910, floor: 3911, naive: 3912 };
 
-/** Every server this process started and has not stopped: a mode that fails half-way must leave none running. */
-const running = new Set<ChildProcess>();
-process.once('exit', () => {
-  for (const child of running) child.kill('SIGKILL');
-});
+/** A mode that fails half-way must leave none of the servers it started running. */
 const started = (child: ChildProcess): ChildProcess => {
-  running.add(child);
-  child.once('exit', () => running.delete(child));
+  killOnExit(child);
   return child;
 };
 /** Starts one of them on its port and waits until it answers a listing. */
