@@ -1,5 +1,6 @@
 import 'reflect-metadata';
 import { spawn, type ChildProcess } from 'node:child_process';
+import { availableParallelism } from 'node:os';
 import { createConnection, type Connection, type ResultSetHeader, type RowDataPacket } from 'mysql2/promise';
 import { DataSource } from 'typeorm';
 import { signDevelopmentToken } from '../../src/auth/development-token';
@@ -12,6 +13,7 @@ import { generateOrders, randomSource } from '../../src/orders/seeding/order-gen
 import { writeOrders } from '../../src/orders/seeding/order-writer';
 import { freePort, startThrowawayMysql, type ThrowawayMysql } from '../../launchers/mysql-server';
 import { PRODUCTION_NODE_ARGUMENTS } from '../../launchers/production-command';
+import { killOnExit } from '../../launchers/reap-on-exit';
 import { waitUntilServing } from '../../launchers/wait-for';
 import { cpuMs } from '../lib/measure';
 import { BENCH_NODE_FLAGS } from '../lib/node-flags';
@@ -55,9 +57,18 @@ export interface WriteRound {
   seconds: number;
 }
 
-/** A round as the comparison records it: the writes, and the server's CPU time they cost, deferred work included. */
+/**
+ * A round as the comparison records it: the writes, and the CPU time each process on the machine spent on them: the
+ * server (deferred work included), the writers' client, and the service instance folding the counts (none for a
+ * schema that counts nothing). In production the two last run on machines of their own; here they share the
+ * server's cores, so what they take is taken from the server.
+ */
 interface MeasuredRound extends WriteRound {
   serverCpuSeconds: number;
+  writersCpuSeconds: number;
+  serviceCpuSeconds: number;
+  /** The round's length on the wall clock, connecting the writers included, over which the CPU times were taken. */
+  wallSeconds: number;
 }
 
 /** Dirty pages (16 KiB each) below which the server counts as written out: what the fold and the idle server leave. */
@@ -220,6 +231,10 @@ async function writer(
 /** CPU seconds the server process has used, all its threads. */
 const serverCpuSeconds = (server: ThrowawayMysql): number => cpuMs(server.pid() ?? 0) / 1000;
 
+/** CPU seconds the primary's service instance has used; 0 where none runs. */
+const serviceCpuSeconds = ({ service }: SchemaPrimary): number =>
+  service?.child.pid === undefined ? 0 : cpuMs(service.child.pid) / 1000;
+
 /** One of the server's global status counters. */
 async function globalStatus(connection: Connection, name: string): Promise<number> {
   const [[{ Value: value }]] = await connection.query<Array<{ Value: string } & RowDataPacket>>(
@@ -359,6 +374,7 @@ async function startService(server: ThrowawayMysql, database: string): Promise<{
     },
     stdio: 'ignore',
   });
+  killOnExit(child);
   const url = `http://127.0.0.1:${port}`;
   await waitUntilServing(child, url, { path: '/health/ready' });
   return { child, url };
@@ -512,14 +528,25 @@ async function measure(primaries: SchemaPrimary[], options: WriteComparisonOptio
   console.log(`|${'---|'.repeat(header.length + 3 + (options.listings ? 1 : 0))}`);
 
   for (const primary of primaries) await freeze(primary);
+  const coresBySetting: string[] = [];
   const round = async (primary: SchemaPrimary, connections: number, workMs: number) => {
     thaw(primary);
     try {
       const cpuBefore = serverCpuSeconds(primary.server);
+      const writersBefore = process.cpuUsage();
+      const serviceBefore = serviceCpuSeconds(primary);
+      const started = performance.now();
       const listing = primary.service && options.listings ? startListings(primary.service.url, token, 4) : undefined;
       const writes = await runWriters(primary.server, DATABASE, connections, workMs, options.seconds);
       const listingFigures = await listing?.stop();
-      const measured: MeasuredRound = { ...writes, serverCpuSeconds: serverCpuSeconds(primary.server) - cpuBefore };
+      const writersCpu = process.cpuUsage(writersBefore);
+      const measured: MeasuredRound = {
+        ...writes,
+        serverCpuSeconds: serverCpuSeconds(primary.server) - cpuBefore,
+        writersCpuSeconds: (writersCpu.user + writersCpu.system) / 1e6,
+        serviceCpuSeconds: serviceCpuSeconds(primary) - serviceBefore,
+        wallSeconds: (performance.now() - started) / 1000,
+      };
       return { measured, listingFigures, left: await backlog(primary.server) };
     } finally {
       await freeze(primary);
@@ -548,6 +575,7 @@ async function measure(primaries: SchemaPrimary[], options: WriteComparisonOptio
         }
       }
       console.log(row(primaries, results, listingFigures, { connections, workMs, listings: options.listings }));
+      coresBySetting.push(whereTheCoresWent(primaries, results, { connections, workMs }));
     }
   }
   const left = await Promise.all(
@@ -561,6 +589,38 @@ async function measure(primaries: SchemaPrimary[], options: WriteComparisonOptio
       .map(({ name, dirty, history }) => `${name} ${format(dirty)} dirty pages, ${format(history)} undo logs`)
       .join('; ')}.`,
   );
+  console.log(
+    `\nWhere the cores went, medians of the rounds:\n${coresBySetting.map((line) => `- ${line}`).join('\n')}`,
+  );
+}
+
+/**
+ * Each process's CPU per order placed, and how busy the machine's cores were, medians of a setting's rounds: what
+ * the server's share of the cores was, next to the client and the service that production runs elsewhere.
+ */
+function whereTheCoresWent(
+  primaries: SchemaPrimary[],
+  results: MeasuredRound[][],
+  { connections, workMs }: { connections: number; workMs: number },
+): string {
+  const perOrder = (rounds: MeasuredRound[], cpu: (round: MeasuredRound) => number) =>
+    format(median(rounds.map((round) => (cpu(round) * 1e6) / Math.max(1, round.placed))));
+  const busy = (rounds: MeasuredRound[]) =>
+    median(
+      rounds.map(
+        (round) =>
+          (round.serverCpuSeconds + round.writersCpuSeconds + round.serviceCpuSeconds) /
+          (round.wallSeconds * availableParallelism()),
+      ),
+    );
+  const parts = primaries.map(
+    ({ schema }, index) =>
+      `${schema.name}: server ${perOrder(results[index], (round) => round.serverCpuSeconds)}, ` +
+      `writers ${perOrder(results[index], (round) => round.writersCpuSeconds)}, ` +
+      `service ${perOrder(results[index], (round) => round.serviceCpuSeconds)} µs/order, ` +
+      `cores ${Math.round(busy(results[index]) * 100)} % busy`,
+  );
+  return `${connections} connections, ${workMs} ms: ${parts.join('; ')}`;
 }
 
 /** One markdown row of the table: each schema's medians, and the ratios to the first. */
