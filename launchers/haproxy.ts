@@ -2,6 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { freePort } from './mysql-server';
 import { waitFor } from './wait-for';
+import { killOnExit } from './reap-on-exit';
 
 const INSTALL_HINT =
   'No haproxy found in /usr/sbin or /usr/bin. Install it (Debian/Ubuntu: sudo apt-get install -y haproxy).';
@@ -31,6 +32,7 @@ export async function startHaproxy(instances: [string, string]): Promise<Haproxy
     },
     stdio: 'ignore',
   });
+  killOnExit(child);
   const serverStates = async (): Promise<Record<string, string>> => {
     const csv = await (await fetch(`http://127.0.0.1:${statsPort}/stats;csv`)).text();
     const states: Record<string, string> = {};

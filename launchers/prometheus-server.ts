@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freePort } from './mysql-server';
 import { waitFor } from './wait-for';
+import { killOnExit, removeOnExit } from './reap-on-exit';
 
 const INSTALL_HINT =
   'No prometheus found in /usr/bin. Install one (Debian/Ubuntu: sudo apt-get install -y prometheus; it is not started).';
@@ -39,6 +40,7 @@ export async function startThrowawayPrometheus(
   const binary = '/usr/bin/prometheus';
   if (!existsSync(binary)) throw new Error(INSTALL_HINT);
   const directory = mkdtempSync(join(tmpdir(), 'orders-prometheus-'));
+  const throwawayData = removeOnExit(directory);
   writeFileSync(join(directory, 'rules.yml'), rules);
   writeFileSync(
     join(directory, 'prometheus.yml'),
@@ -60,6 +62,7 @@ export async function startThrowawayPrometheus(
     ],
     { stdio: ['ignore', 'pipe', 'pipe'] },
   );
+  killOnExit(child);
   child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
   child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
 
@@ -70,6 +73,7 @@ export async function startThrowawayPrometheus(
       await exited;
     }
     rmSync(directory, { recursive: true, force: true });
+    throwawayData.release();
   };
   const api = async <T>(path: string): Promise<T> =>
     ((await (await fetch(`${url}${path}`, { signal: AbortSignal.timeout(2000) })).json()) as { data: T }).data;

@@ -3,6 +3,7 @@ import { existsSync } from 'node:fs';
 import { Redis } from 'ioredis';
 import { freePort } from './mysql-server';
 import { waitFor } from './wait-for';
+import { killOnExit } from './reap-on-exit';
 
 const INSTALL_HINT =
   'No redis-server found on the PATH or in /usr/bin. Install one (Debian/Ubuntu: sudo apt-get install -y redis-server).';
@@ -33,6 +34,7 @@ export async function startThrowawayRedis(): Promise<ThrowawayRedis> {
     child = spawn(binary, ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], {
       stdio: 'ignore',
     });
+    killOnExit(child);
     const probe = new Redis({ port, host: '127.0.0.1', lazyConnect: true, retryStrategy: () => null });
     // Refusals until the server listens are expected; ioredis would print each as an unhandled error event.
     probe.on('error', () => undefined);

@@ -2,6 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { PRODUCTION_NODE_ARGUMENTS } from './production-command';
 import { freePort } from './mysql-server';
 import { waitUntilServing } from './wait-for';
+import { killOnExit } from './reap-on-exit';
 
 export interface ServiceProcess {
   child: ChildProcess;
@@ -26,6 +27,7 @@ export async function startServiceProcess(
     env: { ...process.env, LOG_LEVEL: 'info', ...environment, PORT: String(port) },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
+  killOnExit(child);
   child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
   child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
