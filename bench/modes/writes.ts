@@ -382,6 +382,9 @@ async function startService(server: ThrowawayMysql, database: string): Promise<{
 
 const format = (value: number) => Math.round(value).toLocaleString('en-US');
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
+/** The median over rounds of one process's CPU time per order placed, in µs. */
+const medianPerOrder = (rounds: MeasuredRound[], cpuSeconds: (round: MeasuredRound) => number) =>
+  median(rounds.map((round) => (cpuSeconds(round) * 1e6) / Math.max(1, round.placed)));
 
 export interface WriteComparisonOptions {
   connections: number[];
@@ -603,8 +606,8 @@ function whereTheCoresWent(
   results: MeasuredRound[][],
   { connections, workMs }: { connections: number; workMs: number },
 ): string {
-  const perOrder = (rounds: MeasuredRound[], cpu: (round: MeasuredRound) => number) =>
-    format(median(rounds.map((round) => (cpu(round) * 1e6) / Math.max(1, round.placed))));
+  const perOrder = (rounds: MeasuredRound[], cpuSeconds: (round: MeasuredRound) => number) =>
+    format(medianPerOrder(rounds, cpuSeconds));
   const busy = (rounds: MeasuredRound[]) =>
     median(
       rounds.map(
@@ -632,9 +635,7 @@ function row(
 ): string {
   const placed = results.map((rounds) => median(rounds.map((round) => round.placed / round.seconds)));
   const paid = results.map((rounds) => median(rounds.map((round) => round.paid / round.seconds)));
-  const cpuPerOrder = results.map((rounds) =>
-    median(rounds.map((round) => (round.serverCpuSeconds * 1e6) / Math.max(1, round.placed))),
-  );
+  const cpuPerOrder = results.map((rounds) => medianPerOrder(rounds, (round) => round.serverCpuSeconds));
   // Each round against the first schema's round of the same turn: drift of the machine over the run falls on both.
   const pairedRounds = (index: number) => {
     const ratios = results[index].map((round, at) => round.placed / Math.max(1, results[0][at].placed));
