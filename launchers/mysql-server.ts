@@ -2,7 +2,7 @@ import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
-import { delimiter, join } from 'node:path';
+import { delimiter, join, resolve } from 'node:path';
 import { createConnection } from 'mysql2/promise';
 import { killOnExit, removeOnExit } from './reap-on-exit';
 import { waitFor } from './wait-for';
@@ -93,6 +93,17 @@ function replicationArguments(replication?: ReplicationRole): string[] {
     ? [...common, '--log-slave-updates']
     : // After a restart a replica resumes replicating by itself, as in production.
       [...common, '--read-only=ON'];
+}
+
+/**
+ * The option file every replica of the project runs with (docs/adr/0012): what an operator copies is what the tests,
+ * `npm run stack` and the bench start their replicas from.
+ */
+export const REPLICA_OPTION_FILE = resolve('deploy/mariadb/replica.cnf');
+
+/** A replica reads the shipped option file and nothing else; any other server reads none. */
+function optionFileArguments(replication?: ReplicationRole): string[] {
+  return replication?.role === 'replica' ? [`--defaults-file=${REPLICA_OPTION_FILE}`] : ['--no-defaults'];
 }
 
 /** How the server keeps what it commits. */
@@ -190,7 +201,8 @@ export async function startThrowawayMysql(
     const child = spawn(
       server,
       [
-        '--no-defaults',
+        // The server reads its option files only when told so first.
+        ...optionFileArguments(replication),
         '--user=root',
         `--datadir=${dataDir}`,
         `--socket=${join(base, 'mysqld.sock')}`,

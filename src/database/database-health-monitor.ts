@@ -1,10 +1,12 @@
-import { BeforeApplicationShutdown, Injectable, OnApplicationBootstrap } from '@nestjs/common';
+import { BeforeApplicationShutdown, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
 import type { RowDataPacket } from 'mysql2/promise';
 import { Clock } from '../common/time/clock';
 import { reasonOf } from './database-errors';
 import { performance } from 'node:perf_hooks';
 import type { DatabaseServer, ServerHealth, ServerName } from './database-server';
 import { DatabaseServers } from './database-servers';
+// MySQL has no `@@gtid_binlog_pos` / `@@gtid_slave_pos`; there the replica's own estimate is used.
+import { ER_UNKNOWN_SYSTEM_VARIABLE, readAppliers, singleApplierWarning } from './replica-appliers';
 import { parseGtidPosition, PrimaryTimeline } from './replication-lag';
 import { CATALOG_STATEMENT, catalogOf, UNKNOWN_CATALOG, type CatalogRow } from './server-catalog';
 
@@ -19,8 +21,6 @@ export const CATALOG_INTERVAL_MS = 30_000;
 const CATALOG_RETRY_MS = 5000;
 /** The primary's positions are remembered this long; a replica further behind is reported at least this stale. */
 const TIMELINE_KEEP_MS = 10 * 60_000;
-/** MySQL has no `@@gtid_binlog_pos` / `@@gtid_slave_pos`; there the replica's own estimate is used. */
-const ER_UNKNOWN_SYSTEM_VARIABLE = 1193;
 /** SHOW REPLICA STATUS without the SLAVE MONITOR privilege. */
 const ER_SPECIFIC_ACCESS_DENIED = 1227;
 const MISSING_GRANT = 'SHOW REPLICA STATUS is refused: the service user needs GRANT SLAVE MONITOR ON *.*';
@@ -60,6 +60,8 @@ export class DatabaseHealthMonitor implements OnApplicationBootstrap, BeforeAppl
   private readonly listeners: CheckListener[] = [];
   /** When each server's catalog was last read; absent while it has not been, or since it stopped answering. */
   private readonly catalogReadAt = new Map<DatabaseServer, number>();
+  // Logged under the context operators know these lines by (docs/OPERATIONS.md).
+  private readonly logger = new Logger('ReadRouter');
 
   constructor(
     private readonly servers: DatabaseServers,
@@ -151,9 +153,17 @@ export class DatabaseHealthMonitor implements OnApplicationBootstrap, BeforeAppl
     this.catalogReadAt.set(server, this.clock.now());
     try {
       server.recordCatalog(catalogOf(await server.check<CatalogRow>(CATALOG_STATEMENT)));
+      if (!server.isPrimary) await this.warnOfSingleApplier(server);
     } catch {
       // The health check itself says whether the server answers; the catalog is read again later.
     }
+  }
+
+  /** docs/API.md §18: a replica that applies with one thread falls behind a sale; said at start and at each read. */
+  private async warnOfSingleApplier(replica: DatabaseServer): Promise<void> {
+    const appliers = await readAppliers((sql) => replica.check(sql));
+    const warning = appliers && singleApplierWarning(replica.name, appliers);
+    if (warning) this.logger.warn(warning);
   }
 
   private async checkPrimary(primary: DatabaseServer): Promise<ServerHealth> {
