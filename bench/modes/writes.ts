@@ -134,6 +134,7 @@ async function open(server: ThrowawayMysql, database: string, poolSize = 4): Pro
         queryTimeoutMs: 60_000,
         replicas: [],
         replicaMaxLagSeconds: 5,
+        replicaMaxStalenessSeconds: 300,
         fullSortMaxOrders: 1_000_000,
       },
       'maintenance',

@@ -4,6 +4,7 @@ import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { DocumentBuilder, SwaggerModule, type OpenAPIObject } from '@nestjs/swagger';
 import { Logger, PinoLogger } from 'nestjs-pino';
 import { BEARER_SCHEME } from '../auth/auth.decorator';
+import { DATA_STALENESS_HEADER } from '../common/data-staleness';
 import { deferredJsonBody } from '../common/deferred-json-body';
 import { limitQueryString } from '../common/http-limits';
 import { sendSecurityHeaders } from '../common/security-headers';
@@ -70,7 +71,7 @@ function setUpSwagger(app: INestApplication): void {
 function enableCors(app: NestFastifyApplication, origins: string[]): void {
   const options: FastifyCorsOptions = {
     origin: origins,
-    exposedHeaders: ['ETag', 'Link', REQUEST_ID_HEADER, 'Retry-After'],
+    exposedHeaders: ['ETag', 'Link', REQUEST_ID_HEADER, 'Retry-After', DATA_STALENESS_HEADER],
   };
   app.enableCors({
     delegator: ({ method, headers }, answer) => {

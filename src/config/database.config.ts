@@ -19,6 +19,8 @@ export type DatabaseConfig =
       /** Read replicas, in DB_REPLICAS order; the listing reads from them while they are healthy. */
       replicas: { host: string; port: number }[];
       replicaMaxLagSeconds: number;
+      /** DB_REPLICA_MAX_STALENESS_S: how far behind a replica may be to serve what only it can (docs/API.md §18). */
+      replicaMaxStalenessSeconds: number;
       /** DB_FULL_SORT_MAX_ORDERS: past it, a sort no index of a server reads in order is not sent to that server. */
       fullSortMaxOrders: number;
       /** DB_SSL and DB_SSL_CA, for the primary and every replica; plain TCP when absent. */
@@ -43,6 +45,7 @@ export function toDatabaseConfig(env: EnvironmentVariables): DatabaseConfig {
       return { host: address.slice(0, separator), port: Number(address.slice(separator + 1)) };
     }),
     replicaMaxLagSeconds: env.DB_REPLICA_MAX_LAG_S,
+    replicaMaxStalenessSeconds: env.DB_REPLICA_MAX_STALENESS_S,
     fullSortMaxOrders: env.DB_FULL_SORT_MAX_ORDERS,
     tls: readDatabaseTls(env).tls,
   };

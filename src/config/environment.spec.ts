@@ -155,6 +155,14 @@ describe('validateEnvironment', () => {
     ]);
   });
 
+  it('refuses a staleness bound below the lag past which it applies', () => {
+    expect(problemsOf({ DB_REPLICA_MAX_LAG_S: '10', DB_REPLICA_MAX_STALENESS_S: '9' })).toEqual([
+      'DB_REPLICA_MAX_STALENESS_S: must be at least DB_REPLICA_MAX_LAG_S, past which it applies',
+    ]);
+    expect(problemsOf({ DB_REPLICA_MAX_LAG_S: '10', DB_REPLICA_MAX_STALENESS_S: '10' })).toEqual([]);
+    expect(validateEnvironment({}).DB_REPLICA_MAX_STALENESS_S).toBe(300);
+  });
+
   it('names a secret that is wrong without ever printing its value', () => {
     const problems = problemsOf({
       JWT_SECRET: 'recognizable-jwt-secret',

@@ -121,6 +121,16 @@ export class EnvironmentVariables {
   DB_REPLICA_MAX_LAG_S: number = 5;
 
   /**
+   * docs/API.md §18: when every server that can serve a shape is behind by more than DB_REPLICA_MAX_LAG_S, the least
+   * behind still serves it (saying so in `Data-Staleness`) while it is at most this far behind; past it, 503.
+   * Five minutes (docs/adr/0012): a sale's peak leaves a replica seconds behind, a replica minutes behind is broken.
+   */
+  @IsInt()
+  @Min(1)
+  @Max(86400)
+  DB_REPLICA_MAX_STALENESS_S: number = 300;
+
+  /**
    * The most orders a server sorts whole for one request, in a sort none of its indexes reads in order (docs/API.md
    * §14): one million take 120–250 ms on the bench's two cores. Past it such a request goes to a replica that holds
    * the listing's indexes, or is refused at once (422) rather than answered 503 at DB_QUERY_TIMEOUT_MS.
@@ -306,6 +316,9 @@ function crossFieldProblems(env: EnvironmentVariables): string[] {
   problems.push(...jwtProblems);
   if (verification && jwtProblems.length === 0) verifications.set(env, verification);
   problems.push(...readDatabaseTls(env).problems, ...readTrustedProxies(env.TRUST_PROXY).problems);
+  if (env.DB_REPLICA_MAX_STALENESS_S < env.DB_REPLICA_MAX_LAG_S) {
+    problems.push('DB_REPLICA_MAX_STALENESS_S: must be at least DB_REPLICA_MAX_LAG_S, past which it applies');
+  }
   if (env.PAGE_LINK_SECRET !== undefined && env.PAGE_LINK_SECRET === env.JWT_SECRET) {
     problems.push('PAGE_LINK_SECRET: must differ from JWT_SECRET, so that neither secret can stand in for the other');
   }

@@ -65,6 +65,8 @@ export class DatabaseServer {
   // Logged under the context operators know these lines by (docs/OPERATIONS.md).
   private readonly logger = new Logger('ReadRouter');
   private readonly maxLagSeconds: number;
+  /** When the health now held was recorded: a replica's lag grows from there while it is not caught up. */
+  private checkedAt: number;
   private held: ServerCatalog;
 
   constructor(
@@ -83,6 +85,7 @@ export class DatabaseServer {
     this.maxLagSeconds = config.type === 'mysql' ? config.replicaMaxLagSeconds : 0;
     // Until a check says otherwise the primary is assumed to answer and a replica is not read from.
     this.current = { answering: name === 'primary', replicating: false };
+    this.checkedAt = clock.now();
     this.held = this.isMysql ? UNKNOWN_CATALOG : EMBEDDED_CATALOG;
   }
 
@@ -126,11 +129,23 @@ export class DatabaseServer {
     );
   }
 
+  /**
+   * docs/API.md §18: at most how many seconds behind the primary this replica's data is now, as a client reading it
+   * is told (`Data-Staleness`): its lag when last checked, plus the time since, since it may not have applied what
+   * the primary took meanwhile. Undefined for the primary, and for a replica whose lag could not be told.
+   */
+  behindSeconds(): number | undefined {
+    const { lagSeconds } = this.current;
+    if (this.isPrimary || lagSeconds === undefined) return undefined;
+    return lagSeconds + Math.max(0, this.clock.now() - this.checkedAt) / 1000;
+  }
+
   /** What a background check that started at `checkStartedAt` found. */
   recordCheck(health: ServerHealth, checkStartedAt: number): void {
     // A check that started before a request found the server failing cannot declare it answering.
     if (health.answering && checkStartedAt < this.failedAt) return;
     this.current = health;
+    this.checkedAt = this.clock.now();
     this.logState();
   }
 

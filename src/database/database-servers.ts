@@ -18,6 +18,8 @@ export class DatabaseServers implements OnApplicationShutdown {
   readonly primary: DatabaseServer;
   readonly replicas: DatabaseServer[];
   readonly all: DatabaseServer[];
+  /** DB_REPLICA_MAX_STALENESS_S; none without replicas. */
+  readonly replicaMaxStalenessSeconds: number;
   private readonly byDataSource = new Map<DataSource, DatabaseServer>();
 
   constructor(@InjectDataSource() primary: DataSource, @Inject(DATABASE_CONFIG) config: DatabaseConfig, clock: Clock) {
@@ -38,6 +40,7 @@ export class DatabaseServers implements OnApplicationShutdown {
           )
         : [];
     this.all = [this.primary, ...this.replicas];
+    this.replicaMaxStalenessSeconds = config.type === 'mysql' ? config.replicaMaxStalenessSeconds : 0;
     for (const server of this.all) this.byDataSource.set(server.dataSource, server);
   }
 

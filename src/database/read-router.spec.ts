@@ -9,7 +9,7 @@ import { buildDataSourceOptions } from './data-source-options';
 import { DatabaseSaturatedException, DatabaseUnavailableException } from './database-errors';
 import type { DatabaseServer, ServerHealth } from './database-server';
 import { DatabaseServers } from './database-servers';
-import { NoCapableServerException, ReadRouter, type ServerCapability } from './read-router';
+import { NoCapableServerException, ReadRouter, ReplicasBehindException, type ServerCapability } from './read-router';
 import { catalogOf, type CatalogRow } from './server-catalog';
 import { parseGtidPosition } from './replication-lag';
 import { RequestDeadlines } from './request-deadline';
@@ -35,6 +35,7 @@ function router(deadlineMs = 2000): {
       DB_TYPE: 'mysql',
       DB_REPLICAS: '127.0.0.1:1,127.0.0.1:2',
       DB_REPLICA_MAX_LAG_S: '5',
+      DB_REPLICA_MAX_STALENESS_S: '60',
       DB_QUERY_TIMEOUT_MS: String(deadlineMs),
     }),
   );
@@ -104,16 +105,83 @@ describe('ReadRouter', () => {
       expect(() => setup.reads.pinned(needsX)).toThrow(NoCapableServerException);
       expect(work).not.toHaveBeenCalled();
     });
+  });
 
-    it('does not stand a lagging or stopped replica in for what the primary cannot serve', async () => {
+  describe('when every server that can serve a shape is behind (docs/API.md §18)', () => {
+    // How far behind grows with the time since the check: the test decides when time passes.
+    beforeEach(() => {
+      jest.useFakeTimers(CLOCK_ONLY);
+    });
+    afterEach(() => {
+      jest.useRealTimers();
+    });
+
+    /** Which server a shape only `x` bounds was read from, and how far behind the request was told it is. */
+    const readNeedingX = ({ reads, servers }: ReturnType<typeof router>) =>
+      reads.withConnection(
+        ({ runner, behindSeconds }) => Promise.resolve({ server: servers.serverOf(runner), behindSeconds }),
+        needsX,
+      );
+
+    it('reads from the least-behind replica that holds it, and tells how far behind it is', async () => {
       const setup = router();
       holding(setup.one, ['x']);
       holding(setup.two, ['x']);
-      found(setup.one, { ...healthy, lagSeconds: 9 });
-      found(setup.two, { answering: true, replicating: false, problem: 'replication threads IO=No SQL=No' });
-      await expect(setup.reads.withConnection(() => Promise.resolve('read'), needsX)).rejects.toBeInstanceOf(
-        NoCapableServerException,
-      );
+      found(setup.one, { ...healthy, lagSeconds: 19 });
+      // Stopped, but its lag is still known from the primary's positions: it is a candidate like any other.
+      found(setup.two, { ...healthy, replicating: false, lagSeconds: 9, problem: 'replication threads IO=Yes SQL=No' });
+      await expect(readNeedingX(setup)).resolves.toEqual({ server: 'replica-2', behindSeconds: 9 });
+      expect(setup.reads.pinned(needsX).behindSeconds).toBe(9);
+    });
+
+    it('says nothing of lag when a replica within DB_REPLICA_MAX_LAG_S serves', async () => {
+      const setup = router();
+      holding(setup.one, ['x']);
+      found(setup.one, { ...healthy, lagSeconds: 4 });
+      await expect(readNeedingX(setup)).resolves.toEqual({ server: 'replica-1', behindSeconds: undefined });
+      expect(setup.reads.pinned(needsX).behindSeconds).toBeUndefined();
+    });
+
+    it('counts the time since the last check in how far behind the replica may be', async () => {
+      const setup = router();
+      holding(setup.one, ['x']);
+      found(setup.one, { ...healthy, replicating: false, lagSeconds: 7 });
+      jest.advanceTimersByTime(800);
+      await expect(readNeedingX(setup)).resolves.toEqual({ server: 'replica-1', behindSeconds: 7.8 });
+    });
+
+    it('answers 503 of its own, with Retry-After, past DB_REPLICA_MAX_STALENESS_S or with none answering', async () => {
+      const setup = router();
+      holding(setup.one, ['x']);
+      holding(setup.two, ['x']);
+      found(setup.one, { ...healthy, lagSeconds: 61 });
+      found(setup.two, { answering: false, replicating: false, problem: 'ECONNREFUSED' });
+      const work = jest.fn(() => Promise.resolve('read'));
+      const refused = await setup.reads.withConnection(work, needsX).catch((error: unknown) => error);
+      expect(refused).toBeInstanceOf(ReplicasBehindException);
+      expect((refused as ReplicasBehindException).problem).toMatchObject({
+        status: 503,
+        type: '/problems/replicas-behind',
+        detail: expect.stringContaining('61 s behind the primary, past DB_REPLICA_MAX_STALENESS_S=60'),
+        headers: { 'Retry-After': '5' },
+        reason: 'replica-behind',
+      });
+      expect(() => setup.reads.pinned(needsX)).toThrow(ReplicasBehindException);
+      found(setup.one, { answering: false, replicating: false, problem: 'ECONNREFUSED' });
+      await expect(setup.reads.withConnection(work, needsX)).rejects.toBeInstanceOf(ReplicasBehindException);
+      expect(work).not.toHaveBeenCalled();
+    });
+
+    it('still refuses as too broad what no configured server holds, however fresh', async () => {
+      const setup = router();
+      found(setup.one, { ...healthy, lagSeconds: 30 });
+      await expect(readNeedingX(setup)).rejects.toBeInstanceOf(NoCapableServerException);
+    });
+
+    it('keeps the fresh-first rule for what the primary serves: no replica behind is read from', async () => {
+      const setup = router();
+      found(setup.one, { ...healthy, lagSeconds: 30 });
+      await expect(servedBy(setup)).resolves.toBe('primary');
     });
 
     it('still reads a shape the primary can serve from the primary when the replicas cannot serve it', async () => {

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import type { QueryRunner } from 'typeorm';
-import { ProblemException } from '../common/problem/problem-details';
+import { ProblemException, problemOf } from '../common/problem/problem-details';
 import {
   DatabaseSaturatedException,
   DatabaseUnavailableException,
@@ -26,11 +26,18 @@ export interface ReadSession {
   deadline: RequestDeadline;
   /** What the server holds: a statement may name only indexes it has. */
   catalog: ServerCatalog;
+  /**
+   * docs/API.md §18: at most how many seconds behind the primary the data read here is, when it is read from a
+   * replica past DB_REPLICA_MAX_LAG_S because no fresher server could serve the request; otherwise undefined.
+   */
+  readonly behindSeconds?: number;
   statement<T>(execute: () => Promise<T>): Promise<T>;
 }
 
 /** Reads kept on one server, each call with its own connection and deadline; `cancelled` stops the one running. */
 export interface PinnedReads {
+  /** As of the pick, how far behind the server is, when it is a replica behind (ReadSession.behindSeconds). */
+  readonly behindSeconds?: number;
   withConnection<T>(work: (session: ReadSession) => Promise<T>, cancelled?: AbortSignal): Promise<T>;
 }
 
@@ -50,6 +57,29 @@ export class NoCapableServerException extends Error {
   constructor() {
     super('No server serving now holds what this request needs');
   }
+}
+
+/**
+ * docs/API.md §18: some replica holds what the request needs, but every one that does is further behind than
+ * DB_REPLICA_MAX_STALENESS_S or does not answer. Not the client's doing, and not for long: a 503 with Retry-After.
+ */
+export class ReplicasBehindException extends ProblemException {
+  constructor(behindSeconds: number | undefined, maxStalenessSeconds: number) {
+    super(
+      problemOf('replicasBehind', {
+        detail:
+          behindSeconds === undefined
+            ? 'Only a read replica can serve this sort and filter, and none that can is answering with a known lag; try again shortly'
+            : `Only a read replica can serve this sort and filter, and the least behind of those that can is ${Math.ceil(behindSeconds)} s behind the primary, past DB_REPLICA_MAX_STALENESS_S=${maxStalenessSeconds}; try again shortly`,
+      }),
+    );
+  }
+}
+
+/** The server a request reads from, and how far behind it is when it is a replica chosen past DB_REPLICA_MAX_LAG_S. */
+interface Choice {
+  server: DatabaseServer;
+  behindSeconds?: number;
 }
 
 /** A driver failure that means "not now" becomes the 503 of docs/API.md §10; anything else stays what it is (a 500). */
@@ -83,6 +113,10 @@ export class ReadRouter {
     private readonly deadlines: RequestDeadlines,
   ) {}
 
+  private get maxStalenessSeconds(): number {
+    return this.servers.replicaMaxStalenessSeconds;
+  }
+
   /**
    * Runs a request's statements on one connection of the server routing
    * picks; if that server fails (refused, reset, timed out), runs them once
@@ -106,12 +140,13 @@ export class ReadRouter {
    * fails the reads.
    */
   pinned(serves: ServerCapability = EVERY_SERVER): PinnedReads {
-    const server = this.pick(serves);
+    const { server, behindSeconds } = this.pick(serves);
     return {
+      behindSeconds,
       withConnection: async (work, cancelled) => {
         const deadline = this.deadlines.start();
         const batch = server.admission.withConnection(
-          (runner) => work(new ServerAttempt(runner, deadline, server, false, cancelled)),
+          (runner) => work(new ServerAttempt(runner, deadline, server, false, cancelled, behindSeconds)),
           deadline,
           // A batch is not a request: how long it holds its connection says nothing of when the next request is answered.
           { paced: false },
@@ -131,18 +166,18 @@ export class ReadRouter {
   private async route<T>(
     work: (session: ReadSession) => Promise<T>,
     deadline: RequestDeadline,
-    first: DatabaseServer,
+    { server: first, behindSeconds }: Choice,
     serves: ServerCapability,
   ): Promise<T> {
-    const attempt = (server: DatabaseServer, mayGiveUp: boolean) =>
+    const attempt = (server: DatabaseServer, mayGiveUp: boolean, behind?: number) =>
       server.admission.withConnection(
-        (runner) => work(new ServerAttempt(runner, deadline, server, mayGiveUp)),
+        (runner) => work(new ServerAttempt(runner, deadline, server, mayGiveUp, undefined, behind)),
         deadline,
       );
     // Giving up early only makes sense where another server could answer; the retry is the last word.
     const mayGiveUp = this.servers.all.some((server) => server !== first && server.canRead() && serves(server.catalog));
     try {
-      return await attempt(first, mayGiveUp);
+      return await attempt(first, mayGiveUp, behindSeconds);
     } catch (error) {
       // Out of time: the deadline has answered the request already. The driver's own timeout, its backstop, then
       // tells of a statement that took the whole budget (a shape slow on this server), not of a server that failed.
@@ -166,13 +201,34 @@ export class ReadRouter {
   }
 
   /**
-   * The server a request starts on, among those that can serve it. None: no server serving now holds what it
-   * needs, and the request is refused before any statement.
+   * The server a request starts on, among those that can serve it. None fresh enough: the least-behind replica that
+   * can (docs/API.md §18). None that holds what it needs: refused before any statement.
    */
-  private pick(serves: ServerCapability): DatabaseServer {
+  private pick(serves: ServerCapability): Choice {
     const capable = this.capableOf(serves);
-    if (capable.length === 0) throw new NoCapableServerException();
-    return this.pickAmong(capable);
+    return capable.length > 0 ? { server: this.pickAmong(capable) } : this.leastBehind(serves);
+  }
+
+  /**
+   * docs/API.md §18: every server that can serve the request is a replica behind by more than DB_REPLICA_MAX_LAG_S
+   * (or stopped, or down). The query is not too broad, a server is behind: the least-behind one that answers serves,
+   * within DB_REPLICA_MAX_STALENESS_S; past that, or with none answering, 503. Only where no server holds what the
+   * request needs is it refused as too broad.
+   */
+  private leastBehind(serves: ServerCapability): Choice {
+    const holders = this.servers.replicas.filter((replica) => serves(replica.catalog));
+    if (holders.length === 0) throw new NoCapableServerException();
+    let least: Choice | undefined;
+    for (const server of holders) {
+      const behindSeconds = server.canRead() ? server.behindSeconds() : undefined;
+      if (behindSeconds !== undefined && (least === undefined || behindSeconds < least.behindSeconds!)) {
+        least = { server, behindSeconds };
+      }
+    }
+    if (!least || least.behindSeconds! > this.maxStalenessSeconds) {
+      throw new ReplicasBehindException(least?.behindSeconds, this.maxStalenessSeconds);
+    }
+    return least;
   }
 
   /**

@@ -45,6 +45,7 @@ export class ServerAttempt {
   /**
    * @param cancelled A reader that may stop wanting the answers (an export whose client went away): once it
    *   fires, the statement running is stopped on the server and no further one is sent.
+   * @param behindSeconds How far behind the server is, when routing chose a replica behind (ReadSession).
    */
   constructor(
     readonly runner: QueryRunner,
@@ -52,6 +53,7 @@ export class ServerAttempt {
     private readonly server: DatabaseServer,
     private readonly mayGiveUp: boolean,
     private readonly cancelled?: AbortSignal,
+    readonly behindSeconds?: number,
   ) {}
 
   get catalog(): ServerCatalog {

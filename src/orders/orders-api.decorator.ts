@@ -1,5 +1,6 @@
 import { applyDecorators } from '@nestjs/common';
 import { ApiExtraModels, ApiHeader, ApiOperation, ApiQuery, ApiResponse, getSchemaPath } from '@nestjs/swagger';
+import { DATA_STALENESS_HEADER } from '../common/data-staleness';
 import { ApiProblemResponses, REQUEST_ID_HEADER_DOC } from '../common/problem/api-problem-responses.decorator';
 import {
   DEFAULT_PAGE_SIZE,
@@ -26,6 +27,15 @@ const ID = { type: 'integer', minimum: 1, maximum: MAX_ID } as const;
 const VALIDATOR_HEADERS_DOC = {
   ETag: { description: 'Strong entity tag of the page’s body (RFC 9110).', schema: { type: 'string' } },
   'Cache-Control': { description: '`private, no-cache`: keep the page, but ask again.', schema: { type: 'string' } },
+};
+/** docs/API.md §18: on pages and exports alike. */
+const STALENESS_HEADER_DOC = {
+  [DATA_STALENESS_HEADER]: {
+    description:
+      'Only when the answer was read from a read replica further behind the primary than DB_REPLICA_MAX_LAG_S, because no fresher server could serve this sort and filter: at most how many seconds behind the primary its data is (RFC 9651 Integer, rounded up). Absent on a fresh answer.',
+    required: false,
+    schema: { type: 'integer', minimum: 0, example: 7 },
+  },
 };
 const CSV_EXAMPLE = [
   'orderId,userId,concertId,seats,totalPrice,status,createdAt,updatedAt',
@@ -101,6 +111,7 @@ const LISTING_PROBLEMS = [
   401,
   403,
   'queryTooBroad',
+  'replicasBehind',
   'databaseUnavailable',
   'databaseTimeout',
   'serviceBusy',
@@ -177,6 +188,7 @@ export function ApiListOrders(): MethodDecorator {
           description: 'Names `Accept`: an `Accept` that admits only CSV or NDJSON is answered 406.',
           schema: { type: 'string' },
         },
+        ...STALENESS_HEADER_DOC,
         ...REQUEST_ID_HEADER_DOC,
       },
       content: { 'application/json': { schema: { $ref: getSchemaPath(OrdersPageDto) } } },
@@ -234,6 +246,7 @@ export function ApiExportOrders(format: ExportFormat): MethodDecorator {
           schema: { type: 'string' },
         },
         'Cache-Control': { description: '`private, no-store`.', schema: { type: 'string' } },
+        ...STALENESS_HEADER_DOC,
         ...REQUEST_ID_HEADER_DOC,
       },
       content: { [EXPORT_MEDIA_TYPES[format]]: { schema: { type: 'string' }, example } },

@@ -4,6 +4,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Auth, CurrentCaller } from '../auth/auth.decorator';
 import { Role, type Caller } from '../auth/role';
 import { sendConditionally } from '../common/conditional-response';
+import { DATA_STALENESS_HEADER, dataStalenessOf } from '../common/data-staleness';
 import { OrderExports } from './export/order-exports';
 import { ExportParameters, PageParameters } from './list-orders-request.decorator';
 import { ApiExportOrders, ApiListOrders } from './orders-api.decorator';
@@ -33,7 +34,7 @@ export class OrdersController {
     @Req() request: FastifyRequest,
     @Res() reply: FastifyReply,
   ): Promise<void> {
-    const { page, boundaries, walk } = await this.ordersService.list(caller, query);
+    const { page, boundaries, walk, behindSeconds } = await this.ordersService.list(caller, query);
     // `next` continues after the page's last element, `prev` before its first, both within the walk's bound.
     const continuation: ContinuationWriter | undefined =
       boundaries &&
@@ -52,6 +53,7 @@ export class OrdersController {
       walk,
     );
     if (link) void reply.header('Link', link);
+    if (behindSeconds !== undefined) void reply.header(DATA_STALENESS_HEADER, dataStalenessOf(behindSeconds));
     void sendConditionally(request, reply, JSON.stringify(page));
   }
 

@@ -52,6 +52,8 @@ export interface ListedPage {
   boundaries?: PageBoundaries;
   /** On a followed page: whether its walk has orders past it, in the direction it was followed. */
   walk?: FollowedWalk;
+  /** docs/API.md §18: read from a replica behind past DB_REPLICA_MAX_LAG_S, at most this many seconds behind. */
+  behindSeconds?: number;
 }
 
 /** A member sees only their own orders, whatever the query says; an administrator sees all that match it. */
@@ -96,7 +98,7 @@ export class OrdersService {
     const { sort, size, seek } = query;
     const offset = (query.page - 1) * size;
 
-    const { rows, more, total, seats } = await this.routed(filters, sort, async (session) => {
+    const { rows, more, total, seats, behindSeconds } = await this.routed(filters, sort, async (session) => {
       // Where the best plan depends on how many orders match, the count comes first and is the page's total.
       // A followed page counts the orders of its walk: those matching now, but for any placed since it began.
       const sizes = this.orders.planDependsOnSizes(filters, sort, session)
@@ -117,7 +119,7 @@ export class OrdersService {
         rows.map((row) => row.id),
         session,
       );
-      return { rows, more: read.length > size, total, seats };
+      return { rows, more: read.length > size, total, seats, behindSeconds: session.behindSeconds };
     });
 
     const page = buildPage(this.elementsOf(rows, seats, isAdmin), total, query.page, size) as OrdersPage;
@@ -130,6 +132,7 @@ export class OrdersService {
           ? { first: sortValuesOf(first, sort), last: sortValuesOf(last, sort), bound: Number(bound) }
           : undefined,
       walk: seek && { direction: seek.direction, more },
+      behindSeconds,
     };
   }
 
@@ -147,9 +150,15 @@ export class OrdersService {
    * when the consumer asked, they held an export to the sum of both. A
    * consumer that stops asking stops the reads after that batch, and
    * `cancelled` stops the statement running; the generator returns once it
-   * has.
+   * has. `pinned` is told, before the first read, how far behind the server
+   * chosen is when it is a replica behind (docs/API.md §18).
    */
-  async *exportBatches(caller: Caller, query: ListOrdersQuery, cancelled: AbortSignal): AsyncGenerator<OrderElement[]> {
+  async *exportBatches(
+    caller: Caller,
+    query: ListOrdersQuery,
+    cancelled: AbortSignal,
+    pinned?: (behindSeconds: number | undefined) => void,
+  ): AsyncGenerator<OrderElement[]> {
     const isAdmin = caller.role === Role.Admin;
     const filters = filtersFor(caller, query);
     const { sort } = query;
@@ -159,6 +168,7 @@ export class OrdersService {
     } catch (error) {
       throw refusalOf(error, filters, sort);
     }
+    pinned?.(reads.behindSeconds);
     let sizes: MatchSizes | undefined;
     const readPage = (seek: Seek | undefined): Promise<ExportPage> =>
       reads.withConnection(async (session) => {

@@ -62,6 +62,7 @@ describe('rate limit of 5 per minute', () => {
       'Link',
       'X-Request-Id',
       'Retry-After',
+      'Data-Staleness',
     ]);
     const preflight = await request(context.server)
       .options('/orders')

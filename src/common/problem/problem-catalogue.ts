@@ -7,7 +7,7 @@
  */
 
 /** Why a request was answered 503, as `http_server_unavailable_total` labels it (docs/API.md §12). */
-export type UnavailableReason = 'database' | 'timeout' | 'saturated' | 'identity-provider';
+export type UnavailableReason = 'database' | 'timeout' | 'saturated' | 'identity-provider' | 'replica-behind';
 
 export interface ProblemKind {
   type: string;
@@ -91,6 +91,16 @@ export const PROBLEMS = {
     when: 'The database did not answer within DB_QUERY_TIMEOUT_MS.',
     retryAfterSeconds: 5,
     unavailableReason: 'timeout',
+  },
+  replicasBehind: {
+    type: '/problems/replicas-behind',
+    title: 'Service Unavailable',
+    status: 503,
+    detail:
+      'Only a read replica can serve this sort and filter, and every replica that can is further behind the primary than DB_REPLICA_MAX_STALENESS_S, or not answering; try again shortly',
+    when: 'A shape that only replicas holding the listing indexes serve, while each of them is more than DB_REPLICA_MAX_STALENESS_S behind the primary or does not answer (docs/API.md §18). Within that bound such a replica still serves, and says how far behind in `Data-Staleness`.',
+    retryAfterSeconds: 5,
+    unavailableReason: 'replica-behind',
   },
   serviceBusy: {
     type: '/problems/service-busy',

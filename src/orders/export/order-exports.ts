@@ -2,6 +2,7 @@ import { Injectable, Logger } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Readable } from 'node:stream';
 import { Role, type Caller } from '../../auth/role';
+import { DATA_STALENESS_HEADER, dataStalenessOf } from '../../common/data-staleness';
 import { problemOf, ProblemException } from '../../common/problem/problem-details';
 import { variantOf } from '../../observability/http-metrics';
 import { Metrics } from '../../observability/metrics';
@@ -61,7 +62,10 @@ export class OrderExports {
       if (!reply.raw.writableFinished) cancelled.abort();
     };
     reply.raw.once('close', stopIfGone);
-    const batches = this.orders.exportBatches(caller, query, cancelled.signal);
+    // The whole export comes from the server pinned now: how far behind it is, if it is a replica behind, is told once.
+    const batches = this.orders.exportBatches(caller, query, cancelled.signal, (behindSeconds) => {
+      if (behindSeconds !== undefined) void headed.header(DATA_STALENESS_HEADER, dataStalenessOf(behindSeconds));
+    });
     let first: IteratorResult<OrderElement[]> | undefined;
     try {
       first = await batches.next();

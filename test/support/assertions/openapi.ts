@@ -6,7 +6,10 @@ type OpenApiDocument = {
     Record<
       string,
       {
-        responses: Record<string, { content?: Record<string, { schema: unknown }>; headers?: Record<string, unknown> }>;
+        responses: Record<
+          string,
+          { content?: Record<string, { schema: unknown }>; headers?: Record<string, { required?: boolean }> }
+        >;
       }
     >
   >;
@@ -24,12 +27,14 @@ export class ResponseValidator {
     this.ajv.addSchema(document, 'openapi');
   }
 
+  /** The body's schema and media type, and the headers every such answer carries (those not said to be optional). */
   declared(path: string, method: string, status: number): { schema: unknown; mediaType: string; headers: string[] } {
     const response = this.document.paths[path]?.[method]?.responses[String(status)];
     if (!response?.content)
       throw new Error(`The document declares no ${status} body for ${method.toUpperCase()} ${path}`);
     const [mediaType, { schema }] = Object.entries(response.content)[0];
-    return { schema, mediaType, headers: Object.keys(response.headers ?? {}) };
+    const always = Object.entries(response.headers ?? {}).filter(([, header]) => header.required !== false);
+    return { schema, mediaType, headers: always.map(([name]) => name) };
   }
 
   validator(schema: unknown): ValidateFunction {
