@@ -15,6 +15,7 @@ import * as profile from './modes/profile';
 import * as shapes from './modes/shapes';
 import * as exportsMode from './modes/exports';
 import * as growth from './modes/growth';
+import * as sale from './modes/sale';
 import * as walks from './modes/walks';
 import { compareBuilds, compareFlags, compareNode } from './modes/variants';
 import { BARE_TABLES, compareWrites, PROJECT_SCHEMA } from './modes/writes';
@@ -50,6 +51,12 @@ Each mode runs its variants interleaved in one run, so that machine drift cancel
                            primary alone; the service's warnings; with --writes, then the sale's writes
                            on throw-away durable primaries holding the largest size, against the bare
                            tables (as --writes --preload <largest>)
+  --sale [--orders 10000000 --writers 64 --shares 50,100 --sale-seconds 180 --apply-seconds 60]
+                           docs/API.md §18: on the growth pair of that size (its replica started from
+                           deploy/mariadb/replica.cnf), the primary's full speed alone and the replica's apply
+                           rate alone with the shipped settings, one applier thread and per-commit flushing;
+                           then a sale at each share of the full speed while one client reads replica-only
+                           admin shapes and members' pages through the service: the lag, the reads, the sale
   --writes [--writers 16,64,256 --work 0,2 --preload 200000 --redo-log-mb 1024 --listings]
                            what the listing's schema costs the order writers: a throw-away durable primary per
                            schema, each frozen during the other's rounds (redo logs the server's default unless
@@ -80,6 +87,10 @@ async function main(): Promise<void> {
       'redo-log-mb': { type: 'string' },
       listings: { type: 'boolean', default: false },
       growth: { type: 'boolean', default: false },
+      sale: { type: 'boolean', default: false },
+      shares: { type: 'string', default: '50,100' },
+      'sale-seconds': { type: 'string', default: '180' },
+      'apply-seconds': { type: 'string', default: '60' },
       'without-naive': { type: 'boolean', default: false },
       orders: { type: 'string', default: '1000000,10000000' },
       'export-seconds': { type: 'string', default: '24' },
@@ -102,6 +113,25 @@ async function main(): Promise<void> {
       redoLogMb: values['redo-log-mb'] === undefined ? undefined : Number(values['redo-log-mb']),
       listings: values.listings,
     });
+  if (values.sale) {
+    const auth = toAuthConfig(validateEnvironment(process.env));
+    await sale.run(
+      {
+        admin: signDevelopmentToken(auth, { sub: 1, role: Role.Admin }, '4h'),
+        user: signDevelopmentToken(auth, { sub: 1, role: Role.User }, '4h'),
+      },
+      {
+        // One size: the largest the growth bench seeds unless told.
+        orders: Math.max(...list(values.orders)),
+        // The sale of docs/API.md §18 is 64 writers; --writers names another number.
+        writers: values.writers === '16,64,256' ? 64 : Math.max(...list(values.writers)),
+        shares: list(values.shares),
+        saleSeconds: Number(values['sale-seconds']),
+        applySeconds: Number(values['apply-seconds']),
+      },
+    );
+    return;
+  }
   if (values.growth) {
     // Servers of its own, seeded once and kept: the configured database is not touched.
     const auth = toAuthConfig(validateEnvironment(process.env));

@@ -178,7 +178,7 @@ async function footprintOf(pair: GrowthPair): Promise<SizeResult['footprint']> {
  * a server in service, not of one just started (a cold page costs a disk read per order, and the seeding and the
  * replica's own indexes leave little of the primary's files in the operating system's cache).
  */
-async function warm(pair: GrowthPair, which: 'primary' | 'replica'): Promise<void> {
+export async function warm(pair: GrowthPair, which: 'primary' | 'replica'): Promise<void> {
   const connection = await pair.root(which);
   try {
     const [indexes] = await connection.query<RowDataPacket[]>(
@@ -204,7 +204,7 @@ interface ServiceRun {
 }
 
 /** An instance of the service on each environment at once, on ports of their own, each stopped once `work` is done. */
-async function withServices<T>(
+export async function withServices<T>(
   services: ServiceRun[],
   work: (baseUrls: string[]) => Promise<T>,
 ): Promise<{ result: T; warnings: Array<Map<string, number>> }> {

@@ -1,7 +1,7 @@
 import 'reflect-metadata';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { availableParallelism } from 'node:os';
-import { createConnection, type Connection, type ResultSetHeader, type RowDataPacket } from 'mysql2/promise';
+import { createConnection, type Connection, type RowDataPacket } from 'mysql2/promise';
 import { DataSource } from 'typeorm';
 import { signDevelopmentToken } from '../../src/auth/development-token';
 import { Role } from '../../src/auth/role';
@@ -9,13 +9,14 @@ import { toAuthConfig } from '../../src/config/auth.config';
 import { validateEnvironment } from '../../src/config/environment';
 import { buildDataSourceOptions } from '../../src/database/data-source-options';
 import { foldAllChanges } from '../../src/orders/counting/daily-counts';
-import { generateOrders, randomSource } from '../../src/orders/seeding/order-generator';
+import { generateOrders } from '../../src/orders/seeding/order-generator';
 import { writeOrders } from '../../src/orders/seeding/order-writer';
 import { freePort, startThrowawayMysql, type ThrowawayMysql } from '../../launchers/mysql-server';
 import { PRODUCTION_NODE_ARGUMENTS } from '../../launchers/production-command';
 import { killOnExit } from '../../launchers/reap-on-exit';
 import { waitUntilServing } from '../../launchers/wait-for';
 import { cpuMs } from '../lib/measure';
+import { runSale, sleep, type SaleTally } from '../lib/sale-orders';
 import { BENCH_NODE_FLAGS } from '../lib/node-flags';
 import { benchJwtSecret } from '../lib/secret';
 
@@ -50,10 +51,7 @@ export interface SchemaUnderTest {
   foldsCounts?: boolean;
 }
 
-export interface WriteRound {
-  placed: number;
-  paid: number;
-  failures: Record<string, number>;
+export interface WriteRound extends SaleTally {
   seconds: number;
 }
 
@@ -74,12 +72,6 @@ interface MeasuredRound extends WriteRound {
 /** Dirty pages (16 KiB each) below which the server counts as written out: what the fold and the idle server leave. */
 const WRITTEN_OUT_DIRTY_PAGES = 1_000;
 const WRITE_OUT_LIMIT_MS = 900_000;
-
-/** The sale's concert: one concert that every writer orders for, as during a real on-sale. */
-const SALE_CONCERT = 9_000_001;
-const SEAT_PRICE = 55_000;
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 export const BARE_TABLES: SchemaUnderTest = {
   name: 'bare tables',
@@ -173,62 +165,6 @@ async function preload(server: ThrowawayMysql, database: string, orders: number)
   }
 }
 
-/**
- * One writer: place an order (order row + two seats), then pay it, each in
- * its own transaction with `workMs` of other work held inside, until `until`.
- */
-async function writer(
-  connection: Connection,
-  workMs: number,
-  until: number,
-  tally: WriteRound,
-  random: () => number,
-): Promise<void> {
-  const inTransaction = async (work: () => Promise<number | void>): Promise<number | void> => {
-    await connection.query('BEGIN');
-    try {
-      const result = await work();
-      if (workMs > 0) await sleep(workMs);
-      await connection.query('COMMIT');
-      return result;
-    } catch (error) {
-      await connection.query('ROLLBACK').catch(() => undefined);
-      const code = (error as { code?: string }).code ?? 'other';
-      tally.failures[code] = (tally.failures[code] ?? 0) + 1;
-      return undefined;
-    }
-  };
-  while (Date.now() < until) {
-    const orderId = await inTransaction(async () => {
-      const [placed] = await connection.query<ResultSetHeader>(
-        `INSERT INTO orders (user_id, concert_id, total_price, status, created_at, updated_at)
-         VALUES (?, ?, ?, 'PAYMENT_PENDING', UTC_TIMESTAMP(3), UTC_TIMESTAMP(3))`,
-        [1 + Math.floor(random() * 50_000), SALE_CONCERT, 2 * SEAT_PRICE],
-      );
-      const seat = 1 + Math.floor(random() * 1_000_000);
-      await connection.query('INSERT INTO order_seats (order_id, seat_price_id, price) VALUES (?, ?, ?), (?, ?, ?)', [
-        placed.insertId,
-        seat,
-        SEAT_PRICE,
-        placed.insertId,
-        seat + 1,
-        SEAT_PRICE,
-      ]);
-      return placed.insertId;
-    });
-    if (orderId === undefined) continue;
-    if (Date.now() < until) tally.placed += 1;
-    const paid = await inTransaction(async () => {
-      await connection.query(
-        `UPDATE orders SET status = 'PAYMENT_COMPLETED', updated_at = UTC_TIMESTAMP(3) WHERE id = ?`,
-        [orderId],
-      );
-      return 1;
-    });
-    if (paid !== undefined && Date.now() < until) tally.paid += 1;
-  }
-}
-
 /** CPU seconds the server process has used, all its threads. */
 const serverCpuSeconds = (server: ThrowawayMysql): number => cpuMs(server.pid() ?? 0) / 1000;
 
@@ -290,37 +226,6 @@ async function writeOutPreload(server: ThrowawayMysql, schema: SchemaUnderTest):
   } finally {
     await connection.end();
   }
-}
-
-export async function runWriters(
-  server: ThrowawayMysql,
-  database: string,
-  connections: number,
-  workMs: number,
-  seconds: number,
-): Promise<WriteRound> {
-  const opened: Connection[] = [];
-  // In groups: hundreds of handshakes at once on two busy cores can outlast a connect timeout.
-  while (opened.length < connections) {
-    const group = Math.min(32, connections - opened.length);
-    opened.push(
-      ...(await Promise.all(
-        Array.from({ length: group }, () =>
-          createConnection({ host: '127.0.0.1', port: server.port, user: 'root', database, connectTimeout: 60_000 }),
-        ),
-      )),
-    );
-  }
-  const tally: WriteRound = { placed: 0, paid: 0, failures: {}, seconds };
-  try {
-    const until = Date.now() + seconds * 1000;
-    await Promise.all(
-      opened.map((connection, index) => writer(connection, workMs, until, tally, randomSource(index + 1))),
-    );
-  } finally {
-    await Promise.all(opened.map((connection) => connection.end()));
-  }
-  return tally;
 }
 
 interface ListingLoad {
@@ -541,7 +446,7 @@ async function measure(primaries: SchemaPrimary[], options: WriteComparisonOptio
       const serviceBefore = serviceCpuSeconds(primary);
       const started = performance.now();
       const listing = primary.service && options.listings ? startListings(primary.service.url, token, 4) : undefined;
-      const writes = await runWriters(primary.server, DATABASE, connections, workMs, options.seconds);
+      const writes = await runSale(primary.server.port, DATABASE, { connections, workMs, seconds: options.seconds });
       const listingFigures = await listing?.stop();
       const writersCpu = process.cpuUsage(writersBefore);
       const measured: MeasuredRound = {

@@ -1,0 +1,129 @@
+import { createConnection, type Connection, type ResultSetHeader } from 'mysql2/promise';
+import { randomSource } from '../../src/orders/seeding/order-generator';
+
+/** The sale's concert: one concert that every writer orders for, as during a real on-sale. */
+const SALE_CONCERT = 9_000_001;
+const SEAT_PRICE = 55_000;
+
+export const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** What a sale's writers did: orders placed and paid, and the transactions that failed, by error code. */
+export interface SaleTally {
+  placed: number;
+  paid: number;
+  failures: Record<string, number>;
+}
+
+/**
+ * One order service's connection during a ticket sale (docs/API.md §7): it places an order (the order row and two
+ * seats, one transaction), then pays it (status and `updated_at`, a second transaction), each with `workMs` of other
+ * work held inside, until `until`. `paced`, when given, is awaited before each order: a sale below full speed.
+ */
+export async function placeAndPay(
+  connection: Connection,
+  {
+    workMs,
+    until,
+    random,
+    paced,
+  }: { workMs: number; until: number; random: () => number; paced?: () => Promise<void> },
+  tally: SaleTally,
+): Promise<void> {
+  const inTransaction = async (work: () => Promise<number | void>): Promise<number | void> => {
+    await connection.query('BEGIN');
+    try {
+      const result = await work();
+      if (workMs > 0) await sleep(workMs);
+      await connection.query('COMMIT');
+      return result;
+    } catch (error) {
+      await connection.query('ROLLBACK').catch(() => undefined);
+      const code = (error as { code?: string }).code ?? 'other';
+      tally.failures[code] = (tally.failures[code] ?? 0) + 1;
+      return undefined;
+    }
+  };
+  while (Date.now() < until) {
+    await paced?.();
+    if (Date.now() >= until) return;
+    const orderId = await inTransaction(async () => {
+      const [placed] = await connection.query<ResultSetHeader>(
+        `INSERT INTO orders (user_id, concert_id, total_price, status, created_at, updated_at)
+         VALUES (?, ?, ?, 'PAYMENT_PENDING', UTC_TIMESTAMP(3), UTC_TIMESTAMP(3))`,
+        [1 + Math.floor(random() * 50_000), SALE_CONCERT, 2 * SEAT_PRICE],
+      );
+      const seat = 1 + Math.floor(random() * 1_000_000);
+      await connection.query('INSERT INTO order_seats (order_id, seat_price_id, price) VALUES (?, ?, ?), (?, ?, ?)', [
+        placed.insertId,
+        seat,
+        SEAT_PRICE,
+        placed.insertId,
+        seat + 1,
+        SEAT_PRICE,
+      ]);
+      return placed.insertId;
+    });
+    if (orderId === undefined) continue;
+    if (Date.now() < until) tally.placed += 1;
+    const paid = await inTransaction(async () => {
+      await connection.query(
+        `UPDATE orders SET status = 'PAYMENT_COMPLETED', updated_at = UTC_TIMESTAMP(3) WHERE id = ?`,
+        [orderId],
+      );
+      return 1;
+    });
+    if (paid !== undefined && Date.now() < until) tally.paid += 1;
+  }
+}
+
+export interface SaleOptions {
+  connections: number;
+  /** Other work held inside each transaction, in milliseconds. */
+  workMs?: number;
+  seconds: number;
+  /** Orders placed per second by all writers together; as fast as the server takes them without it. */
+  ordersPerSecond?: number;
+}
+
+/** A sale on the server at `port`: `connections` writers placing and paying orders for `seconds`. */
+export async function runSale(
+  port: number,
+  database: string,
+  { connections, workMs = 0, seconds, ordersPerSecond }: SaleOptions,
+): Promise<SaleTally & { seconds: number }> {
+  const opened: Connection[] = [];
+  // In groups: hundreds of handshakes at once on two busy cores can outlast a connect timeout.
+  while (opened.length < connections) {
+    const group = Math.min(32, connections - opened.length);
+    opened.push(
+      ...(await Promise.all(
+        Array.from({ length: group }, () =>
+          createConnection({ host: '127.0.0.1', port, user: 'root', database, connectTimeout: 60_000 }),
+        ),
+      )),
+    );
+  }
+  const tally = { placed: 0, paid: 0, failures: {}, seconds };
+  const started = Date.now();
+  const until = started + seconds * 1000;
+  // One schedule for all writers: the n-th order of the sale may start n / ordersPerSecond seconds in.
+  let scheduled = 0;
+  const paced =
+    ordersPerSecond === undefined
+      ? undefined
+      : () => {
+          const at = started + (scheduled * 1000) / ordersPerSecond;
+          scheduled += 1;
+          return sleep(Math.max(0, at - Date.now()));
+        };
+  try {
+    await Promise.all(
+      opened.map((connection, index) =>
+        placeAndPay(connection, { workMs, until, random: randomSource(index + 1), paced }, tally),
+      ),
+    );
+  } finally {
+    await Promise.all(opened.map((connection) => connection.end()));
+  }
+  return tally;
+}

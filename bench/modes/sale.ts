@@ -1,0 +1,344 @@
+import type { Connection, RowDataPacket } from 'mysql2/promise';
+import { hasReached, parseGtidPosition, PrimaryTimeline, type GtidPosition } from '../../src/database/replication-lag';
+import { growthPair, GROWTH_DATABASE, serviceLogFile, type GrowthPair } from '../lib/growth-servers';
+import { runSale, sleep } from '../lib/sale-orders';
+import { warm, withServices } from './growth';
+
+/**
+ * `--sale`: docs/API.md §18 measured. On a primary and a replica holding `orders` orders (bench/lib/growth-servers.ts,
+ * the replica started from deploy/mariadb/replica.cnf), a sale of `writers` connections placing an order with two
+ * seats and paying it, every transaction durable on the primary:
+ *
+ * 1. the primary's full speed alone, and the replica's apply rate alone, each given the machine in turn (the
+ *    replica's SQL thread stopped while the primary takes the sale, then timed applying it): with the shipped
+ *    settings, with one applier thread (MariaDB's default), and with the shipped settings on a replica that
+ *    flushes at every commit as a durable primary does;
+ * 2. the back-office and members reading through the service, idle, then during a sale at each share of the full
+ *    speed for `saleSeconds`: the replica's lag over the window, the reads' p50/p95 and every answer other than 200,
+ *    and the sale's rate against the sale alone.
+ */
+export interface SaleBenchOptions {
+  orders: number;
+  writers: number;
+  /** How long each sale with reads runs, at each share. */
+  saleSeconds: number;
+  /** Shares of the primary's full speed, in percent. */
+  shares: number[];
+  /** How long the sale runs for each apply-rate measurement. */
+  applySeconds: number;
+}
+
+/** Shapes only the replica's own indexes bound at this size, as the back-office sends them. */
+const ADMIN_SHAPES = [
+  'sort=totalPrice,desc',
+  'orderStatus=REFUNDED&sort=updatedAt,desc',
+  'orderStatus=PAYMENT_COMPLETED&sort=userId,asc',
+  'sort=concertId,asc&page=50',
+  'orderStatus=CANCELLED&sort=status,desc',
+  'startDate=2025-06-01&endDate=2025-06-30&sort=updatedAt,asc',
+];
+/** Members' pages: the primary serves them too, from indexes of its own. */
+const MEMBER_SHAPES = ['', 'sort=totalPrice,desc', 'sort=createdAt,asc&page=2'];
+const LAG_SAMPLE_MS = 500;
+
+interface ApplyResult {
+  setting: string;
+  primaryOrdersPerSecond: number;
+  applyOrdersPerSecond: number;
+}
+
+interface ReadStats {
+  count: number;
+  p50: number;
+  p95: number;
+  /** Answers other than 200, by status and problem type. */
+  refusals: Map<string, number>;
+}
+
+interface WindowResult {
+  share: number;
+  targetOrdersPerSecond: number;
+  ordersPerSecond: number;
+  failures: number;
+  lag: Array<{ atSeconds: number; lagSeconds: number }>;
+  admin: ReadStats;
+  member: ReadStats;
+  /** Answers that said they came from a replica behind (`Data-Staleness`). */
+  stale: number;
+}
+
+const format = (value: number) => Math.round(value).toLocaleString('en-US');
+const percentile = (values: number[], p: number) =>
+  values.length === 0
+    ? NaN
+    : [...values].sort((a, b) => a - b)[Math.min(values.length - 1, Math.floor(p * values.length))];
+
+async function position(connection: Connection, variable: 'gtid_binlog_pos' | 'gtid_slave_pos'): Promise<GtidPosition> {
+  const [[row]] = await connection.query<RowDataPacket[]>(`SELECT @@global.${variable} AS position`);
+  return parseGtidPosition(String(row.position ?? ''));
+}
+
+/** Waits until `reached` holds, polling every `everyMs`; returns the seconds it took. */
+async function secondsUntil(reached: () => Promise<boolean>, everyMs = 50, limitMs = 1_800_000): Promise<number> {
+  const started = performance.now();
+  while (!(await reached())) {
+    if (performance.now() - started > limitMs) throw new Error(`not reached within ${limitMs} ms`);
+    await sleep(everyMs);
+  }
+  return (performance.now() - started) / 1000;
+}
+
+/**
+ * The primary takes a sale alone (the replica's SQL thread stopped, its IO thread fetching); once the replica has
+ * fetched all of it, its SQL thread is started and timed until it has applied it: each rate with the machine alone.
+ */
+async function applyRate(pair: GrowthPair, setting: string, writers: number, seconds: number): Promise<ApplyResult> {
+  const [primary, replica] = [await pair.root('primary'), await pair.root('replica')];
+  try {
+    await replica.query('STOP SLAVE SQL_THREAD');
+    const sale = await runSale(pair.primary.port, GROWTH_DATABASE, { connections: writers, seconds });
+    const target = await position(primary, 'gtid_binlog_pos');
+    await secondsUntil(async () => {
+      const [[status]] = await replica.query<RowDataPacket[]>('SHOW SLAVE STATUS');
+      return hasReached(parseGtidPosition(String(status.Gtid_IO_Pos ?? '')), target);
+    }, 200);
+    await replica.query('START SLAVE SQL_THREAD');
+    const applying = await secondsUntil(async () => hasReached(await position(replica, 'gtid_slave_pos'), target));
+    const result = {
+      setting,
+      primaryOrdersPerSecond: sale.placed / seconds,
+      applyOrdersPerSecond: sale.placed / applying,
+    };
+    console.error(
+      `  ${setting}: primary ${format(result.primaryOrdersPerSecond)} orders/s, replica applied them at ` +
+        `${format(result.applyOrdersPerSecond)} orders/s (${(result.applyOrdersPerSecond / result.primaryOrdersPerSecond).toFixed(2)}x)`,
+    );
+    return result;
+  } finally {
+    await replica.query('START SLAVE SQL_THREAD').catch(() => undefined);
+    await Promise.all([primary.end(), replica.end()]);
+  }
+}
+
+/** Sets the replica's applier threads and flushing; the thread count changes only while replication is stopped. */
+async function configureReplica(
+  pair: GrowthPair,
+  { threads, durable }: { threads: number; durable: boolean },
+): Promise<void> {
+  const replica = await pair.root('replica');
+  try {
+    await replica.query(
+      `STOP SLAVE; SET GLOBAL slave_parallel_threads = ${threads};
+       SET GLOBAL innodb_flush_log_at_trx_commit = ${durable ? 1 : 2}; SET GLOBAL sync_binlog = ${durable ? 1 : 0};
+       START SLAVE`,
+    );
+  } finally {
+    await replica.end();
+  }
+}
+
+/** One client reading in turn an admin shape and a member's page, until stopped; every answer timed. */
+function startReads(baseUrl: string, tokens: { admin: string; user: string }) {
+  let running = true;
+  const times = { admin: [] as number[], member: [] as number[] };
+  const refusals = { admin: new Map<string, number>(), member: new Map<string, number>() };
+  let stale = 0;
+  const loop = (async () => {
+    for (let index = 0; running; index += 1) {
+      const kind = index % 2 === 0 ? 'admin' : 'member';
+      const query =
+        kind === 'admin'
+          ? ADMIN_SHAPES[(index / 2) % ADMIN_SHAPES.length]
+          : MEMBER_SHAPES[((index - 1) / 2) % MEMBER_SHAPES.length];
+      // Members are spread over the seeded ones, as a sale's buyers reloading their orders would be.
+      const token = kind === 'admin' ? tokens.admin : tokens.user;
+      const started = performance.now();
+      const response = await fetch(`${baseUrl}/orders?${query}`, { headers: { authorization: `Bearer ${token}` } });
+      const body = await response.text();
+      times[kind].push(performance.now() - started);
+      if (response.headers.get('data-staleness') !== null) stale += 1;
+      if (response.status !== 200) {
+        const type = response.status >= 400 ? ((JSON.parse(body) as { type?: string }).type ?? '') : '';
+        const label = `${response.status} ${type}`.trim();
+        refusals[kind].set(label, (refusals[kind].get(label) ?? 0) + 1);
+      }
+    }
+  })();
+  const stats = (kind: 'admin' | 'member'): ReadStats => ({
+    count: times[kind].length,
+    p50: percentile(times[kind], 0.5),
+    p95: percentile(times[kind], 0.95),
+    refusals: refusals[kind],
+  });
+  return {
+    stop: async () => {
+      running = false;
+      await loop;
+      return { admin: stats('admin'), member: stats('member'), stale };
+    },
+  };
+}
+
+/** The replica's lag every LAG_SAMPLE_MS, told as the service tells it: from the primary's positions over time. */
+function startLagSampler(pair: GrowthPair) {
+  let running = true;
+  const samples: Array<{ atSeconds: number; lagSeconds: number }> = [];
+  const started = Date.now();
+  const loop = (async () => {
+    const [primary, replica] = [await pair.root('primary'), await pair.root('replica')];
+    const timeline = new PrimaryTimeline(3_600_000);
+    try {
+      while (running) {
+        timeline.record(await position(primary, 'gtid_binlog_pos'), Date.now());
+        const lag = timeline.lagSeconds(await position(replica, 'gtid_slave_pos'), Date.now()) ?? 0;
+        samples.push({ atSeconds: (Date.now() - started) / 1000, lagSeconds: lag });
+        await sleep(LAG_SAMPLE_MS);
+      }
+    } finally {
+      await Promise.all([primary.end(), replica.end()]);
+    }
+  })();
+  return {
+    stop: async () => {
+      running = false;
+      await loop;
+      return samples;
+    },
+  };
+}
+
+/** Whether the lag grows over the window: the mean of its last third against its middle third. */
+function grows(lag: WindowResult['lag']): string {
+  const third = Math.floor(lag.length / 3);
+  const mean = (values: typeof lag) => values.reduce((sum, { lagSeconds }) => sum + lagSeconds, 0) / values.length;
+  const [middle, last] = [mean(lag.slice(third, 2 * third)), mean(lag.slice(2 * third))];
+  return last > middle + 0.5
+    ? `grows (${middle.toFixed(1)} → ${last.toFixed(1)} s)`
+    : `steady (${middle.toFixed(1)}, ${last.toFixed(1)} s)`;
+}
+
+export async function run(tokens: { admin: string; user: string }, options: SaleBenchOptions): Promise<void> {
+  console.error(`${format(options.orders)} orders: the pair`);
+  const pair = await growthPair(options.orders);
+  try {
+    const primary = await pair.root('primary');
+    // A primary taking a sale durably, as §7 measures the write path.
+    await primary.query('SET GLOBAL sync_binlog = 1; SET GLOBAL innodb_flush_log_at_trx_commit = 1');
+    await primary.end();
+    await configureReplica(pair, { threads: 4, durable: false });
+    console.error('warming both servers');
+    await Promise.all([warm(pair, 'primary'), warm(pair, 'replica')]);
+    // A sale's pages, warm on both, before anything is measured.
+    await runSale(pair.primary.port, GROWTH_DATABASE, { connections: options.writers, seconds: options.applySeconds });
+
+    console.error('the primary alone and the replica applying alone');
+    const applies: ApplyResult[] = [];
+    for (const [setting, replica] of [
+      ['shipped (4 optimistic threads)', { threads: 4, durable: false }],
+      ['one applier thread (the default)', { threads: 0, durable: false }],
+      ['shipped, flushing at every commit', { threads: 4, durable: true }],
+    ] as const) {
+      await configureReplica(pair, replica);
+      applies.push(await applyRate(pair, setting, options.writers, options.applySeconds));
+    }
+    await configureReplica(pair, { threads: 4, durable: false });
+    const fullSpeed = applies[0].primaryOrdersPerSecond;
+
+    const windows: WindowResult[] = [];
+    let idle: { admin: ReadStats; member: ReadStats; stale: number } | undefined;
+    await withServices(
+      [{ label: 'sale', env: pair.environment, logFile: serviceLogFile(`${options.orders}-sale`) }],
+      async ([baseUrl]) => {
+        console.error('reads, idle');
+        const idleReads = startReads(baseUrl, tokens);
+        await sleep(Math.min(60, options.saleSeconds) * 1000);
+        idle = await idleReads.stop();
+        for (const share of options.shares) {
+          const target = (fullSpeed * share) / 100;
+          console.error(`a sale at ${share} % (${format(target)} orders/s) for ${options.saleSeconds} s, with reads`);
+          const [reads, lag] = [startReads(baseUrl, tokens), startLagSampler(pair)];
+          const sale = await runSale(pair.primary.port, GROWTH_DATABASE, {
+            connections: options.writers,
+            seconds: options.saleSeconds,
+            ordersPerSecond: share >= 100 ? undefined : target,
+          });
+          const [read, lagSamples] = [await reads.stop(), await lag.stop()];
+          windows.push({
+            share,
+            targetOrdersPerSecond: target,
+            ordersPerSecond: sale.placed / options.saleSeconds,
+            failures: Object.values(sale.failures).reduce((sum, count) => sum + count, 0),
+            lag: lagSamples,
+            ...read,
+          });
+          // The next window starts from a replica that has caught up.
+          const [primary, replica] = [await pair.root('primary'), await pair.root('replica')];
+          const committed = await position(primary, 'gtid_binlog_pos');
+          const caughtUp = await secondsUntil(async () =>
+            hasReached(await position(replica, 'gtid_slave_pos'), committed),
+          );
+          await Promise.all([primary.end(), replica.end()]);
+          console.error(`  the replica caught up ${caughtUp.toFixed(1)} s after the sale`);
+        }
+      },
+    );
+    report(options, applies, idle!, windows);
+  } finally {
+    await pair.stop();
+  }
+}
+
+function refusalsText(stats: ReadStats): string {
+  return stats.refusals.size === 0
+    ? 'none'
+    : [...stats.refusals].map(([label, count]) => `${count} × ${label}`).join(', ');
+}
+
+function report(
+  options: SaleBenchOptions,
+  applies: ApplyResult[],
+  idle: { admin: ReadStats; member: ReadStats },
+  windows: WindowResult[],
+): void {
+  const fullSpeed = applies[0].primaryOrdersPerSecond;
+  console.log(`\n## A sale and the replicas (${format(options.orders)} orders, ${options.writers} writers)\n`);
+  console.log(
+    'Each server given the machine in turn: the primary taking the sale alone, then the replica applying it.\n',
+  );
+  console.log('| replica setting | primary alone, orders/s | replica applying, orders/s | ratio |');
+  console.log('| --- | --- | --- | --- |');
+  for (const apply of applies) {
+    console.log(
+      `| ${apply.setting} | ${format(apply.primaryOrdersPerSecond)} | ${format(apply.applyOrdersPerSecond)} | ` +
+        `**${(apply.applyOrdersPerSecond / apply.primaryOrdersPerSecond).toFixed(2)}×** |`,
+    );
+  }
+  console.log(
+    `\nA sale at a share of the primary's full speed (${format(fullSpeed)} orders/s) for ${options.saleSeconds} s, ` +
+      'one client reading through the service in turn a replica-only admin shape and a member page.\n',
+  );
+  console.log(
+    '| window | sale orders/s (of alone) | replica lag, max | lag over the window | admin p50 / p95 ms | member p50 / p95 ms | answers other than 200 | answers with Data-Staleness |',
+  );
+  console.log('| --- | --- | --- | --- | --- | --- | --- | --- |');
+  console.log(
+    `| idle | – | – | – | ${idle.admin.p50.toFixed(1)} / ${idle.admin.p95.toFixed(1)} | ` +
+      `${idle.member.p50.toFixed(1)} / ${idle.member.p95.toFixed(1)} | ${refusalsText(idle.admin)}; ${refusalsText(idle.member)} | – |`,
+  );
+  for (const window of windows) {
+    const maxLag = Math.max(...window.lag.map(({ lagSeconds }) => lagSeconds));
+    console.log(
+      `| ${window.share} % | ${format(window.ordersPerSecond)} (${(window.ordersPerSecond / fullSpeed).toFixed(2)}×)` +
+        `${window.failures > 0 ? `, ${window.failures} failed` : ''} | ${maxLag.toFixed(1)} s | ${grows(window.lag)} | ` +
+        `${window.admin.p50.toFixed(1)} / ${window.admin.p95.toFixed(1)} | ${window.member.p50.toFixed(1)} / ` +
+        `${window.member.p95.toFixed(1)} | admin: ${refusalsText(window.admin)}; member: ${refusalsText(window.member)} | ${window.stale} |`,
+    );
+  }
+  for (const window of windows) {
+    const every = Math.max(1, Math.round(10_000 / LAG_SAMPLE_MS));
+    const course = window.lag
+      .filter((_, index) => index % every === 0)
+      .map(({ atSeconds, lagSeconds }) => `${Math.round(atSeconds)} s: ${lagSeconds.toFixed(1)}`);
+    console.log(`\nLag at ${window.share} %, every 10 s: ${course.join(', ')}`);
+  }
+}
