@@ -10,10 +10,12 @@ import { limitQueryString } from '../common/http-limits';
 import { sendSecurityHeaders } from '../common/security-headers';
 import { REQUEST_ID_HEADER } from '../common/request-id';
 import type { AppConfig } from '../config/app.config';
-import { APP_CONFIG } from '../config/config.module';
+import type { AuthConfig } from '../config/auth.config';
+import { APP_CONFIG, AUTH_CONFIG } from '../config/config.module';
 import { logRequests } from '../logging/request-log';
 import { observeRequests } from '../observability/http-metrics';
 import { Metrics } from '../observability/metrics';
+import { withClaimNames } from '../common/openapi/claim-names';
 import { closeMarkedSchemas } from '../common/openapi/closed-schema';
 import { serviceVersion } from './service-version';
 
@@ -43,7 +45,7 @@ function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
           type: 'http',
           scheme: 'bearer',
           bearerFormat: 'JWT',
-          description: 'An access token whose role (USER or ADMIN) picks the variant.',
+          description: 'An access token whose role ({userRoles} or {adminRoles}, in {rolesClaims}) picks the variant.',
         },
         BEARER_SCHEME,
       )
@@ -52,7 +54,7 @@ function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
   // HEAD is answered wherever GET is, as HTTP has it, and is no operation of the document: generated clients would
   // grow a method per route for it.
   closeMarkedSchemas(document);
-  return document;
+  return withClaimNames(document, app.get<AuthConfig>(AUTH_CONFIG).claims);
 }
 
 function setUpSwagger(app: INestApplication): void {

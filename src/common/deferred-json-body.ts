@@ -1,6 +1,7 @@
 import bodyParser from 'body-parser';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { MAX_JSON_BODY_BYTES } from './http-limits';
+import { problemOf, ProblemException } from './problem/problem-details';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -8,6 +9,10 @@ declare module 'fastify' {
     bodyError?: Error;
   }
 }
+
+/** Whether the request carries a body at all, as HTTP frames one (RFC 9112 §6.3). */
+const hasBody = (request: FastifyRequest): boolean =>
+  request.headers['transfer-encoding'] !== undefined || Number(request.headers['content-length'] ?? 0) > 0;
 
 /**
  * docs/API.md §1 accepts the parameters as a JSON body on the GET, which Fastify
@@ -20,8 +25,13 @@ export function deferredJsonBody() {
   const parse = bodyParser.json({ limit: MAX_JSON_BODY_BYTES });
   return (request: FastifyRequest, reply: FastifyReply, done: () => void): void => {
     parse(request.raw, reply.raw, (error?: unknown) => {
+      const parsed = (request.raw as { body?: unknown }).body;
       if (error) request.bodyError = error instanceof Error ? error : new Error('unreadable body');
-      else request.body = (request.raw as { body?: unknown }).body;
+      // body-parser reads JSON only and passes any other body by: refused, so that form-style parameters a client
+      // sent are never silently ignored.
+      else if (parsed === undefined && hasBody(request))
+        request.bodyError = new ProblemException(problemOf('unsupportedMediaType'));
+      else request.body = parsed;
       done();
     });
   };

@@ -1,8 +1,9 @@
-import { BadRequestException, HttpException, HttpStatus } from '@nestjs/common';
+import { HttpException, HttpStatus } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { randomUUID } from 'node:crypto';
 import { STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
+import { InvalidParametersException } from './problem/invalid-parameters.exception';
 import { plainProblem, problemAnswer } from './problem/problem-details';
 
 /** The largest JSON body of parameters a GET may carry (docs/API.md §3); far above any real request. */
@@ -26,7 +27,11 @@ export function limitQueryString(request: FastifyRequest, _reply: FastifyReply, 
     );
   }
   if (query.split('&').length > MAX_QUERY_PARAMETERS) {
-    return done(new BadRequestException(`The query string has more than ${MAX_QUERY_PARAMETERS} parameters`));
+    return done(
+      new InvalidParametersException([
+        { field: 'query', message: `The query string has more than ${MAX_QUERY_PARAMETERS} parameters` },
+      ]),
+    );
   }
   done();
 }

@@ -51,8 +51,8 @@ const NDJSON_EXAMPLE = [
 const VARIANTS = [
   'Two variants, chosen by the role in the bearer token (never by a parameter):',
   '',
-  '- **USER**: the caller’s own orders (`sub` of the token); elements without `userId`; no filters.',
-  '- **ADMIN**: every order; elements with `userId`; may also filter by `userId`, `consertId` (alias `concertId`), `orderStatus`, `startDate` and `endDate`.',
+  '- **USER** (a role of {userRoles}): the caller’s own orders (the member id in {memberIdClaim}); elements without `userId`; no filters.',
+  '- **ADMIN** (a role of {adminRoles}): every order; elements with `userId`; may also filter by `userId`, `consertId` (alias `concertId`), `orderStatus`, `startDate` and `endDate`.',
   '',
   'Parameters go in the query string; a JSON body with the same names is accepted too, and the query string wins. Unknown parameters are 400, a repeated single-valued parameter is 400. Checks run in the order 401, 403, 400.',
 ];
@@ -110,6 +110,7 @@ const LISTING_PROBLEMS = [
   400,
   401,
   403,
+  'unsupportedMediaType',
   'queryTooBroad',
   'replicasBehind',
   'databaseUnavailable',

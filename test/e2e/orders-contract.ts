@@ -555,7 +555,10 @@ export function describeOrdersContract(database: DatabaseKind): void {
           };
           expectProblem(await malformed(), 401);
           expectProblem(await malformed(userToken(1), 'userId=2'), 403);
-          expect(expectProblem(await malformed(userToken(1)), 400).detail).toBe('The request body is not valid JSON');
+          expect(expectProblem(await malformed(userToken(1)), 400, ['body'])).toMatchObject({
+            type: '/problems/invalid-parameters',
+            detail: 'The request body is not valid JSON',
+          });
         });
 
         it('answers 413 to a body over 16 KB', async () => {
@@ -569,7 +572,40 @@ export function describeOrdersContract(database: DatabaseKind): void {
             .set('Authorization', `Bearer ${adminToken()}`)
             .set('Content-Type', 'application/json')
             .send('{"page": 2,');
-          expectProblem(malformed, 400);
+          expectProblem(malformed, 400, ['body']);
+        });
+
+        it('refuses a body in another media type with a typed 415, rather than ignoring the parameters it holds', async () => {
+          for (const [contentType, body] of [
+            ['text/plain', 'page=2'],
+            ['application/x-www-form-urlencoded', 'page=2&size=5'],
+          ]) {
+            const refused = await request(context.server)
+              .get('/orders')
+              .set('Authorization', `Bearer ${adminToken()}`)
+              .set('Content-Type', contentType)
+              .send(body);
+            expect(expectProblem(refused, 415)).toMatchObject({ type: '/problems/unsupported-media-type' });
+          }
+          // A JSON body in another charset than UTF-8 cannot be read either.
+          const latin = await request(context.server)
+            .get('/orders')
+            .set('Authorization', `Bearer ${adminToken()}`)
+            .set('Content-Type', 'application/json; charset=latin1')
+            .send('{"page": 2}');
+          expect(expectProblem(latin, 415)).toMatchObject({ type: '/problems/unsupported-media-type' });
+          // No body at all, whatever its declared type: nothing to refuse.
+          const empty = await request(context.server)
+            .get('/orders')
+            .set('Authorization', `Bearer ${adminToken()}`)
+            .set('Content-Type', 'text/plain');
+          expect(empty.status).toBe(200);
+          // The token and the role are checked first, as for any other problem of the request.
+          const anonymous = await request(context.server)
+            .get('/orders')
+            .set('Content-Type', 'text/plain')
+            .send('page=2');
+          expectProblem(anonymous, 401);
         });
       });
 

@@ -227,6 +227,8 @@ const parameterAttacks = (): Attack[] => [
     name: '1,000 repeated parameters',
     query: Array.from({ length: 1000 }, () => 'p=1').join('&'),
     status: 400,
+    type: VALIDATION,
+    fields: ['query'],
     detail: /more than 50 parameters/,
   },
   {
@@ -239,9 +241,17 @@ const parameterAttacks = (): Attack[] => [
 ];
 
 const bodyAttacks = (): Attack[] => [
-  { name: 'malformed JSON', body: '{"page": 1', status: 400, detail: /not valid JSON/ },
+  {
+    name: 'malformed JSON',
+    body: '{"page": 1',
+    status: 400,
+    type: VALIDATION,
+    fields: ['body'],
+    detail: /not valid JSON/,
+  },
   { name: 'a JSON array', body: '[{"page": 1}]', status: 400, type: VALIDATION, fields: ['body'] },
-  { name: 'a JSON string', body: '"page=1"', status: 400 },
+  // Not an object or an array: the JSON parser refuses it, as malformed JSON.
+  { name: 'a JSON string', body: '"page=1"', status: 400, type: VALIDATION, fields: ['body'] },
   {
     name: '__proto__ in the body',
     body: '{"__proto__": {"role": "ADMIN"}}',

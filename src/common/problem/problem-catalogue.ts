@@ -28,7 +28,15 @@ export const PROBLEMS = {
     title: 'Invalid request parameters',
     status: 400,
     detail: 'Invalid request parameters',
-    when: 'An invalid or unknown parameter (each listed in `errors`), a repeated single-valued parameter, or a malformed JSON body.',
+    when: 'An invalid or unknown parameter, a repeated single-valued parameter, more than 50 parameters in the query string (`field` `query`), or a JSON body that is not valid JSON (`field` `body`): each listed in `errors`.',
+  },
+  unsupportedMediaType: {
+    type: '/problems/unsupported-media-type',
+    title: 'Unsupported Media Type',
+    status: 415,
+    detail:
+      'The parameters may be sent as a JSON body (Content-Type: application/json, UTF-8) or in the query string; this body is neither',
+    when: 'A request with a body whose Content-Type is not application/json, or whose charset or content encoding is not one the service reads: a body the service cannot read is refused rather than ignored.',
   },
   unauthorized: {
     type: 'about:blank',
@@ -42,7 +50,7 @@ export const PROBLEMS = {
     title: 'Forbidden',
     status: 403,
     detail: 'Only administrators may filter by userId',
-    when: 'The token’s role is neither USER nor ADMIN, its `sub` is not a positive integer, or a USER sent an admin-only filter.',
+    when: 'The token carries no role of {userRoles} nor of {adminRoles} in {rolesClaims}, or no positive integer member id in {memberIdClaim}; or a member sent an admin-only filter.',
   },
   exportOnlyAccepted: {
     type: '/problems/not-acceptable',

@@ -3,6 +3,7 @@ import {
   ArgumentsHost,
   BadRequestException,
   ForbiddenException,
+  HttpException,
   NotFoundException,
   UnauthorizedException,
 } from '@nestjs/common';
@@ -106,7 +107,21 @@ describe('ProblemDetailsFilter', () => {
       status: 400,
     });
     const { problem } = answerTo(new BadRequestException(parseError.message, { cause: parseError }));
-    expect(problem).toMatchObject({ status: 400, detail: 'The request body is not valid JSON' });
+    expect(problem).toMatchObject({
+      type: '/problems/invalid-parameters',
+      status: 400,
+      detail: 'The request body is not valid JSON',
+      errors: [{ field: 'body', message: 'The request body is not valid JSON' }],
+    });
+  });
+
+  it('answers a body in an encoding or charset it cannot read with the typed 415', () => {
+    for (const type of ['encoding.unsupported', 'charset.unsupported']) {
+      const refused = Object.assign(new Error('unsupported charset "LATIN1"'), { type, status: 415 });
+      const { problem } = answerTo(new HttpException(refused.message, 415, { cause: refused }));
+      expect(problem).toMatchObject({ type: '/problems/unsupported-media-type', status: 415 });
+      expect(problem.detail).not.toContain('LATIN1');
+    }
   });
 
   it('answers a ProblemException with its own type and headers, and nothing of its cause', () => {

@@ -3,7 +3,9 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { MAX_JSON_BODY_BYTES } from '../http-limits';
 import { Clock } from '../time/clock';
 import type { UnavailableReason } from './problem-catalogue';
-import { plainProblem, problemAnswer, ProblemException, type Problem } from './problem-details';
+import { plainProblem, problemAnswer, problemOf, ProblemException, type Problem } from './problem-details';
+
+const NOT_JSON = 'The request body is not valid JSON';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -29,14 +31,14 @@ function transportProblem(exception: unknown): Problem | undefined {
     case 'entity.parse.failed':
     case 'FST_ERR_CTP_INVALID_JSON_BODY':
     case 'FST_ERR_CTP_EMPTY_JSON_BODY':
-      return plainProblem(400, 'The request body is not valid JSON');
+      return problemOf('invalidParameters', { detail: NOT_JSON, errors: [{ field: 'body', message: NOT_JSON }] });
     case 'entity.too.large':
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
       return plainProblem(413, `The request body is larger than ${MAX_JSON_BODY_BYTES / 1024} KB`);
     case 'encoding.unsupported':
     case 'charset.unsupported':
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
-      return plainProblem(415, 'The request body uses an unsupported encoding or media type');
+      return problemOf('unsupportedMediaType');
     default:
       return typeof type === 'string' || (typeof code === 'string' && code.startsWith('FST_'))
         ? plainProblem(httpStatus, 'The request could not be read')
