@@ -1,6 +1,7 @@
 # The production image of the orders service: `docker build .` or `podman build .` from a clone.
 # Run:      docker run -p 3000:3000 --read-only --env-file service.env IMAGE
-# Migrate:  docker run --rm --read-only --env-file service.env IMAGE node node_modules/typeorm/cli.js -d dist/cli/data-source.js migration:run
+# Migrate:  docker run --rm --read-only --env-file service.env IMAGE node dist/cli/migrate.js
+#           (the primary's migrations, then each replica of DB_REPLICAS gets its listing indexes: docs/API.md §14)
 # The README ("Containers and Kubernetes") has the variables, the probes and the manifests in deploy/kubernetes/.
 
 ARG NODE_IMAGE=node:24-bookworm-slim

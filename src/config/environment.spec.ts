@@ -145,6 +145,14 @@ describe('validateEnvironment', () => {
     ]);
   });
 
+  it('wants a JWT secret of 32 bytes or more, counted in bytes', () => {
+    expect(problemsOf({ JWT_SECRET: 'j'.repeat(31) })).toEqual([
+      'JWT_SECRET: JWT_SECRET must be at least 32 bytes long (value not shown)',
+    ]);
+    // Eleven Hangul syllables are 33 bytes in UTF-8, though 11 characters.
+    expect(problemsOf({ JWT_SECRET: '가'.repeat(11) })).toEqual([]);
+  });
+
   it('wants a page link secret of 32 bytes or more, counted in bytes, and not the JWT secret', () => {
     expect(problemsOf({ PAGE_LINK_SECRET: 'p'.repeat(31) })[0]).toMatch(/^PAGE_LINK_SECRET: .*32 bytes/);
     // 11 characters of 3 bytes each in UTF-8: 33 bytes.

@@ -13,7 +13,6 @@ import {
   Matches,
   Max,
   Min,
-  MinLength,
   validateSync,
   ValidationError,
 } from 'class-validator';
@@ -148,9 +147,10 @@ export class EnvironmentVariables {
   @IsString()
   DB_SSL_CA?: string;
 
+  /** HS256's key is 256 bits: 32 bytes or more, counted in bytes as the signature uses them. */
   @IsOptional()
   @IsString()
-  @MinLength(32)
+  @IsByteLength(32, undefined, { message: '$property must be at least 32 bytes long' })
   JWT_SECRET?: string;
 
   /** PEM; `\n` escapes are accepted because many secret stores and .env files hold one line. */
