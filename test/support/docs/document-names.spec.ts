@@ -1,0 +1,65 @@
+import { beforeAll, describe, expect, it } from '@jest/globals';
+import { getMetadataStorage } from 'class-validator';
+import { readFileSync } from 'node:fs';
+import { PROBLEMS } from '../../../src/common/problem/problem-catalogue';
+import { EnvironmentVariables } from '../../../src/config/environment';
+import { currentDocuments, indexRepository, staleNames, type RepositoryIndex } from './document-names';
+
+const PROBLEM_TYPES = Object.values(PROBLEMS)
+  .map(({ type }) => type)
+  .filter((type) => type.startsWith('/problems/'));
+/** Every variable the service reads, as its environment class declares them. */
+const VARIABLES = [
+  ...new Set(
+    getMetadataStorage()
+      .getTargetValidationMetadatas(EnvironmentVariables, '', true, false)
+      .map(({ propertyName }) => propertyName),
+  ),
+];
+
+/** The documents name only what exists, and document everything the service reads and answers (docs/API.md §16). */
+describe('the documents', () => {
+  let index: RepositoryIndex;
+  beforeAll(() => {
+    index = indexRepository('.', PROBLEM_TYPES);
+  });
+
+  it('name only files, scripts, variables, problem types and identifiers that exist', () => {
+    const stale = currentDocuments('.').flatMap((document) =>
+      staleNames(readFileSync(document, 'utf8'), document, index).map(
+        ({ line, name, why }) => `${document}:${line} \`${name}\`: ${why}`,
+      ),
+    );
+    expect(stale).toEqual([]);
+  });
+
+  it('find a planted stale name of each kind', () => {
+    const planted = [
+      'Run `npm run migrate:everything` first.',
+      'Set `DB_REPLICA_MAX_DRIFT_S` to 9.',
+      'It answers `/problems/replica-sulking`.',
+      'See `src/orders/orders.planner.ts` and [the guide](docs/GUIDE.md).',
+      'The controller calls `exportFormatOf` through `OrdersService.listEverything`.',
+      // Names that exist pass.
+      'Run `npm run migration:run` with `DB_REPLICAS`; it may answer `/problems/replicas-behind`.',
+      'See `src/orders/orders.service.ts`, [the API](docs/API.md) and `OrdersService.list`.',
+    ].join('\n');
+    expect(staleNames(planted, 'README.md', index).map(({ line, name }) => `${line} ${name}`)).toEqual([
+      '1 npm run migrate:everything',
+      '2 DB_REPLICA_MAX_DRIFT_S',
+      '3 /problems/replica-sulking',
+      '4 src/orders/orders.planner.ts',
+      '4 docs/GUIDE.md',
+      '5 exportFormatOf',
+      '5 OrdersService.listEverything',
+    ]);
+  });
+
+  it('document every variable the service reads and every problem type it answers', () => {
+    const reference = readFileSync('docs/API.md', 'utf8');
+    const environment = readFileSync('.env.example', 'utf8');
+    expect(VARIABLES.filter((name) => !reference.includes(`\`${name}\``))).toEqual([]);
+    expect(VARIABLES.filter((name) => !new RegExp(`^#? ?${name}=`, 'm').test(environment))).toEqual([]);
+    expect(PROBLEM_TYPES.filter((type) => !reference.includes(`\`${type}\``))).toEqual([]);
+  });
+});
