@@ -1,5 +1,6 @@
 import type { Connection, RowDataPacket } from 'mysql2/promise';
 import { hasReached, parseGtidPosition, PrimaryTimeline, type GtidPosition } from '../../src/database/replication-lag';
+import { writeChart } from '../lib/charts';
 import { growthPair, GROWTH_DATABASE, serviceLogFile, type GrowthPair } from '../lib/growth-servers';
 import { runSale, sleep } from '../lib/sale-orders';
 import { warm, withServices } from './growth';
@@ -283,6 +284,7 @@ export async function run(tokens: { admin: string; user: string }, options: Sale
       },
     );
     report(options, applies, idle!, windows);
+    chart(options, applies, windows);
   } finally {
     await pair.stop();
   }
@@ -341,4 +343,63 @@ function report(
       .map(({ atSeconds, lagSeconds }) => `${Math.round(atSeconds)} s: ${lagSeconds.toFixed(1)}`);
     console.log(`\nLag at ${window.share} %, every 10 s: ${course.join(', ')}`);
   }
+}
+
+/** The headline figures as charts (docs/BENCHMARKS.md embeds them): the apply ratios, and the lag during each sale. */
+function chart(options: SaleBenchOptions, applies: ApplyResult[], windows: WindowResult[]): void {
+  const orders = format(options.orders);
+  writeChart('sale-apply-ratio', {
+    title: `A replica applying a sale, against the primary taking it (${orders} orders, each given the machine alone)`,
+    width: 480,
+    layer: [
+      {
+        data: {
+          values: applies.map(({ setting, primaryOrdersPerSecond, applyOrdersPerSecond }) => ({
+            setting,
+            ratio: Number((applyOrdersPerSecond / primaryOrdersPerSecond).toFixed(2)),
+          })),
+        },
+        mark: 'bar',
+        encoding: {
+          y: { field: 'setting', type: 'nominal', title: null, sort: null },
+          x: { field: 'ratio', type: 'quantitative', title: "replica's apply rate ÷ primary's rate" },
+        },
+      },
+      {
+        data: { values: [{ target: 1.3 }] },
+        mark: { type: 'rule', strokeDash: [4, 4], color: 'firebrick' },
+        encoding: { x: { field: 'target', type: 'quantitative' } },
+      },
+    ],
+  });
+  writeChart('sale-replica-lag', {
+    title: `The replica's lag during a sale (${orders} orders, ${options.writers} writers)`,
+    width: 480,
+    height: 240,
+    layer: [
+      {
+        data: {
+          values: windows.flatMap(({ share, lag }) =>
+            lag.map(({ atSeconds, lagSeconds }) => ({
+              sale: `${share} % of the primary's full speed`,
+              seconds: Number(atSeconds.toFixed(1)),
+              lag: Number(lagSeconds.toFixed(2)),
+            })),
+          ),
+        },
+        mark: 'line',
+        encoding: {
+          x: { field: 'seconds', type: 'quantitative', title: 'seconds into the sale' },
+          y: { field: 'lag', type: 'quantitative', title: 'lag (s)' },
+          color: { field: 'sale', type: 'nominal', title: null, legend: { orient: 'top' } },
+        },
+      },
+      {
+        // DB_REPLICA_MAX_LAG_S: past it, what only replicas serve carries Data-Staleness (docs/API.md §18).
+        data: { values: [{ bound: 5 }] },
+        mark: { type: 'rule', strokeDash: [4, 4], color: 'firebrick' },
+        encoding: { y: { field: 'bound', type: 'quantitative' } },
+      },
+    ],
+  });
 }
