@@ -2,7 +2,7 @@
 # Run:      docker run -p 3000:3000 --read-only --env-file service.env IMAGE
 # Migrate:  docker run --rm --read-only --env-file service.env IMAGE node dist/cli/migrate.js
 #           (the primary's migrations, then each replica of DB_REPLICAS gets its listing indexes: docs/API.md §14)
-# The README ("Containers and Kubernetes") has the variables, the probes and the manifests in deploy/kubernetes/.
+# The docs/DEPLOYING.md ("Containers and Kubernetes") has the variables, the probes and the manifests in deploy/kubernetes/.
 
 ARG NODE_IMAGE=node:24-bookworm-slim
 

@@ -12,7 +12,7 @@ import { startThrowawayRedis, type ThrowawayRedis } from '../launchers/redis-ser
 import { startReplicatedMysql, type ReplicatedMysql } from '../launchers/replication';
 import { startServiceProcess, type ServiceProcess } from '../launchers/service-process';
 
-/** Above HAProxy's `fall` × `inter` (2 × 500 ms in deploy/haproxy.cfg), as the README says to set it. */
+/** Above HAProxy's `fall` × `inter` (2 × 500 ms in deploy/haproxy.cfg), as docs/DEPLOYING.md says to set it. */
 const SHUTDOWN_DELAY_MS = '1500';
 const DEMO_ORDERS = 20_000;
 

@@ -156,7 +156,7 @@ function tlsArguments(tls: ServerTls | undefined): string[] {
 
 /**
  * Starts a private MariaDB (or MySQL) in a temporary directory on a free
- * port, for the duration of the test run (README, "Tests").
+ * port, for the duration of the test run (docs/DEVELOPING.md, "Tests").
  */
 export async function startThrowawayMysql(
   replication?: ReplicationRole,

@@ -7,7 +7,7 @@ import { startThrowawayMysql, type ThrowawayMysql } from './mysql-server';
 import { waitFor } from './wait-for';
 
 export const REPLICATED_DATABASE = 'orders_test';
-/** The service's own user: it reads, and may read replication status (README, "Running several instances"). */
+/** The service's own user: it reads, and may read replication status (docs/DEPLOYING.md, "Running several instances"). */
 export const SERVICE_USER = { user: 'orders_service', password: 'service-secret' };
 const REPLICATION_USER = { user: 'replicator', password: 'replicator-secret' };
 
@@ -17,7 +17,7 @@ export interface ReplicationUsers {
 }
 
 /**
- * On a primary: the database, the replication user, and the service's user with the grants the README asks for
+ * On a primary: the database, the replication user, and the service's user with the grants docs/DEPLOYING.md asks for
  * (`SELECT`, and `SLAVE MONITOR` to read replication status); they replicate with everything else.
  */
 export async function createReplicatedDatabase(
@@ -80,7 +80,7 @@ export async function globalStatus(connection: Connection, name: string): Promis
 /**
  * A throw-away MariaDB primary and one replica in real GTID replication
  * (docs/API.md §11), with the schema migrated on the primary and replicated,
- * and the service's user created with the grants the README asks for.
+ * and the service's user created with the grants docs/DEPLOYING.md asks for.
  */
 export async function startReplicatedMysql(): Promise<ReplicatedMysql> {
   const started = await Promise.allSettled([

@@ -160,7 +160,7 @@ describe('JWKS mode: key rotation while the provider is down, and made-up kids',
 
 /**
  * docs/API.md §2: tokens shaped as each identity provider issues them, with the
- * settings README's "Using your identity provider" gives for it. HS256 signs
+ * settings docs/DEPLOYING.md's "Using your identity provider" gives for it. HS256 signs
  * them here: where the claims are read does not depend on how they are signed.
  */
 describe.each(IDENTITY_PROVIDERS)(

@@ -164,7 +164,7 @@ describe.each(['sqlite', 'mysql'] as const)('following Link on %s (docs/API.md ย
       expect(ids(followed)).toEqual(ids(offsetPageTwo));
       expect(ids(await get(adminToken(), `${newestFirst}&page=2`))).not.toEqual(ids(offsetPageTwo));
       expect(linksOf(followed.headers.link).next).toMatch(/after=/);
-      // A followed page counts its walk's orders, leaving the new ones out (README, "Following pages"); a plain one all.
+      // A followed page counts its walk's orders, leaving the new ones out (docs/API.md ยง13, "Following links"); a plain one all.
       expect((followed.body as { totalElementCount: number }).totalElementCount).toBe(orders.length);
       const plain = await get(adminToken(), `${newestFirst}&page=2`);
       expect((plain.body as { totalElementCount: number }).totalElementCount).toBe(orders.length + placed.length);

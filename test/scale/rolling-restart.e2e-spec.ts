@@ -6,7 +6,7 @@ import { freshMysqlDatabase, mysqlEnvironment, type MysqlTarget } from '../suppo
 import { userToken } from '../support/app/tokens';
 import { waitFor } from '../../launchers/wait-for';
 
-/** Above HAProxy's `fall` × `inter` (2 × 500 ms in deploy/haproxy.cfg), as the README says to set it. */
+/** Above HAProxy's `fall` × `inter` (2 × 500 ms in deploy/haproxy.cfg), as docs/DEPLOYING.md says to set it. */
 const SHUTDOWN_DELAY_MS = '1500';
 
 /**

@@ -13,7 +13,7 @@ import { MEMBERS, seedDataset } from '../support/data/dataset';
 const LIMIT = 5;
 
 /**
- * What the service does by default where a convenience could open a real deployment (README, "Security"): how
+ * What the service does by default where a convenience could open a real deployment (docs/DEPLOYING.md, "Security"): how
  * readiness loads the database, whose budget a bad token spends behind a proxy, and what a continuation reveals.
  */
 describe('readiness under a storm of probes', () => {

@@ -22,7 +22,7 @@ import { replaceMysqlTriggers, replaceSqliteTriggers } from './trigger-replaceme
  * replaced in one step, so every payment is counted once, by the old body or
  * by the new. Instances of an earlier version read the changes alone: until
  * they are replaced, their counts by status miss the moves not folded yet,
- * and they do not fold moves (README, "Counting").
+ * and they do not fold moves (docs/ARCHITECTURE.md, "Counting without slowing the writers").
  */
 const MOVES_TABLE_MYSQL = `
   CREATE TABLE order_count_moves (

@@ -1,6 +1,6 @@
 /**
  * Tokens as each identity provider issues them, and the settings that let
- * the service read them: what README's "Using your identity provider" lists,
+ * the service read them: what docs/DEPLOYING.md's "Using your identity provider" lists,
  * and what the e2e suite checks. The member id is 4, a member of the dataset.
  */
 export interface IdentityProviderCase {
