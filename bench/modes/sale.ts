@@ -1,4 +1,9 @@
 import type { Connection, RowDataPacket } from 'mysql2/promise';
+import { DataSource } from 'typeorm';
+import { toDatabaseConfig } from '../../src/config/database.config';
+import { validateEnvironment } from '../../src/config/environment';
+import { buildDataSourceOptions } from '../../src/database/data-source-options';
+import { foldAllChanges } from '../../src/orders/counting/daily-counts';
 import { hasReached, parseGtidPosition, PrimaryTimeline, type GtidPosition } from '../../src/database/replication-lag';
 import { writeChart } from '../lib/charts';
 import { growthPair, GROWTH_DATABASE, serviceLogFile, type GrowthPair } from '../lib/growth-servers';
@@ -62,6 +67,8 @@ interface ReadStats {
   count: number;
   p50: number;
   p95: number;
+  /** The median of each shape, by its query. */
+  byShape: Map<string, number>;
   /** Answers other than 200, by status and problem type. */
   refusals: Map<string, number>;
 }
@@ -104,6 +111,26 @@ async function secondsUntil(reached: () => Promise<boolean>, everyMs = 50, limit
  * same in each; what varies between them is the machine, by up to a third from one minute to the next.
  */
 const fullSpeedOf = (applies: ApplyResult[]): number => median(applies.map((apply) => apply.primaryOrdersPerSecond));
+
+/**
+ * Folds every counting row the sales left (docs/API.md §7) on the primary, as the service's fold would have had it
+ * run meanwhile: the sales alone ran without a service, and an admin count reads every row not folded yet.
+ */
+async function foldCounts(pair: GrowthPair): Promise<void> {
+  const dataSource = new DataSource(
+    buildDataSourceOptions(
+      toDatabaseConfig(validateEnvironment({ ...pair.environment, DB_USERNAME: 'root', DB_PASSWORD: '' })),
+      'maintenance',
+    ),
+  );
+  await dataSource.initialize();
+  try {
+    await foldAllChanges(dataSource);
+  } finally {
+    await dataSource.destroy();
+  }
+  await caughtUp(pair);
+}
 
 /** Waits until the replica has applied everything the primary has committed; returns the seconds it took. */
 async function caughtUp(pair: GrowthPair): Promise<number> {
@@ -173,6 +200,7 @@ async function configureReplica(pair: GrowthPair, { threads, flushAtCommit }: Re
 function startReads(baseUrl: string, tokens: { admin: string; user: string }) {
   let running = true;
   const times = { admin: [] as number[], member: [] as number[] };
+  const byShape = new Map<string, number[]>();
   const refusals = { admin: new Map<string, number>(), member: new Map<string, number>() };
   let stale = 0;
   const loop = (async () => {
@@ -187,7 +215,9 @@ function startReads(baseUrl: string, tokens: { admin: string; user: string }) {
       const started = performance.now();
       const response = await fetch(`${baseUrl}/orders?${query}`, { headers: { authorization: `Bearer ${token}` } });
       const body = await response.text();
-      times[kind].push(performance.now() - started);
+      const took = performance.now() - started;
+      times[kind].push(took);
+      byShape.set(query, [...(byShape.get(query) ?? []), took]);
       if (response.headers.get('data-staleness') !== null) stale += 1;
       if (response.status !== 200) {
         const type = response.status >= 400 ? ((JSON.parse(body) as { type?: string }).type ?? '') : '';
@@ -201,6 +231,12 @@ function startReads(baseUrl: string, tokens: { admin: string; user: string }) {
     p50: percentile(times[kind], 0.5),
     p95: percentile(times[kind], 0.95),
     refusals: refusals[kind],
+    byShape: new Map(
+      (kind === 'admin' ? ADMIN_SHAPES : MEMBER_SHAPES).map((query) => [
+        query,
+        percentile(byShape.get(query) ?? [], 0.5),
+      ]),
+    ),
   });
   return {
     stop: async () => {
@@ -258,6 +294,8 @@ export async function run(tokens: { admin: string; user: string }, options: Sale
     await primary.query('SET GLOBAL sync_binlog = 1; SET GLOBAL innodb_flush_log_at_trx_commit = 1');
     await primary.end();
     await configureReplica(pair, SHIPPED);
+    // A kept pair starts as the service would have left it: its counts folded.
+    await foldCounts(pair);
     console.error('warming both servers');
     await Promise.all([warm(pair, 'primary'), warm(pair, 'replica')]);
     // A sale's pages, warm on both, before anything is measured.
@@ -270,6 +308,8 @@ export async function run(tokens: { admin: string; user: string }, options: Sale
       applies.push(await applyRate(pair, setting, options.writers, options.applySeconds));
     }
     await configureReplica(pair, SHIPPED);
+    console.error('folding the counting rows of the sales alone');
+    await foldCounts(pair);
     const fullSpeed = fullSpeedOf(applies);
 
     const windows: WindowResult[] = [];
@@ -357,6 +397,18 @@ function report(
         `${window.admin.p50.toFixed(1)} / ${window.admin.p95.toFixed(1)} | ${window.member.p50.toFixed(1)} / ` +
         `${window.member.p95.toFixed(1)} | admin: ${refusalsText(window.admin)}; member: ${refusalsText(window.member)} | ${window.stale} |`,
     );
+  }
+  console.log(`\nEach shape's median, ms: idle, then at ${windows.map(({ share }) => `${share} %`).join(', ')}.\n`);
+  console.log(`| shape | idle | ${windows.map(({ share }) => `${share} %`).join(' | ')} |`);
+  console.log(`| --- | --- | ${windows.map(() => '---').join(' | ')} |`);
+  for (const [kind, shapes] of [
+    ['admin', ADMIN_SHAPES],
+    ['member', MEMBER_SHAPES],
+  ] as const) {
+    for (const query of shapes) {
+      const cells = [idle, ...windows].map((stats) => stats[kind].byShape.get(query)?.toFixed(1) ?? '–');
+      console.log(`| ${kind} \`${query || '(defaults)'}\` | ${cells.join(' | ')} |`);
+    }
   }
   for (const window of windows) {
     const every = Math.max(1, Math.round(10_000 / LAG_SAMPLE_MS));
