@@ -455,7 +455,7 @@ function chart(options: SaleBenchOptions, applies: ApplyResult[], windows: Windo
         data: {
           values: windows.flatMap(({ share, lag }) =>
             lag.map(({ atSeconds, lagSeconds }) => ({
-              sale: `${share} % of the primary's full speed`,
+              sale: `a sale at ${share} % of full speed`,
               seconds: Number(atSeconds.toFixed(1)),
               lag: Number(lagSeconds.toFixed(2)),
             })),
@@ -465,7 +465,7 @@ function chart(options: SaleBenchOptions, applies: ApplyResult[], windows: Windo
         encoding: {
           x: { field: 'seconds', type: 'quantitative', title: 'seconds into the sale' },
           y: { field: 'lag', type: 'quantitative', title: 'lag (s)' },
-          color: { field: 'sale', type: 'nominal', title: null, legend: { orient: 'top' } },
+          color: { field: 'sale', type: 'nominal', title: null, legend: { orient: 'top', labelLimit: 400 } },
         },
       },
       {
