@@ -1,6 +1,7 @@
 import type { ChildProcess } from 'node:child_process';
 import { readFileSync, rmSync } from 'node:fs';
 import type { RowDataPacket } from 'mysql2/promise';
+import { writeChart } from '../lib/charts';
 import { growthPair, serviceLogFile, type GrowthPair, type SeedRecord } from '../lib/growth-servers';
 import { median } from '../lib/measure';
 import { startVariant, stop } from '../lib/servers';
@@ -315,6 +316,7 @@ export async function run(adminToken: string, userToken: string, options: Growth
       ([baseUrl]) => singleServer(baseUrl, adminToken),
     );
     report(sizes, exports, single.result);
+    chart(sizes, exports);
   } finally {
     while (pairs.length > 0) await pairs.pop()!.stop();
   }
@@ -404,16 +406,10 @@ function report(sizes: SizeResult[], exports: ExportResult[], single: SingleResu
   );
   console.log(`| filter | ${SORT_FIELDS.join(' | ')} |`);
   console.log(`|---|${'---|'.repeat(SORT_FIELDS.length)}`);
-  const classOf = (size: SizeResult, filter: string, field: string) =>
-    Math.max(
-      ...[...size.shapes]
-        .filter(([shape]) => shape.startsWith(`${filter}|${field},`))
-        .map(([, timed]) => timed.medianMs),
-    );
   let worstRatio = { ratio: 0, label: '' };
   for (const [filter] of FILTER_SETS) {
     const cells = SORT_FIELDS.map((field) => {
-      const figures = sizes.map((size) => classOf(size, filter, field));
+      const figures = sizes.map((size) => slowestOfClass(size, filter, field));
       const ratio = figures.at(-1)! / figures[0];
       if (ratio > worstRatio.ratio) worstRatio = { ratio, label: `${filter}, ${field}` };
       return `${figures.map(ms).join(' → ')} (${ratio.toFixed(2)}×)`;
@@ -482,4 +478,51 @@ function report(sizes: SizeResult[], exports: ExportResult[], single: SingleResu
     );
     console.log(`\nRefused (422) classes: ${[...classes].join('; ')}`);
   }
+}
+
+/** A shape class (a filter set and a sort field, both directions, pages 1 and 50): the slowest median of its shapes. */
+function slowestOfClass(size: SizeResult, filter: string, field: string): number {
+  return Math.max(
+    ...[...size.shapes].filter(([shape]) => shape.startsWith(`${filter}|${field},`)).map(([, timed]) => timed.medianMs),
+  );
+}
+
+/** The headline figures as charts (docs/BENCHMARKS.md embeds them): each shape class at each size, exports by sort. */
+function chart(sizes: SizeResult[], exports: ExportResult[]): void {
+  writeChart('growth-shape-classes', {
+    title: `The back-office's shape classes at each size: the slowest median of each (filter set × sort field)`,
+    data: {
+      values: sizes.flatMap((size) =>
+        FILTER_SETS.flatMap(([filter]) =>
+          SORT_FIELDS.map((field) => ({
+            orders: format(size.orders),
+            filter,
+            sort: field,
+            ms: Number(slowestOfClass(size, filter, field).toFixed(1)),
+          })),
+        ),
+      ),
+    },
+    mark: 'rect',
+    encoding: {
+      x: { field: 'sort', type: 'nominal', title: 'sort field', sort: SORT_FIELDS },
+      y: { field: 'filter', type: 'nominal', title: null, sort: FILTER_SETS.map(([filter]) => filter) },
+      column: { field: 'orders', type: 'ordinal', title: 'orders', sort: sizes.map(({ orders }) => format(orders)) },
+      color: { field: 'ms', type: 'quantitative', title: 'ms', scale: { scheme: 'blues', domainMin: 0 } },
+      tooltip: [{ field: 'ms', type: 'quantitative' }],
+    },
+  });
+  if (exports.length === 0) return;
+  writeChart('exports-by-sort', {
+    title: `Exports at ${format(sizes.at(-1)!.orders)} orders, through the replica: rows per second by query`,
+    width: 420,
+    data: {
+      values: exports.map(({ sort, rows, seconds }) => ({ query: sort, rowsPerSecond: Math.round(rows / seconds) })),
+    },
+    mark: 'bar',
+    encoding: {
+      y: { field: 'query', type: 'nominal', title: null, sort: '-x' },
+      x: { field: 'rowsPerSecond', type: 'quantitative', title: 'rows per second' },
+    },
+  });
 }
