@@ -217,7 +217,8 @@ function startReads(baseUrl: string, tokens: { admin: string; user: string }) {
       const body = await response.text();
       const took = performance.now() - started;
       times[kind].push(took);
-      byShape.set(query, [...(byShape.get(query) ?? []), took]);
+      // Keyed by kind too: a member's and an administrator's query can be the same text.
+      byShape.set(`${kind} ${query}`, [...(byShape.get(`${kind} ${query}`) ?? []), took]);
       if (response.headers.get('data-staleness') !== null) stale += 1;
       if (response.status !== 200) {
         const type = response.status >= 400 ? ((JSON.parse(body) as { type?: string }).type ?? '') : '';
@@ -234,7 +235,7 @@ function startReads(baseUrl: string, tokens: { admin: string; user: string }) {
     byShape: new Map(
       (kind === 'admin' ? ADMIN_SHAPES : MEMBER_SHAPES).map((query) => [
         query,
-        percentile(byShape.get(query) ?? [], 0.5),
+        percentile(byShape.get(`${kind} ${query}`) ?? [], 0.5),
       ]),
     ),
   });
