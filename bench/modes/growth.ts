@@ -521,7 +521,7 @@ function chart(sizes: SizeResult[], exports: ExportResult[]): void {
     },
     mark: 'bar',
     encoding: {
-      y: { field: 'query', type: 'nominal', title: null, sort: '-x' },
+      y: { field: 'query', type: 'nominal', title: null, sort: '-x', axis: { labelLimit: 400 } },
       x: { field: 'rowsPerSecond', type: 'quantitative', title: 'rows per second' },
     },
   });

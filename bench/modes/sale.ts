@@ -8,6 +8,7 @@ import { hasReached, parseGtidPosition, PrimaryTimeline, type GtidPosition } fro
 import { writeChart } from '../lib/charts';
 import { growthPair, GROWTH_DATABASE, serviceLogFile, type GrowthPair } from '../lib/growth-servers';
 import { median } from '../lib/measure';
+import { waitFor } from '../../launchers/wait-for';
 import { runSale, sleep } from '../lib/sale-orders';
 import { warm, withServices } from './growth';
 
@@ -96,13 +97,11 @@ async function position(connection: Connection, variable: 'gtid_binlog_pos' | 'g
   return parseGtidPosition(String(row.position ?? ''));
 }
 
-/** Waits until `reached` holds, polling every `everyMs`; returns the seconds it took. */
-async function secondsUntil(reached: () => Promise<boolean>, everyMs = 50, limitMs = 1_800_000): Promise<number> {
+/** Waits (launchers' `waitFor`) until `reached` holds, polling every `intervalMs`; returns the seconds it took. */
+async function secondsUntil(what: string, reached: () => Promise<boolean>, intervalMs = 50): Promise<number> {
   const started = performance.now();
-  while (!(await reached())) {
-    if (performance.now() - started > limitMs) throw new Error(`not reached within ${limitMs} ms`);
-    await sleep(everyMs);
-  }
+  // Applying a sale a replica fell behind on may take many minutes at 10M orders.
+  await waitFor(what, reached, { timeoutMs: 1_800_000, intervalMs });
   return (performance.now() - started) / 1000;
 }
 
@@ -137,7 +136,9 @@ async function caughtUp(pair: GrowthPair): Promise<number> {
   const [primary, replica] = [await pair.root('primary'), await pair.root('replica')];
   try {
     const committed = await position(primary, 'gtid_binlog_pos');
-    return await secondsUntil(async () => hasReached(await position(replica, 'gtid_slave_pos'), committed));
+    return await secondsUntil('the replica to catch up', async () =>
+      hasReached(await position(replica, 'gtid_slave_pos'), committed),
+    );
   } finally {
     await Promise.all([primary.end(), replica.end()]);
   }
@@ -155,12 +156,18 @@ async function applyRate(pair: GrowthPair, setting: string, writers: number, sec
     await replica.query('STOP SLAVE SQL_THREAD');
     const sale = await runSale(pair.primary.port, GROWTH_DATABASE, { connections: writers, seconds });
     const target = await position(primary, 'gtid_binlog_pos');
-    await secondsUntil(async () => {
-      const [[status]] = await replica.query<RowDataPacket[]>('SHOW SLAVE STATUS');
-      return hasReached(parseGtidPosition(String(status.Gtid_IO_Pos ?? '')), target);
-    }, 200);
+    await secondsUntil(
+      'the replica to fetch the sale',
+      async () => {
+        const [[status]] = await replica.query<RowDataPacket[]>('SHOW SLAVE STATUS');
+        return hasReached(parseGtidPosition(String(status.Gtid_IO_Pos ?? '')), target);
+      },
+      200,
+    );
     await replica.query('START SLAVE SQL_THREAD');
-    const applying = await secondsUntil(async () => hasReached(await position(replica, 'gtid_slave_pos'), target));
+    const applying = await secondsUntil('the replica to apply the sale', async () =>
+      hasReached(await position(replica, 'gtid_slave_pos'), target),
+    );
     const result = {
       setting,
       primaryOrdersPerSecond: sale.placed / seconds,

@@ -487,7 +487,7 @@ async function measure(primaries: SchemaPrimary[], options: WriteComparisonOptio
       }
       console.log(row(primaries, results, listingFigures, { connections, workMs, listings: options.listings }));
       const placed = placedPerSecond(results);
-      ratios.push({ setting: `${connections} connections, ${workMs} ms of work`, ratio: placed[1] / placed[0] });
+      ratios.push({ setting: `${connections} conn, ${workMs} ms work`, ratio: placed[1] / placed[0] });
       coresBySetting.push(whereTheCoresWent(primaries, results, { connections, workMs }));
     }
   }
@@ -513,7 +513,7 @@ async function measure(primaries: SchemaPrimary[], options: WriteComparisonOptio
         data: { values: ratios.map(({ setting, ratio }) => ({ setting, ratio: Number(ratio.toFixed(2)) })) },
         mark: 'bar',
         encoding: {
-          y: { field: 'setting', type: 'nominal', title: null, sort: null },
+          y: { field: 'setting', type: 'nominal', title: null, sort: null, axis: { labelLimit: 300 } },
           x: { field: 'ratio', type: 'quantitative', title: 'orders placed per second ÷ the bare tables’' },
         },
       },

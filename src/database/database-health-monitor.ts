@@ -5,7 +5,6 @@ import { reasonOf } from './database-errors';
 import { performance } from 'node:perf_hooks';
 import type { DatabaseServer, ServerHealth, ServerName } from './database-server';
 import { DatabaseServers } from './database-servers';
-// MySQL has no `@@gtid_binlog_pos` / `@@gtid_slave_pos`; there the replica's own estimate is used.
 import { ER_UNKNOWN_SYSTEM_VARIABLE, readAppliers, singleApplierWarning } from './replica-appliers';
 import { parseGtidPosition, PrimaryTimeline } from './replication-lag';
 import { CATALOG_STATEMENT, catalogOf, UNKNOWN_CATALOG, type CatalogRow } from './server-catalog';
@@ -179,6 +178,7 @@ export class DatabaseHealthMonitor implements OnApplicationBootstrap, BeforeAppl
       }
       return { answering: true, replicating: false };
     } catch (error) {
+      // MySQL has no `@@gtid_binlog_pos` / `@@gtid_slave_pos`; there the replica's own estimate is used.
       if ((error as { errno?: number }).errno === ER_UNKNOWN_SYSTEM_VARIABLE) {
         this.gtid = false;
         return { answering: true, replicating: false };

@@ -113,10 +113,6 @@ export class ReadRouter {
     private readonly deadlines: RequestDeadlines,
   ) {}
 
-  private get maxStalenessSeconds(): number {
-    return this.servers.replicaMaxStalenessSeconds;
-  }
-
   /**
    * Runs a request's statements on one connection of the server routing
    * picks; if that server fails (refused, reset, timed out), runs them once
@@ -225,8 +221,9 @@ export class ReadRouter {
         least = { server, behindSeconds };
       }
     }
-    if (!least || least.behindSeconds! > this.maxStalenessSeconds) {
-      throw new ReplicasBehindException(least?.behindSeconds, this.maxStalenessSeconds);
+    const { replicaMaxStalenessSeconds } = this.servers;
+    if (!least || least.behindSeconds! > replicaMaxStalenessSeconds) {
+      throw new ReplicasBehindException(least?.behindSeconds, replicaMaxStalenessSeconds);
     }
     return least;
   }
