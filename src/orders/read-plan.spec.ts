@@ -279,11 +279,11 @@ describe('ReadPlanner', () => {
     it('walks rather than reads more orders whole than a server may, however cheap the scan looks', () => {
       // 300 orders, 25 refunded, a batch of 1,001: a scan reads the 300 once, the walk would read them all too.
       const small = { matching: 25, table: 300 };
-      const sort = sortOf('totalPrice,desc');
+      const sort = sortOf('concertId,desc');
       expect(onReplica.plan({ status: 'REFUNDED' }, sort, 1001, small)).toMatchObject({ rule: 'table-scan' });
       expect(onReplica.plan({ status: 'REFUNDED' }, sort, 1001, small, 10)).toEqual({
         rule: 'walk',
-        indexes: ['idx_replica_orders_total_price_desc'],
+        indexes: ['idx_replica_orders_concert_desc'],
         readWhole: 0,
       });
     });
@@ -302,10 +302,41 @@ describe('ReadPlanner', () => {
     });
 
     it('walks a sort’s index checking the status in its entries, without reading rows', () => {
-      // Refunded orders are 8 % of 1M: a page of 20 walks about 250 entries of the price index.
+      // Refunded orders are 8 % of 1M: a page of 20 walks about 250 entries of the concert index.
       expect(
-        onReplica.plan({ status: 'REFUNDED' }, sortOf('totalPrice,asc'), 20, { matching: 80_000, table: TABLE }),
-      ).toEqual({ rule: 'walk', indexes: ['idx_replica_orders_total_price_asc'], readWhole: 0 });
+        onReplica.plan({ status: 'REFUNDED' }, sortOf('concertId,asc'), 20, { matching: 80_000, table: TABLE }),
+      ).toEqual({ rule: 'walk', indexes: ['idx_replica_orders_concert_asc'], readWhole: 0 });
+    });
+
+    it('reads a status by price or by update time in order from its own stretch of a replica’s index, whatever the sizes', () => {
+      for (const field of ['totalPrice', 'updatedAt'] as const) {
+        const name = field === 'totalPrice' ? 'status_total_price' : 'status_updated';
+        for (const direction of ['asc', 'desc'] as const) {
+          expect(onReplica.plan({ status: 'REFUNDED' }, sortOf(`${field},${direction}`), 20)).toEqual({
+            rule: 'index-order',
+            indexes: [`idx_replica_orders_${name}_${direction}`],
+          });
+        }
+      }
+    });
+
+    it('walks a status’s stretch by price within dates, each entry’s date checked, rather than the price index', () => {
+      // 10M orders, 2.5M of them before April 2025, 250,000 of those pending: about a tenth of the pending orders'
+      // stretch holds matches, so a page of 20 walks about 80 entries there, and about 800 of the whole price index.
+      const beforeApril = { createdBefore: Date.UTC(2025, 3, 1) };
+      const sizes = { matching: 250_000, table: 10_000_000, range: 2_500_000 };
+      for (const direction of ['asc', 'desc'] as const) {
+        expect(
+          onReplica.plan({ status: 'PAYMENT_PENDING', ...beforeApril }, sortOf(`totalPrice,${direction}`), 20, sizes),
+        ).toEqual({ rule: 'walk', indexes: [`idx_replica_orders_status_total_price_${direction}`], readWhole: 0 });
+      }
+      // By update time its stretch would be passed whole before the dates’ orders: the months are merged instead.
+      expect(
+        onReplica.plan({ status: 'REFUNDED', ...YEAR }, sortOf('updatedAt,desc'), 20, {
+          ...sizes,
+          span: { first: Date.UTC(2024, 0, 1), last: Date.UTC(2026, 10, 1) },
+        })?.rule,
+      ).toBe('month-merge');
     });
 
     it('merges the months of a range sorted by update time, each walked in update order, where a server holds the month index', () => {

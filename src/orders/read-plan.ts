@@ -110,7 +110,9 @@ const SELECTIVE_FILTERS: ReadonlyArray<IndexColumn> = ['userId', 'concertId'];
  *      `createdAt`) is walked, within the date range if it holds it, each entry's row checked against the
  *      other filters as it goes (a lookup per entry, but for the primary key's own rows); it reads about
  *      (offset + size) × walked / matching entries before the page is complete. This is how a status is
- *      listed: no index holds one, since every payment would rewrite its entry (docs/API.md §7);
+ *      listed on the primary: no index of its holds one, since every payment would rewrite its entry (docs/API.md
+ *      §7). A replica's index led by the status, in the sort's order past it, is walked within that status's
+ *      stretch, each entry's date checked without its row;
  *    - `filter-index`: the index range that holds the filters, every entry in it sorted (covering or with a
  *      lookup per row, and with one where the range holds only the dates and the row must be checked);
  *    - `table-scan`: every order read once in the clustered index's order, the matches sorted as they come;
@@ -163,13 +165,15 @@ export class ReadPlanner {
     const { matching } = sizes;
     // Left out only where every candidate below grows with the table (`sizesWanted`): any size chooses alike.
     const table = sizes.table ?? 1;
+    // The range's estimate sums folded days alone (`sizes`): orders not folded yet may leave it short of its matches.
+    const range = sizes.range === undefined ? undefined : Math.max(sizes.range, matching);
     const candidates: Array<ReadPlan & { cost: number }> = [
       { indexes: [PRIMARY_KEY], rule: 'table-scan', cost: table * SCAN_ROW, readWhole: sizes.table },
     ];
     for (const index of [primary, ...this.indexes].filter((index) => readsInOrder(index, [], order))) {
       // Within the date range when the index holds it; its matches assumed spread evenly over what is walked, but
       // where the index follows creation time, which puts the matches of a date range in one stretch of it.
-      const walkable = holdsDateRange(index, filtered) ? (sizes.range ?? table) : table;
+      const walkable = holdsDateRange(index, filtered) ? (range ?? table) : table;
       const walked = walksAcrossDates(index, filtered)
         ? walkable
         : Math.min(walkable, matching === 0 ? walkable : (rowsWanted * walkable) / matching);
@@ -178,6 +182,20 @@ export class ReadPlanner {
       // A walk stops when its page is full, but for one across a date range, which may pass the whole index first.
       const readWhole = walksAcrossDates(index, filtered) ? walked : 0;
       candidates.push({ indexes: [index.name], rule: 'walk', cost: walked * perEntry, readWhole });
+    }
+    // An index led by the columns the filters fix, in the sort's order past them, whose entries hold the dates too:
+    // walked within that stretch, each entry checked against the dates without reading its row. The stretch is
+    // assumed to hold the fixed columns' share of the range's orders over the whole table (all of it with no match).
+    for (const index of this.indexes.filter((index) => walksWithinFixed(index, fixed, filtered, order))) {
+      const stretch = matching === 0 || range === undefined ? table : Math.min(table, (table * matching) / range);
+      const across = walksAcrossDates(index, filtered, fixed.length);
+      const walked = across ? stretch : Math.min(stretch, matching === 0 ? stretch : (rowsWanted * stretch) / matching);
+      candidates.push({
+        indexes: [index.name],
+        rule: 'walk',
+        cost: walked * COVERING_ROW,
+        readWhole: across ? walked : 0,
+      });
     }
     // Every index range that holds the filters, its entries sorted: covering, or with a lookup per entry.
     for (const index of this.indexes.filter((index) => holdsAsOneRange(index, fixed, filtered))) {
@@ -189,28 +207,28 @@ export class ReadPlanner {
         readWhole: matching,
       });
     }
-    if (sizes.range !== undefined) {
+    if (range !== undefined) {
       for (const index of this.indexes.filter((index) => holdsDateRange(index, filtered))) {
         const perEntry = covers(index, filtered, order) ? COVERING_ROW : LOOKUP_ROW;
         candidates.push({
           indexes: [index.name],
           rule: 'filter-index',
-          cost: sizes.range * perEntry,
-          readWhole: sizes.range,
+          cost: range * perEntry,
+          readWhole: range,
         });
       }
     }
     const merge = this.monthMergeIndexes(filters, sort);
     if (merge && (sizes.span !== undefined || !opensRange(filters))) {
       const { branches, sortedShare } = monthMerge(filters.createdFrom, filters.createdBefore, sizes.span);
-      const range = sizes.range ?? matching;
+      const ranged = range ?? matching;
       const walks = branches.filter((branch) => branch.kind === 'walk').length;
-      const sorted = Math.round(range * sortedShare);
+      const sorted = Math.round(ranged * sortedShare);
       // A month's walk stops at its page's worth of matches or its month's end, passing the entries of other
       // statuses on its way in the share the range holds them; the merge then sorts what the walks yielded. Like
       // any walk, that grows with how deep the page is, not with the table: only the edges are read whole.
-      const month = walks === 0 ? 0 : (range - sorted) / walks;
-      const walked = Math.min(month, matching === 0 ? month : (rowsWanted * range) / matching);
+      const month = walks === 0 ? 0 : (ranged - sorted) / walks;
+      const walked = Math.min(month, matching === 0 ? month : (rowsWanted * ranged) / matching);
       const merged = Math.min(walks * rowsWanted, matching);
       candidates.push({
         indexes: merge,
@@ -283,6 +301,7 @@ export class ReadPlanner {
     return [primary, ...this.indexes].some(
       (index) =>
         (readsInOrder(index, [], order) && !walksAcrossDates(index, filtered)) ||
+        (walksWithinFixed(index, fixed, filtered, order) && !walksAcrossDates(index, filtered, fixed.length)) ||
         (holdsAsOneRange(index, fixed, filtered) && readsInOrder(index, fixed, order)) ||
         // The dates' range read from entries that hold everything, however sorted: bounded by the orders the
         // filters select, as docs/API.md §14 allows.
@@ -355,8 +374,27 @@ function holdsAsOneRange(index: OrdersIndex, fixed: readonly IndexColumn[], filt
  */
 const FOLLOWS_CREATION: ReadonlyArray<IndexColumn> = ['updatedAt'];
 
-function walksAcrossDates(index: OrdersIndex, filtered: readonly IndexColumn[]): boolean {
-  return filtered.includes('createdAt') && FOLLOWS_CREATION.includes(index.columns[0]);
+/** Whether a walk of the index, past its first `fixedCount` columns, passes the dates' orders in one stretch. */
+function walksAcrossDates(index: OrdersIndex, filtered: readonly IndexColumn[], fixedCount = 0): boolean {
+  return filtered.includes('createdAt') && FOLLOWS_CREATION.includes(index.columns[fixedCount]);
+}
+
+/**
+ * The index begins with the columns the filters fix, reads the sort's order past them, and its entries hold the
+ * other filters: one stretch of it, walked in order, yields the matches among entries checked without their rows.
+ */
+function walksWithinFixed(
+  index: OrdersIndex,
+  fixed: readonly IndexColumn[],
+  filtered: readonly IndexColumn[],
+  order: ReadonlyArray<{ column: OrderColumn; direction: SortKey['direction'] }>,
+): boolean {
+  return (
+    fixed.length > 0 &&
+    holdsAsOneRange(index, fixed, fixed) &&
+    readsInOrder(index, fixed, order) &&
+    holdsAll(index, filtered)
+  );
 }
 
 /** The index's entries hold every filtered column and every column of the order: read and sorted without rows. */

@@ -83,6 +83,14 @@ export const REPLICA_INDEXES: readonly ReplicaIndex[] = [
   // Newest first, as the primary's `idx_orders_created` reads it too, but with the status in the entry: the default
   // sort with a status filter, the back-office's commonest question, walks without a lookup per order.
   replicaIndex('createdAt', 'desc', 'created'),
+  // A status's orders by price or by update time: its stretch of these walked in order, every entry a match. A walk
+  // of the sort's own index passes every order of other statuses on its way, and a sale's orders, all paid, lie
+  // together in both orders (the newest updates, its concert's prices): refunds by update time, newest first, passed
+  // a sale's million paid orders before their first.
+  replicaIndex('totalPrice', 'asc', 'status_total_price', ['status', 'totalPrice', 'id', 'createdAt']),
+  replicaIndex('totalPrice', 'desc', 'status_total_price', ['status', 'totalPrice', 'id', 'createdAt']),
+  replicaIndex('updatedAt', 'asc', 'status_updated', ['status', 'updatedAt', 'id', 'createdAt']),
+  replicaIndex('updatedAt', 'desc', 'status_updated', ['status', 'updatedAt', 'id', 'createdAt']),
   // A member's or a concert's orders in any sort and with any filters, read from the entries alone: the busiest
   // member's tens of thousands of orders are sorted without a lookup each (docs/API.md §14, a member's page).
   {

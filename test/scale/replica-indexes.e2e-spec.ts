@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
 import type { RowDataPacket } from 'mysql2/promise';
 import request from 'supertest';
 import { DataSource, type QueryRunner } from 'typeorm';
@@ -7,6 +7,8 @@ import { buildDataSourceOptions } from '../../src/database/data-source-options';
 import { toDatabaseConfig } from '../../src/config/database.config';
 import { validateEnvironment } from '../../src/config/environment';
 import { Metrics } from '../../src/observability/metrics';
+import { foldAllChanges } from '../../src/orders/counting/daily-counts';
+import { ReadPlanner, type ReadPlan } from '../../src/orders/read-plan';
 import { REPLICA_COLUMN, REPLICA_INDEXES } from '../../src/orders/replica-indexes';
 import { applyReplicaIndexes, removeReplicaColumn } from '../../src/orders/replica-structures';
 import { startReplicatedMysql, type ReplicatedMysql } from '../../launchers/replication';
@@ -306,6 +308,46 @@ describe('replica-only read indexes', () => {
             (response.body as { elements: Array<{ orderId: number }> }).elements.map((order) => order.orderId),
           ).toEqual(await plainPage(shape, orderBy, page));
           expect(serversBetween(before, await statements(app))).toEqual(['replica-1']);
+        }
+      },
+    );
+
+    it.each([
+      // A status alone, by update time: its own stretch of the index, every entry a match.
+      {
+        shape: SHAPES[1],
+        sort: 'updatedAt,desc',
+        rule: 'index-order',
+        index: 'idx_replica_orders_status_updated_desc',
+      },
+      // Within dates, by price: the status's stretch walked, each entry's date checked, not the whole price index.
+      { shape: SHAPES[3], sort: 'totalPrice,desc', rule: 'walk', index: 'idx_replica_orders_status_total_price_desc' },
+      { shape: SHAPES[3], sort: 'totalPrice,asc', rule: 'walk', index: 'idx_replica_orders_status_total_price_asc' },
+    ])(
+      'reads $shape.query sorted by $sort by its status’s stretch: $rule of $index',
+      async ({ shape, sort, rule, index }) => {
+        // The planner weighs a date range by its folded days, and this service's user may only read: fold here.
+        await foldAllChanges(pair.primaryDataSource);
+        await waitFor('the planted orders folded into the replica’s daily totals', async () => {
+          const [[{ folded }]] = await pair
+            .root('replica')
+            .query<RowDataPacket[]>('SELECT COALESCE(SUM(orders), 0) AS folded FROM orders_test.order_daily_counts');
+          const [[{ placed }]] = await pair
+            .root('primary')
+            .query<RowDataPacket[]>('SELECT COUNT(*) AS placed FROM orders_test.orders');
+          return Number(folded) === Number(placed);
+        });
+        const planner = jest.spyOn(ReadPlanner.prototype, 'plan');
+        try {
+          const before = await statements(app);
+          const response = await list(app, `${shape.query}&sort=${sort}&size=${SIZE}`);
+          expect(response.status).toBe(200);
+          expect(serversBetween(before, await statements(app))).toEqual(['replica-1']);
+          // The planner is asked once per server the router weighs; the replica's plan is the one that read.
+          const plans = planner.mock.results.map((result) => result.value as ReadPlan | undefined);
+          expect(plans).toContainEqual(expect.objectContaining({ rule, indexes: [index] }));
+        } finally {
+          planner.mockRestore();
         }
       },
     );
