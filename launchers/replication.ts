@@ -18,7 +18,8 @@ export interface ReplicationUsers {
 
 /**
  * On a primary: the database, the replication user, and the service's user with the grants docs/DEPLOYING.md asks for
- * (`SELECT`, and `SLAVE MONITOR` to read replication status); they replicate with everything else.
+ * before the schema exists (`SELECT`, and `SLAVE MONITOR` to read replication status; `grantCountFolding` once it
+ * does); they replicate with everything else.
  */
 export async function createReplicatedDatabase(
   primaryRoot: Connection,
@@ -32,6 +33,22 @@ export async function createReplicatedDatabase(
     CREATE USER '${service.user}'@'%' IDENTIFIED BY '${service.password}';
     GRANT SELECT ON ${database}.* TO '${service.user}'@'%';
     GRANT SLAVE MONITOR ON *.* TO '${service.user}'@'%';
+  `);
+}
+
+/**
+ * Once the schema exists, the rights the service's count fold needs (docs/DEPLOYING.md): it moves the counting rows
+ * into the per-day totals and deletes them, and may write nothing else.
+ */
+export async function grantCountFolding(
+  primaryRoot: Connection,
+  database: string,
+  service: ReplicationUsers['service'] = SERVICE_USER,
+): Promise<void> {
+  await primaryRoot.query(`
+    GRANT INSERT, UPDATE ON ${database}.order_daily_counts TO '${service.user}'@'%';
+    GRANT DELETE ON ${database}.order_count_changes TO '${service.user}'@'%';
+    GRANT DELETE ON ${database}.order_count_moves TO '${service.user}'@'%';
   `);
 }
 
@@ -125,6 +142,7 @@ async function replicate(primary: ThrowawayMysql, replica: ThrowawayMysql): Prom
   );
   await primaryDataSource.initialize();
   await primaryDataSource.runMigrations();
+  await grantCountFolding(primaryRoot, REPLICATED_DATABASE);
 
   const waitInSync = async (timeoutMs = 15_000) => {
     const [[{ position }]] = await primaryRoot.query<RowDataPacket[]>('SELECT @@global.gtid_binlog_pos AS position');

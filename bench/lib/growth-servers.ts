@@ -7,7 +7,7 @@ import { migrateServers } from '../../src/cli/migrate-servers';
 import { toDatabaseConfig } from '../../src/config/database.config';
 import { validateEnvironment } from '../../src/config/environment';
 import { startThrowawayMysql, type ThrowawayMysql } from '../../launchers/mysql-server';
-import { createReplicatedDatabase, pointReplicaAt } from '../../launchers/replication';
+import { createReplicatedDatabase, grantCountFolding, pointReplicaAt } from '../../launchers/replication';
 import { waitFor } from '../../launchers/wait-for';
 
 /** Where the pairs live between runs: seeding ten million orders is done once. */
@@ -181,6 +181,12 @@ export async function growthPair(orders: number): Promise<GrowthPair> {
   try {
     const maintenance = environmentOf(primary.port, { user: 'root', password: '' }, replica.port);
     await migrateServers(toDatabaseConfig(validateEnvironment(maintenance)), (line) => console.error(line));
+    const root = await rootConnection(primary.port);
+    try {
+      await grantCountFolding(root, GROWTH_DATABASE, SERVICE_USER);
+    } finally {
+      await root.end();
+    }
   } catch (error) {
     await replica.stop();
     await primary.stop();
