@@ -51,8 +51,8 @@ export const REPLICA_COLUMN = {
  * The index a month's orders sorted by update time walk: one stretch of it per month, in update order, so that a
  * date range sorted by `updatedAt` is the merge of the first entries of each month it covers (docs/API.md §14).
  */
-const monthIndex = (direction: 'asc' | 'desc'): ReplicaIndex =>
-  replicaIndex('createdMonth', direction, 'month_updated', ['createdMonth', 'updatedAt', 'id', 'createdAt', 'status']);
+const monthIndex = (column: 'updatedAt' | 'concertId', direction: 'asc' | 'desc', name: string): ReplicaIndex =>
+  replicaIndex('createdMonth', direction, name, ['createdMonth', column, 'id', 'createdAt', 'status']);
 
 /**
  * docs/API.md §14: the indexes the listing reads through that the sale must
@@ -91,6 +91,12 @@ export const REPLICA_INDEXES: readonly ReplicaIndex[] = [
   replicaIndex('totalPrice', 'desc', 'status_total_price', ['status', 'totalPrice', 'id', 'createdAt']),
   replicaIndex('updatedAt', 'asc', 'status_updated', ['status', 'updatedAt', 'id', 'createdAt']),
   replicaIndex('updatedAt', 'desc', 'status_updated', ['status', 'updatedAt', 'id', 'createdAt']),
+  // Likewise newest first and by concert: a sale's orders are the newest and its concert the newest, so a walk of
+  // either sort's own index passes all of them before another status's first.
+  replicaIndex('createdAt', 'asc', 'status_created', ['status', 'createdAt', 'id']),
+  replicaIndex('createdAt', 'desc', 'status_created', ['status', 'createdAt', 'id']),
+  replicaIndex('concertId', 'asc', 'status_concert', ['status', 'concertId', 'id', 'createdAt']),
+  replicaIndex('concertId', 'desc', 'status_concert', ['status', 'concertId', 'id', 'createdAt']),
   // A member's or a concert's orders in any sort and with any filters, read from the entries alone: the busiest
   // member's tens of thousands of orders are sorted without a lookup each (docs/API.md §14, a member's page).
   {
@@ -113,6 +119,16 @@ export const REPLICA_INDEXES: readonly ReplicaIndex[] = [
   },
   // The months such a range covers are merged from these instead, each walked in update order and stopped when
   // the page is full.
-  monthIndex('asc'),
-  monthIndex('desc'),
+  monthIndex('updatedAt', 'asc', 'month_updated'),
+  monthIndex('updatedAt', 'desc', 'month_updated'),
+  // Order ids and concert ids follow creation time as well (an order's id is taken when it is placed, a concert's
+  // when it goes on sale, and its orders come in the weeks after), so a date range sorted by either is merged from
+  // its months too. Walked backwards or forwards, one index reads `orderId` either way.
+  {
+    name: 'idx_replica_orders_month_id',
+    columns: ['createdMonth', 'id', 'createdAt', 'status'],
+    sqlColumns: ['created_month', 'id', 'created_at', 'status'],
+  },
+  monthIndex('concertId', 'asc', 'month_concert'),
+  monthIndex('concertId', 'desc', 'month_concert'),
 ];
