@@ -43,11 +43,12 @@ Each mode runs its variants interleaved in one run, so that machine drift cancel
                            stalled export's statements (docs/API.md §13); or the rows/s of each of those builds
                            side by side, of every order or, with --sorts, of a CSV export in each of those
                            sorts read for --export-seconds
-  --growth [--orders 1000000,10000000 --export-seconds 24] [--writes --writers 64,256 --rounds 3]
+  --growth [--orders 1000000,10000000 --export-seconds 24 --sale-orders 1500000] [--writes --writers 64,256 --rounds 3]
                            docs/API.md §14: a primary and a replica per size, seeded once and kept
                            (BENCH_DATA_DIR, default ~/.cache/orders-service/bench-growth); every admin
                            shape, a member's pages and walks by next link at each size side by side, with
-                           the ratio; at the largest, an export in every sort and every shape on the
+                           the ratio, the largest holding a sale's orders besides (planted once, kept;
+                           0 for none); at the largest, an export in every sort and every shape on the
                            primary alone; the service's warnings; with --writes, then the sale's writes
                            on throw-away durable primaries holding the largest size, against the bare
                            tables (as --writes --preload <largest>)
@@ -94,6 +95,7 @@ async function main(): Promise<void> {
       'without-naive': { type: 'boolean', default: false },
       orders: { type: 'string', default: '1000000,10000000' },
       'export-seconds': { type: 'string', default: '24' },
+      'sale-orders': { type: 'string', default: '1500000' },
       sorts: { type: 'string' },
     },
   });
@@ -139,7 +141,7 @@ async function main(): Promise<void> {
     await growth.run(
       signDevelopmentToken(auth, { sub: 1, role: Role.Admin }, '4h'),
       signDevelopmentToken(auth, { sub: 1, role: Role.User }, '4h'),
-      { sizes, exportSeconds: Number(values['export-seconds']) },
+      { sizes, exportSeconds: Number(values['export-seconds']), saleOrders: Number(values['sale-orders']) },
     );
     // docs/API.md §14 weighs both sides at the largest size: the listing's reads above, the sale's writes here.
     if (values.writes) await writes(Math.max(...sizes));

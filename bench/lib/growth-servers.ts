@@ -3,9 +3,13 @@ import { cpSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } fr
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { createConnection, type Connection, type RowDataPacket } from 'mysql2/promise';
+import { DataSource } from 'typeorm';
 import { migrateServers } from '../../src/cli/migrate-servers';
 import { toDatabaseConfig } from '../../src/config/database.config';
 import { validateEnvironment } from '../../src/config/environment';
+import { buildDataSourceOptions } from '../../src/database/data-source-options';
+import { hasReached, parseGtidPosition, type GtidPosition } from '../../src/database/replication-lag';
+import { foldAllChanges } from '../../src/orders/counting/daily-counts';
 import { startThrowawayMysql, type ThrowawayMysql } from '../../launchers/mysql-server';
 import { createReplicatedDatabase, grantCountFolding, pointReplicaAt } from '../../launchers/replication';
 import { waitFor } from '../../launchers/wait-for';
@@ -203,4 +207,54 @@ export async function growthPair(orders: number): Promise<GrowthPair> {
       await primary.stop();
     },
   };
+}
+
+/** A server's GTID position: what it has committed (`gtid_binlog_pos`) or, on a replica, applied. */
+export async function position(
+  connection: Connection,
+  variable: 'gtid_binlog_pos' | 'gtid_slave_pos',
+): Promise<GtidPosition> {
+  const [[row]] = await connection.query<RowDataPacket[]>(`SELECT @@global.${variable} AS position`);
+  return parseGtidPosition(String(row.position ?? ''));
+}
+
+/** Waits (launchers' `waitFor`) until `reached` holds, polling every `intervalMs`; returns the seconds it took. */
+export async function secondsUntil(what: string, reached: () => Promise<boolean>, intervalMs = 50): Promise<number> {
+  const started = performance.now();
+  // Applying a sale a replica fell behind on may take many minutes at 10M orders.
+  await waitFor(what, reached, { timeoutMs: 1_800_000, intervalMs });
+  return (performance.now() - started) / 1000;
+}
+
+/** Waits until the replica has applied everything the primary has committed; returns the seconds it took. */
+export async function caughtUp(pair: GrowthPair): Promise<number> {
+  const [primary, replica] = [await pair.root('primary'), await pair.root('replica')];
+  try {
+    const committed = await position(primary, 'gtid_binlog_pos');
+    return await secondsUntil('the replica to catch up', async () =>
+      hasReached(await position(replica, 'gtid_slave_pos'), committed),
+    );
+  } finally {
+    await Promise.all([primary.end(), replica.end()]);
+  }
+}
+
+/**
+ * Folds every counting row written without a service running (docs/API.md §7) on the primary, as the service's fold
+ * would have had it run meanwhile (an admin count reads every row not folded yet), and waits for the replica.
+ */
+export async function foldCounts(pair: GrowthPair): Promise<void> {
+  const dataSource = new DataSource(
+    buildDataSourceOptions(
+      toDatabaseConfig(validateEnvironment({ ...pair.environment, DB_USERNAME: 'root', DB_PASSWORD: '' })),
+      'maintenance',
+    ),
+  );
+  await dataSource.initialize();
+  try {
+    await foldAllChanges(dataSource);
+  } finally {
+    await dataSource.destroy();
+  }
+  await caughtUp(pair);
 }

@@ -1,4 +1,4 @@
-import { createConnection, type Connection, type ResultSetHeader } from 'mysql2/promise';
+import { createConnection, type Connection, type ResultSetHeader, type RowDataPacket } from 'mysql2/promise';
 import { randomSource } from '../../src/orders/seeding/order-generator';
 
 /** The sale's concert: one concert that every writer orders for, as during a real on-sale. */
@@ -126,4 +126,37 @@ export async function runSale(
     await Promise.all(opened.map((connection) => connection.end()));
   }
   return tally;
+}
+
+/** Orders planted per statement: one transaction each on the primary, and one for the replica to apply. */
+const PLANT_CHUNK = 100_000;
+
+/**
+ * Brings the table to hold `orders` orders of a sale that has ended, as `runSale` leaves them but without taking
+ * the hours it would: every order paid, of the sale's concert, with two seats, and the newest ids, creation and
+ * update times (placed 2 ms apart, up to now). Plants only what is missing, so a kept pair is planted once.
+ */
+export async function plantSale(primary: Connection, orders: number, members: number): Promise<number> {
+  const [[held]] = await primary.query<RowDataPacket[]>('SELECT COUNT(*) AS n FROM orders WHERE concert_id = ?', [
+    SALE_CONCERT,
+  ]);
+  const missing = orders - Number(held.n);
+  for (let planted = 0; planted < missing; planted += PLANT_CHUNK) {
+    const chunk = Math.min(PLANT_CHUNK, missing - planted);
+    const [[newest]] = await primary.query<RowDataPacket[]>('SELECT COALESCE(MAX(id), 0) AS id FROM orders');
+    await primary.query('BEGIN');
+    await primary.query(
+      `INSERT INTO orders (user_id, concert_id, total_price, status, created_at, updated_at)
+       SELECT 1 + (seq * 7919) % ?, ?, ?, 'PAYMENT_COMPLETED', placed, placed + INTERVAL 1 SECOND
+       FROM (SELECT seq, UTC_TIMESTAMP(3) - INTERVAL ((? - seq) * 2000) MICROSECOND AS placed FROM seq_1_to_${chunk}) s`,
+      [members, SALE_CONCERT, 2 * SEAT_PRICE, chunk],
+    );
+    await primary.query(
+      `INSERT INTO order_seats (order_id, seat_price_id, price)
+       SELECT o.id, 2 * o.id + s.seq, ? FROM orders o JOIN seq_1_to_2 s WHERE o.id > ?`,
+      [SEAT_PRICE, newest.id],
+    );
+    await primary.query('COMMIT');
+  }
+  return Math.max(0, missing);
 }

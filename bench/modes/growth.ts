@@ -2,7 +2,8 @@ import type { ChildProcess } from 'node:child_process';
 import { readFileSync, rmSync } from 'node:fs';
 import type { RowDataPacket } from 'mysql2/promise';
 import { writeChart } from '../lib/charts';
-import { growthPair, serviceLogFile, type GrowthPair, type SeedRecord } from '../lib/growth-servers';
+import { foldCounts, growthPair, serviceLogFile, type GrowthPair, type SeedRecord } from '../lib/growth-servers';
+import { plantSale } from '../lib/sale-orders';
 import { median } from '../lib/measure';
 import { startVariant, stop } from '../lib/servers';
 import { exportFor, type ExportResult } from './exports';
@@ -15,6 +16,8 @@ export interface GrowthOptions {
   sizes: number[];
   /** How long each export is read, per sort. */
   exportSeconds: number;
+  /** Orders of a sale the largest pair holds besides the seeded ones (planted where fewer). */
+  saleOrders: number;
 }
 
 interface Timed {
@@ -253,13 +256,23 @@ export async function run(adminToken: string, userToken: string, options: Growth
       console.error(`${format(orders)} orders: the pair`);
       pairs.push(await growthPair(orders));
     }
+    const largest = pairs.at(-1)!;
+    if (options.saleOrders > 0) {
+      const primary = await largest.root('primary');
+      try {
+        const planted = await plantSale(primary, options.saleOrders, largest.record.members);
+        console.error(`${format(largest.record.orders)} orders: ${format(planted)} orders of a sale planted`);
+      } finally {
+        await primary.end();
+      }
+      await foldCounts(largest);
+    }
     const footprints: Array<SizeResult['footprint']> = [];
     for (const pair of pairs) footprints.push(await footprintOf(pair));
     for (const pair of pairs) {
       console.error(`${format(pair.record.orders)} orders: warming the replica's buffer pool`);
       await warm(pair, 'replica');
     }
-    const largest = pairs.at(-1)!;
     const served = await withServices(
       pairs.map((pair) => ({
         label: 'with replica',

@@ -1,14 +1,19 @@
-import type { Connection, RowDataPacket } from 'mysql2/promise';
-import { DataSource } from 'typeorm';
-import { toDatabaseConfig } from '../../src/config/database.config';
-import { validateEnvironment } from '../../src/config/environment';
-import { buildDataSourceOptions } from '../../src/database/data-source-options';
-import { foldAllChanges } from '../../src/orders/counting/daily-counts';
-import { hasReached, parseGtidPosition, PrimaryTimeline, type GtidPosition } from '../../src/database/replication-lag';
+import { join } from 'node:path';
+import { Worker } from 'node:worker_threads';
+import type { RowDataPacket } from 'mysql2/promise';
+import { hasReached, parseGtidPosition, PrimaryTimeline } from '../../src/database/replication-lag';
 import { writeChart } from '../lib/charts';
-import { growthPair, GROWTH_DATABASE, serviceLogFile, type GrowthPair } from '../lib/growth-servers';
+import {
+  caughtUp,
+  foldCounts,
+  growthPair,
+  GROWTH_DATABASE,
+  position,
+  secondsUntil,
+  serviceLogFile,
+  type GrowthPair,
+} from '../lib/growth-servers';
 import { median } from '../lib/measure';
-import { waitFor } from '../../launchers/wait-for';
 import { runSale, sleep } from '../lib/sale-orders';
 import { warm, withServices } from './growth';
 
@@ -92,57 +97,11 @@ const percentile = (values: number[], p: number) =>
     ? NaN
     : [...values].sort((a, b) => a - b)[Math.min(values.length - 1, Math.floor(p * values.length))];
 
-async function position(connection: Connection, variable: 'gtid_binlog_pos' | 'gtid_slave_pos'): Promise<GtidPosition> {
-  const [[row]] = await connection.query<RowDataPacket[]>(`SELECT @@global.${variable} AS position`);
-  return parseGtidPosition(String(row.position ?? ''));
-}
-
-/** Waits (launchers' `waitFor`) until `reached` holds, polling every `intervalMs`; returns the seconds it took. */
-async function secondsUntil(what: string, reached: () => Promise<boolean>, intervalMs = 50): Promise<number> {
-  const started = performance.now();
-  // Applying a sale a replica fell behind on may take many minutes at 10M orders.
-  await waitFor(what, reached, { timeoutMs: 1_800_000, intervalMs });
-  return (performance.now() - started) / 1000;
-}
-
 /**
  * The primary's full speed: the median of its sales alone, one before each apply measurement. The primary is the
  * same in each; what varies between them is the machine, by up to a third from one minute to the next.
  */
 const fullSpeedOf = (applies: ApplyResult[]): number => median(applies.map((apply) => apply.primaryOrdersPerSecond));
-
-/**
- * Folds every counting row the sales left (docs/API.md §7) on the primary, as the service's fold would have had it
- * run meanwhile: the sales alone ran without a service, and an admin count reads every row not folded yet.
- */
-async function foldCounts(pair: GrowthPair): Promise<void> {
-  const dataSource = new DataSource(
-    buildDataSourceOptions(
-      toDatabaseConfig(validateEnvironment({ ...pair.environment, DB_USERNAME: 'root', DB_PASSWORD: '' })),
-      'maintenance',
-    ),
-  );
-  await dataSource.initialize();
-  try {
-    await foldAllChanges(dataSource);
-  } finally {
-    await dataSource.destroy();
-  }
-  await caughtUp(pair);
-}
-
-/** Waits until the replica has applied everything the primary has committed; returns the seconds it took. */
-async function caughtUp(pair: GrowthPair): Promise<number> {
-  const [primary, replica] = [await pair.root('primary'), await pair.root('replica')];
-  try {
-    const committed = await position(primary, 'gtid_binlog_pos');
-    return await secondsUntil('the replica to catch up', async () =>
-      hasReached(await position(replica, 'gtid_slave_pos'), committed),
-    );
-  } finally {
-    await Promise.all([primary.end(), replica.end()]);
-  }
-}
 
 /**
  * The primary takes a sale alone (the replica's SQL thread stopped, its IO thread fetching); once the replica has
@@ -203,57 +162,63 @@ async function configureReplica(pair: GrowthPair, { threads, flushAtCommit }: Re
   }
 }
 
-/** One client reading in turn an admin shape and a member's page, until stopped; every answer timed. */
+/**
+ * The reading client: administrators' and members' pages in turn, one at a time, in a worker thread of its own
+ * (bench/lib/read-client.mjs), so that the writers' connections in this thread do not delay its requests.
+ */
 function startReads(baseUrl: string, tokens: { admin: string; user: string }) {
-  let running = true;
-  const times = { admin: [] as number[], member: [] as number[] };
-  const byShape = new Map<string, number[]>();
-  const refusals = { admin: new Map<string, number>(), member: new Map<string, number>() };
-  let stale = 0;
-  const loop = (async () => {
-    for (let index = 0; running; index += 1) {
-      const kind = index % 2 === 0 ? 'admin' : 'member';
-      const query =
-        kind === 'admin'
-          ? ADMIN_SHAPES[(index / 2) % ADMIN_SHAPES.length]
-          : MEMBER_SHAPES[((index - 1) / 2) % MEMBER_SHAPES.length];
-      // Members are spread over the seeded ones, as a sale's buyers reloading their orders would be.
-      const token = kind === 'admin' ? tokens.admin : tokens.user;
-      const started = performance.now();
-      const response = await fetch(`${baseUrl}/orders?${query}`, { headers: { authorization: `Bearer ${token}` } });
-      const body = await response.text();
-      const took = performance.now() - started;
-      times[kind].push(took);
-      // Keyed by kind too: a member's and an administrator's query can be the same text.
-      byShape.set(`${kind} ${query}`, [...(byShape.get(`${kind} ${query}`) ?? []), took]);
-      if (response.headers.get('data-staleness') !== null) stale += 1;
-      if (response.status !== 200) {
-        const type = response.status >= 400 ? ((JSON.parse(body) as { type?: string }).type ?? '') : '';
-        const label = `${response.status} ${type}`.trim();
-        refusals[kind].set(label, (refusals[kind].get(label) ?? 0) + 1);
-      }
-    }
-  })();
-  const stats = (kind: 'admin' | 'member'): ReadStats => ({
-    count: times[kind].length,
-    p50: percentile(times[kind], 0.5),
-    p95: percentile(times[kind], 0.95),
-    refusals: refusals[kind],
-    byShape: new Map(
-      (kind === 'admin' ? ADMIN_SHAPES : MEMBER_SHAPES).map((query) => [
-        query,
-        percentile(byShape.get(`${kind} ${query}`) ?? [], 0.5),
-      ]),
-    ),
+  const worker = new Worker(join(__dirname, '../lib/read-client.mjs'), {
+    workerData: {
+      baseUrl,
+      tokens: { admin: tokens.admin, member: tokens.user },
+      shapes: { admin: ADMIN_SHAPES, member: MEMBER_SHAPES },
+    },
   });
+  const reads = new Promise<ClientRead[]>((resolve, reject) => {
+    worker.once('message', resolve);
+    worker.once('error', reject);
+  });
+  const stats = (all: ClientRead[], kind: 'admin' | 'member'): ReadStats => {
+    const mine = all.filter(([readKind]) => readKind === kind);
+    const refusals = new Map<string, number>();
+    for (const [, , , status, type] of mine) {
+      if (status === 200) continue;
+      const label = `${status} ${type}`.trim();
+      refusals.set(label, (refusals.get(label) ?? 0) + 1);
+    }
+    return {
+      count: mine.length,
+      p50: percentile(
+        mine.map(([, , ms]) => ms),
+        0.5,
+      ),
+      p95: percentile(
+        mine.map(([, , ms]) => ms),
+        0.95,
+      ),
+      refusals,
+      byShape: new Map(
+        (kind === 'admin' ? ADMIN_SHAPES : MEMBER_SHAPES).map((query) => [
+          query,
+          percentile(
+            mine.filter(([, readQuery]) => readQuery === query).map(([, , ms]) => ms),
+            0.5,
+          ),
+        ]),
+      ),
+    };
+  };
   return {
     stop: async () => {
-      running = false;
-      await loop;
-      return { admin: stats('admin'), member: stats('member'), stale };
+      worker.postMessage('stop');
+      const all = await reads;
+      return { admin: stats(all, 'admin'), member: stats(all, 'member'), stale: all.filter((read) => read[5]).length };
     },
   };
 }
+
+/** One read of the client: who read, the query, its time in ms, the status, the problem type, whether stale. */
+type ClientRead = ['admin' | 'member', string, number, number, string, boolean];
 
 /** The replica's lag every LAG_SAMPLE_MS, told as the service tells it: from the primary's positions over time. */
 function startLagSampler(pair: GrowthPair) {

@@ -380,9 +380,9 @@ function holdsAsOneRange(index: OrdersIndex, fixed: readonly IndexColumn[], filt
  * hour), its id is taken when it is placed, and a concert's orders come in the weeks after it goes on sale, newer
  * concerts having higher ids. Walking such an index passes the orders created outside a date range in one stretch
  * before reaching the range's, rather than a share of them spread evenly (a sale's orders hold the newest ids and the
- * newest concert), so a walk of it is costed as the whole of it, and does not bound a date-filtered page. The bench
- * data's ids and concerts do not follow creation (docs/SCALING.md); the plans this costs them still read only the
- * range.
+ * newest concert), so a walk of it is costed as the whole of it, and does not bound a date-filtered page. The seeded
+ * orders' ids and concerts do not follow creation (the seeder places each at a random time); the plans this chooses
+ * for them still read only the range.
  */
 const FOLLOWS_CREATION: ReadonlyArray<IndexColumn> = ['updatedAt', 'id', 'concertId'];
 

@@ -1,0 +1,33 @@
+// The sale bench's reading client (bench/modes/sale.ts): administrators' and members' pages in turn, one at a time,
+// each timed, until told to stop. A worker thread with its own event loop, so that the 64 writers' connections in the
+// bench's main thread do not delay its requests and their replies. Plain JavaScript: a worker loads no TypeScript.
+import { parentPort, workerData } from 'node:worker_threads';
+
+const { baseUrl, tokens, shapes } = workerData;
+const reads = []; // [kind, query, ms, status, problem type, stale]
+let running = true;
+const problemType = (body) => {
+  try {
+    return JSON.parse(body).type ?? '';
+  } catch {
+    return 'not problem+json';
+  }
+};
+parentPort.once('message', () => {
+  running = false;
+});
+
+for (let index = 0; running; index += 1) {
+  const kind = index % 2 === 0 ? 'admin' : 'member';
+  const queries = shapes[kind];
+  const query = queries[Math.floor(index / 2) % queries.length];
+  const started = performance.now();
+  const response = await fetch(`${baseUrl}/orders?${query}`, { headers: { authorization: `Bearer ${tokens[kind]}` } });
+  const body = await response.text();
+  const ms = performance.now() - started;
+  const type = response.status >= 400 ? problemType(body) : '';
+  reads.push([kind, query, ms, response.status, type, response.headers.get('data-staleness') !== null]);
+  // Lets the stop message in between requests.
+  await new Promise((resolve) => setImmediate(resolve));
+}
+parentPort.postMessage(reads);
