@@ -231,11 +231,15 @@ export class ReadPlanner {
       const month = walks === 0 ? 0 : (ranged - sorted) / walks;
       const walked = Math.min(month, matching === 0 ? month : (rowsWanted * ranged) / matching);
       const merged = Math.min(walks * rowsWanted, matching);
+      const walkedRow = merge.walkedCovers ? COVERING_ROW : LOOKUP_ROW;
       candidates.push({
         indexes: merge.indexes,
         rule: 'month-merge',
         branches,
-        cost: (walks * walked + merged) * COVERING_ROW + sorted * (merge.sortedCovers ? COVERING_ROW : LOOKUP_ROW),
+        cost:
+          walks * walked * walkedRow +
+          merged * COVERING_ROW +
+          sorted * (merge.sortedCovers ? COVERING_ROW : LOOKUP_ROW),
         readWhole: sorted,
       });
     }
@@ -254,19 +258,21 @@ export class ReadPlanner {
   private monthMergeIndexes(
     filters: OrderFilters,
     sort: readonly SortKey[],
-  ): { indexes: string[]; sortedCovers: boolean } | undefined {
+  ): { indexes: string[]; walkedCovers: boolean; sortedCovers: boolean } | undefined {
     const fixed = fixedColumns(filters);
     const filtered = filterColumns(filters);
     if (!mergesMonths(fixed, filtered)) return undefined;
     const order = effectiveOrder(sort, fixed);
-    const walked = this.indexes.find(
-      (index) => monthLed(index, filtered) && readsInOrder(index, ['createdMonth'], order),
-    );
+    const walked = this.indexes.find((index) => monthLed(index) && readsInOrder(index, ['createdMonth'], order));
     const dated = this.indexes.filter((index) => index.columns[0] === 'createdAt');
     const sorted =
       dated.find((index) => covers(index, filtered, order)) ?? dated.find((index) => holdsAll(index, filtered));
     return walked && sorted
-      ? { indexes: [walked.name, sorted.name], sortedCovers: covers(sorted, filtered, order) }
+      ? {
+          indexes: [walked.name, sorted.name],
+          walkedCovers: holdsAll(walked, filtered),
+          sortedCovers: covers(sorted, filtered, order),
+        }
       : undefined;
   }
 
@@ -283,8 +289,7 @@ export class ReadPlanner {
       table: range || this.indexes.some((index) => holdsAsOneRange(index, fixed, filtered)),
       range,
       // Whatever the sort: a month merge of any sort needs where the orders end, and the span costs two index dives.
-      span:
-        opensRange(filters) && mergesMonths(fixed, filtered) && this.indexes.some((index) => monthLed(index, filtered)),
+      span: opensRange(filters) && mergesMonths(fixed, filtered) && this.indexes.some((index) => monthLed(index)),
     };
   }
 
@@ -331,9 +336,12 @@ const opensRange = (filters: OrderFilters): boolean =>
 const mergesMonths = (fixed: readonly IndexColumn[], filtered: readonly IndexColumn[]): boolean =>
   filtered.includes('createdAt') && fixed.every((column) => column === 'status');
 
-/** A month index (REPLICA_COLUMN's) whose entries hold the filters. */
-const monthLed = (index: OrdersIndex, filtered: readonly IndexColumn[]): boolean =>
-  index.columns[0] === 'createdMonth' && holdsAll(index, filtered);
+/**
+ * A month index (REPLICA_COLUMN's) whose entries hold the dates, checked in them on a month the range covers in part;
+ * a status they do not hold is checked in each entry's row.
+ */
+const monthLed = (index: OrdersIndex): boolean =>
+  index.columns[0] === 'createdMonth' && index.columns.includes('createdAt');
 
 /** Columns an equality filter fixes to one value. */
 function fixedColumns(filters: OrderFilters): IndexColumn[] {
