@@ -5,6 +5,7 @@ import { signDevelopmentToken } from '../src/auth/development-token';
 import { Role } from '../src/auth/role';
 import { toAuthConfig } from '../src/config/auth.config';
 import { validateEnvironment } from '../src/config/environment';
+import { generationOf } from './lib/growth-servers';
 import { createContext } from './lib/context';
 import { benchJwtSecret } from './lib/secret';
 import * as burst from './modes/burst';
@@ -117,14 +118,19 @@ async function main(): Promise<void> {
     });
   if (values.sale) {
     const auth = toAuthConfig(validateEnvironment(process.env));
+    // One size: the largest the growth bench seeds unless told.
+    const orders = Math.max(...list(values.orders));
+    const member = (sub: number) => signDevelopmentToken(auth, { sub, role: Role.User }, '4h');
+    // 64 members spread over the seeded ones, past member 1, the seed's busiest (read on its own).
+    const { members } = generationOf(orders);
     await sale.run(
       {
         admin: signDevelopmentToken(auth, { sub: 1, role: Role.Admin }, '4h'),
-        user: signDevelopmentToken(auth, { sub: 1, role: Role.User }, '4h'),
+        members: Array.from({ length: 64 }, (_, index) => member(2 + Math.floor((index * (members - 2)) / 64))),
+        busiest: member(1),
       },
       {
-        // One size: the largest the growth bench seeds unless told.
-        orders: Math.max(...list(values.orders)),
+        orders,
         // The sale of docs/API.md §18 is 64 writers; --writers names another number.
         writers: values.writers === '16,64,256' ? 64 : Math.max(...list(values.writers)),
         shares: list(values.shares),

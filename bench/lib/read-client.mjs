@@ -18,11 +18,19 @@ parentPort.once('message', () => {
 });
 
 for (let index = 0; running; index += 1) {
-  const kind = index % 2 === 0 ? 'admin' : 'member';
-  const queries = shapes[kind];
-  const query = queries[Math.floor(index / 2) % queries.length];
+  // Administrators and members in turn; each member read the next member's, every fourth the busiest member's.
+  const turn = Math.floor(index / 2);
+  const kind = index % 2 === 0 ? 'admin' : turn % 4 === 3 ? 'busiest' : 'member';
+  const queries = shapes[kind === 'admin' ? 'admin' : 'member'];
+  const query = queries[turn % queries.length];
+  const token =
+    kind === 'admin'
+      ? tokens.admin
+      : kind === 'busiest'
+        ? tokens.busiest
+        : tokens.members[turn % tokens.members.length];
   const started = performance.now();
-  const response = await fetch(`${baseUrl}/orders?${query}`, { headers: { authorization: `Bearer ${tokens[kind]}` } });
+  const response = await fetch(`${baseUrl}/orders?${query}`, { headers: { authorization: `Bearer ${token}` } });
   const body = await response.text();
   const ms = performance.now() - started;
   const type = response.status >= 400 ? problemType(body) : '';
