@@ -18,7 +18,23 @@ export interface ServiceProcess {
  */
 export async function startServiceProcess(
   environment: Record<string, string>,
-  { build = false, port: wanted }: { build?: boolean; port?: number } = {},
+  options: { build?: boolean; port?: number } = {},
+): Promise<ServiceProcess> {
+  // A free port is picked, then bound by the child: another process may take it in between. Such a start is
+  // retried on another port; a port the caller named is not.
+  for (let attempt = 1; ; attempt += 1) {
+    try {
+      return await startOnce(environment, options);
+    } catch (error) {
+      const taken = error instanceof Error && error.message.includes('EADDRINUSE');
+      if (!taken || options.port !== undefined || attempt === 3) throw error;
+    }
+  }
+}
+
+async function startOnce(
+  environment: Record<string, string>,
+  { build = false, port: wanted }: { build?: boolean; port?: number },
 ): Promise<ServiceProcess> {
   const port = wanted ?? (await freePort());
   let output = '';
