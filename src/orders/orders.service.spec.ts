@@ -82,17 +82,6 @@ describe('OrdersService', () => {
     expect(repository.findPage).not.toHaveBeenCalled();
   });
 
-  it('suggests newest first, not orderId, for a refused sort by orderId: ids follow creation, so that is one within dates', async () => {
-    // Routing found no server that bounds a status within dates by orderId: the primary's key passes newer orders.
-    reads.withConnection.mockRejectedValue(new NoCapableServerException());
-    const sort = [{ field: 'orderId' as const, direction: 'DESC' as const }];
-    const filters = { status: 'PAYMENT_COMPLETED' as const, createdFrom: Date.UTC(2025, 0, 1) };
-    const refusal = service.list({ id: 1, role: Role.Admin }, query({ filters, sort }));
-    const { problem } = (await refusal.catch((error: unknown) => error)) as ProblemException;
-    expect(problem.detail).toMatch(/orders these filters select by orderId.*sort by createdAt newest first, or try/);
-    expect(problem.detail).not.toMatch(/or orderId/);
-  });
-
   it('tells a member whose orders no serving server can read through a member’s index to come back, not to filter', async () => {
     // Routing found no server holding an index led by the member (the only one that bounds a member's page).
     reads.withConnection.mockRejectedValue(new NoCapableServerException());

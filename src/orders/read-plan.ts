@@ -116,10 +116,9 @@ const SELECTIVE_FILTERS: ReadonlyArray<IndexColumn> = ['userId', 'concertId'];
  *    - `filter-index`: the index range that holds the filters, every entry in it sorted (covering or with a
  *      lookup per row, and with one where the range holds only the dates and the row must be checked);
  *    - `table-scan`: every order read once in the clustered index's order, the matches sorted as they come;
- *    - `month-merge`: a date range in a sort that follows creation time (update time, `orderId`, `concertId`),
- *      where a server holds that sort's month index (a replica's): the first entries of each month the range covers,
- *      each walked in the sort's order, merged, and the range's edges sorted (`monthMerge`). Its walks read within
- *      the range; a walk of the sort's own index passes every order placed after the range first.
+ *    - `month-merge`: a date range sorted by update time, where a server holds the month index (a replica's): the
+ *      first entries of each month the range covers, each walked in update order, merged, and the range's edges
+ *      sorted (`monthMerge`).
  */
 export class ReadPlanner {
   constructor(private readonly indexes: readonly OrdersIndex[]) {}
@@ -231,15 +230,11 @@ export class ReadPlanner {
       const month = walks === 0 ? 0 : (ranged - sorted) / walks;
       const walked = Math.min(month, matching === 0 ? month : (rowsWanted * ranged) / matching);
       const merged = Math.min(walks * rowsWanted, matching);
-      const walkedRow = merge.walkedCovers ? COVERING_ROW : LOOKUP_ROW;
       candidates.push({
-        indexes: merge.indexes,
+        indexes: merge,
         rule: 'month-merge',
         branches,
-        cost:
-          walks * walked * walkedRow +
-          merged * COVERING_ROW +
-          sorted * (merge.sortedCovers ? COVERING_ROW : LOOKUP_ROW),
+        cost: (walks * walked + merged + sorted) * COVERING_ROW,
         readWhole: sorted,
       });
     }
@@ -251,29 +246,22 @@ export class ReadPlanner {
   }
 
   /**
-   * The month index that walks this sort in order and the dates' index that sorts the edges (one whose entries
-   * hold the sort and the filters where the server has one), where the shape is a date range, filtered by status or
-   * not, in a sort that a month index of the server's reads.
+   * The month index that walks this sort in order and the dates' covering index that sorts the edges, where the
+   * server holds both and the shape is a date range, filtered by status or not, sorted by update time.
    */
-  private monthMergeIndexes(
-    filters: OrderFilters,
-    sort: readonly SortKey[],
-  ): { indexes: string[]; walkedCovers: boolean; sortedCovers: boolean } | undefined {
+  private monthMergeIndexes(filters: OrderFilters, sort: readonly SortKey[]): string[] | undefined {
     const fixed = fixedColumns(filters);
     const filtered = filterColumns(filters);
-    if (!mergesMonths(fixed, filtered)) return undefined;
+    if (!filtered.includes('createdAt') || fixed.some((column) => column !== 'status')) return undefined;
     const order = effectiveOrder(sort, fixed);
-    const walked = this.indexes.find((index) => monthLed(index) && readsInOrder(index, ['createdMonth'], order));
-    const dated = this.indexes.filter((index) => index.columns[0] === 'createdAt');
-    const sorted =
-      dated.find((index) => covers(index, filtered, order)) ?? dated.find((index) => holdsAll(index, filtered));
-    return walked && sorted
-      ? {
-          indexes: [walked.name, sorted.name],
-          walkedCovers: holdsAll(walked, filtered),
-          sortedCovers: covers(sorted, filtered, order),
-        }
-      : undefined;
+    const walked = this.indexes.find(
+      (index) =>
+        index.columns[0] === 'createdMonth' &&
+        holdsAll(index, filtered) &&
+        readsInOrder(index, ['createdMonth'], order),
+    );
+    const sorted = this.indexes.find((index) => index.columns[0] === 'createdAt' && covers(index, filtered, order));
+    return walked && sorted ? [walked.name, sorted.name] : undefined;
   }
 
   /**
@@ -288,8 +276,7 @@ export class ReadPlanner {
     return {
       table: range || this.indexes.some((index) => holdsAsOneRange(index, fixed, filtered)),
       range,
-      // Whatever the sort: a month merge of any sort needs where the orders end, and the span costs two index dives.
-      span: opensRange(filters) && mergesMonths(fixed, filtered) && this.indexes.some((index) => monthLed(index)),
+      span: opensRange(filters) && this.monthMergeIndexes(filters, sortByUpdate) !== undefined,
     };
   }
 
@@ -332,16 +319,11 @@ export class ReadPlanner {
 const opensRange = (filters: OrderFilters): boolean =>
   (filters.createdFrom === undefined) !== (filters.createdBefore === undefined);
 
-/** A date range, filtered by status or not: the shapes a month merge reads. */
-const mergesMonths = (fixed: readonly IndexColumn[], filtered: readonly IndexColumn[]): boolean =>
-  filtered.includes('createdAt') && fixed.every((column) => column === 'status');
-
-/**
- * A month index (REPLICA_COLUMN's) whose entries hold the dates, checked in them on a month the range covers in part;
- * a status they do not hold is checked in each entry's row.
- */
-const monthLed = (index: OrdersIndex): boolean =>
-  index.columns[0] === 'createdMonth' && index.columns.includes('createdAt');
+/** Either direction of update time: whether a month merge applies does not depend on it. */
+const sortByUpdate: readonly SortKey[] = [
+  { field: 'updatedAt', direction: 'DESC' },
+  { field: 'orderId', direction: 'DESC' },
+];
 
 /** Columns an equality filter fixes to one value. */
 function fixedColumns(filters: OrderFilters): IndexColumn[] {
@@ -385,14 +367,12 @@ function holdsAsOneRange(index: OrdersIndex, fixed: readonly IndexColumn[], filt
 
 /**
  * Columns whose order follows creation time: an order is updated after it is placed (in the bench data within the
- * hour), its id is taken when it is placed, and a concert's orders come in the weeks after it goes on sale, newer
- * concerts having higher ids. Walking such an index passes the orders created outside a date range in one stretch
- * before reaching the range's, rather than a share of them spread evenly (a sale's orders hold the newest ids and the
- * newest concert), so a walk of it is costed as the whole of it, and does not bound a date-filtered page. The seeded
- * orders' ids and concerts do not follow creation (the seeder places each at a random time); the plans this chooses
- * for them still read only the range.
+ * hour). Walking such an index passes the orders created outside a date range in one stretch before reaching
+ * the range's, rather than a share of them spread evenly; so a walk of it is costed as the whole of it, and does
+ * not bound a date-filtered page. (Order ids follow creation time too where orders are inserted as they are placed;
+ * the bench data's ids do not, docs/SCALING.md.)
  */
-const FOLLOWS_CREATION: ReadonlyArray<IndexColumn> = ['updatedAt', 'id', 'concertId'];
+const FOLLOWS_CREATION: ReadonlyArray<IndexColumn> = ['updatedAt'];
 
 /** Whether a walk of the index, past its first `fixedCount` columns, passes the dates' orders in one stretch. */
 function walksAcrossDates(index: OrdersIndex, filtered: readonly IndexColumn[], fixedCount = 0): boolean {

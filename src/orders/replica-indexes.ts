@@ -91,11 +91,6 @@ export const REPLICA_INDEXES: readonly ReplicaIndex[] = [
   replicaIndex('totalPrice', 'desc', 'status_total_price', ['status', 'totalPrice', 'id', 'createdAt']),
   replicaIndex('updatedAt', 'asc', 'status_updated', ['status', 'updatedAt', 'id', 'createdAt']),
   replicaIndex('updatedAt', 'desc', 'status_updated', ['status', 'updatedAt', 'id', 'createdAt']),
-  // Likewise newest first and by concert descending: a sale's orders are the newest, in the newest concert, so a
-  // walk of either sort's own index from that end passes all of them before another status's first. From the other
-  // end it reaches them last: no index for that direction, whose every entry each order would pay for.
-  replicaIndex('createdAt', 'desc', 'status_created', ['status', 'createdAt', 'id']),
-  replicaIndex('concertId', 'desc', 'status_concert', ['status', 'concertId', 'id', 'createdAt']),
   // A member's or a concert's orders in any sort and with any filters, read from the entries alone: the busiest
   // member's tens of thousands of orders are sorted without a lookup each (docs/API.md §14, a member's page).
   {
@@ -120,16 +115,4 @@ export const REPLICA_INDEXES: readonly ReplicaIndex[] = [
   // the page is full.
   monthIndex('asc'),
   monthIndex('desc'),
-  // Order ids and concert ids follow creation time as well (an order's id is taken when it is placed, a concert's
-  // when it goes on sale, and its orders come in the weeks after), so a date range sorted by either is merged from
-  // its months too. Walked backwards or forwards, one index reads `orderId` either way. Without the status, which
-  // each payment would rewrite (as it does in every index holding it), a month's walk looks up each entry's row to
-  // check a status filter: docs/adr/0013 measured the replica's apply rate both ways.
-  {
-    name: 'idx_replica_orders_month_id',
-    columns: ['createdMonth', 'id', 'createdAt'],
-    sqlColumns: ['created_month', 'id', 'created_at'],
-  },
-  replicaIndex('createdMonth', 'asc', 'month_concert', ['createdMonth', 'concertId', 'id', 'createdAt']),
-  replicaIndex('createdMonth', 'desc', 'month_concert', ['createdMonth', 'concertId', 'id', 'createdAt']),
 ];

@@ -21,17 +21,10 @@ export function tooBroadDetail(filters: OrderFilters, sort: readonly SortKey[]):
       : 'all orders';
   return (
     `Sorting ${scope} by ${field} is more than the servers serving now can answer in time: it needs a read ` +
-    `replica holding the listing indexes, and none is serving. Add a userId or consertId filter, sort by ` +
-    `${boundedSortsBesides(field)}, or try again once a replica serves.`
+    'replica holding the listing indexes, and none is serving. Add a userId or consertId filter, sort by ' +
+    'createdAt or orderId, or try again once a replica serves.'
   );
 }
-
-/**
- * The sorts the primary's indexes read in order, to suggest instead of `field`: order ids follow creation time, so a
- * sort by `orderId` refused is one within dates, which creation time newest first reads in order.
- */
-const boundedSortsBesides = (field: SortKey['field']): string =>
-  field === 'orderId' ? 'createdAt newest first' : 'createdAt or orderId';
 
 /**
  * What a listing is told whose filters select more orders than a server sorts within the deadline, in a sort no
@@ -42,6 +35,6 @@ export function tooManyToSortDetail(sort: readonly SortKey[], read: number, most
   return (
     `Sorting by ${sort[0].field} with these filters reads ${count(read)} orders for every page, more ` +
     `than a server sorts in time (at most ${count(most)}). Narrow the date range, add a userId or consertId ` +
-    `filter, or sort by ${boundedSortsBesides(sort[0].field)}.`
+    'filter, or sort by createdAt or orderId.'
   );
 }
