@@ -2,7 +2,14 @@ import type { ChildProcess } from 'node:child_process';
 import { readFileSync, rmSync } from 'node:fs';
 import type { RowDataPacket } from 'mysql2/promise';
 import { writeChart } from '../lib/charts';
-import { foldCounts, growthPair, serviceLogFile, type GrowthPair, type SeedRecord } from '../lib/growth-servers';
+import {
+  foldCounts,
+  growthPair,
+  GROWTH_DATABASE,
+  serviceLogFile,
+  type GrowthPair,
+  type SeedRecord,
+} from '../lib/growth-servers';
 import { plantSale } from '../lib/sale-orders';
 import { median } from '../lib/measure';
 import { startVariant, stop } from '../lib/servers';
@@ -260,6 +267,7 @@ export async function run(adminToken: string, userToken: string, options: Growth
     if (options.saleOrders > 0) {
       const primary = await largest.root('primary');
       try {
+        await primary.changeUser({ database: GROWTH_DATABASE });
         const planted = await plantSale(primary, options.saleOrders, largest.record.members);
         console.error(`${format(largest.record.orders)} orders: ${format(planted)} orders of a sale planted`);
       } finally {
