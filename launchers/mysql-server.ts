@@ -101,6 +101,29 @@ function replicationArguments(replication?: ReplicationRole): string[] {
  */
 export const REPLICA_OPTION_FILE = resolve('deploy/mariadb/replica.cnf');
 
+const SIZE_SUFFIXES: Record<string, number> = { K: 2 ** 10, M: 2 ** 20, G: 2 ** 30 };
+
+/**
+ * The settings of one group of the shipped option file, as the server reads them (`name = value`, `#` comments),
+ * each value as the server reports it back: a size such as `2G` in bytes.
+ */
+export function shippedReplicaOptions(group: string): Map<string, string> {
+  const settings = new Map<string, string>();
+  let current: string | undefined;
+  for (const raw of readFileSync(REPLICA_OPTION_FILE, 'utf8').split('\n')) {
+    const line = raw.trim();
+    if (line === '' || line.startsWith('#')) continue;
+    const header = /^\[(.+)\]$/.exec(line);
+    if (header) current = header[1];
+    else if (current === group) {
+      const [name, value] = line.split('=').map((part) => part.trim());
+      const size = /^(\d+)([KMG])$/i.exec(value);
+      settings.set(name, size ? String(Number(size[1]) * SIZE_SUFFIXES[size[2].toUpperCase()]) : value);
+    }
+  }
+  return settings;
+}
+
 /** A replica reads the shipped option file and nothing else; any other server reads none. */
 function optionFileArguments(replication?: ReplicationRole): string[] {
   return replication?.role === 'replica' ? [`--defaults-file=${REPLICA_OPTION_FILE}`] : ['--no-defaults'];

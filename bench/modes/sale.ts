@@ -15,6 +15,7 @@ import {
 } from '../lib/growth-servers';
 import { median } from '../lib/measure';
 import { runSale, sleep } from '../lib/sale-orders';
+import { shippedReplicaOptions } from '../../launchers/mysql-server';
 import { warm, withServices } from './growth';
 
 /**
@@ -24,8 +25,8 @@ import { warm, withServices } from './growth';
  *
  * 1. the primary's full speed alone, and the replica's apply rate alone, each given the machine in turn (the
  *    replica's SQL thread stopped while the primary takes the sale, then timed applying it): with the shipped
- *    settings, with one applier thread (MariaDB's default), and with the shipped settings on a replica that
- *    flushes at every commit as a durable primary does;
+ *    settings, and with each of them in turn at the server's default (the redo log's size, one applier thread,
+ *    a flush at every commit as a durable primary does), then all three at their defaults;
  * 2. the back-office and members reading through the service, idle, then during a sale at each share of the full
  *    speed for `saleSeconds`: the replica's lag over the window, the reads' p50/p95 and every answer other than 200,
  *    and the sale's rate against the sale alone.
@@ -61,15 +62,36 @@ export interface ReaderTokens {
 }
 type ReaderKind = 'admin' | 'member' | 'busiest';
 const LAG_SAMPLE_MS = 500;
-/** deploy/mariadb/replica.cnf. */
-const SHIPPED: ReplicaSetting = { threads: 4, flushAtCommit: 2 };
-/** What the replica's apply rate depends on: its applier threads, and whether it flushes at every commit. */
-const REPLICA_SETTINGS: Array<[string, ReplicaSetting]> = [
-  ['shipped: 4 threads, flush once a second', SHIPPED],
-  ['1 thread, flush once a second', { threads: 0, flushAtCommit: 2 }],
-  ['4 threads, flush at every commit', { threads: 4, flushAtCommit: 1 }],
-  ['1 thread, flush at every commit (defaults)', { threads: 0, flushAtCommit: 1 }],
+/** deploy/mariadb/replica.cnf, as the replica is started with it. */
+const SHIPPED: ReplicaSetting = (() => {
+  const options = shippedReplicaOptions('mariadb');
+  return {
+    threads: Number(options.get('slave_parallel_threads')),
+    flushAtCommit: Number(options.get('innodb_flush_log_at_trx_commit')) as ReplicaSetting['flushAtCommit'],
+    redoLogBytes: Number(options.get('innodb_log_file_size')),
+  };
+})();
+/** MariaDB 10.11's own `innodb_log_file_size`. */
+const SERVER_REDO_LOG_BYTES = 96 * 2 ** 20;
+const settingLabel = ({ threads, flushAtCommit, redoLogBytes }: ReplicaSetting) =>
+  `${Math.max(1, threads)} thread${threads > 1 ? 's' : ''}, ` +
+  `${flushAtCommit === 1 ? 'flush at every commit' : 'flush once a second'}, ` +
+  `${redoLogBytes >= 2 ** 30 ? `${redoLogBytes / 2 ** 30} GiB` : `${redoLogBytes / 2 ** 20} MiB`} redo log`;
+/**
+ * What the replica's apply rate depends on: the shipped settings, each of them in turn at the server's default (its
+ * redo log's size, one applier thread, a flush at every commit), then all three at their defaults.
+ */
+const VARIANTS: ReplicaSetting[] = [
+  SHIPPED,
+  { ...SHIPPED, redoLogBytes: SERVER_REDO_LOG_BYTES },
+  { ...SHIPPED, threads: 0 },
+  { ...SHIPPED, flushAtCommit: 1 },
+  { threads: 0, flushAtCommit: 1, redoLogBytes: SERVER_REDO_LOG_BYTES },
 ];
+const REPLICA_SETTINGS: Array<[string, ReplicaSetting]> = VARIANTS.map((setting, index) => [
+  `${index === 0 ? 'shipped: ' : index === VARIANTS.length - 1 ? 'defaults: ' : ''}${settingLabel(setting)}`,
+  setting,
+]);
 
 interface ApplyResult {
   setting: string;
@@ -156,15 +178,21 @@ interface ReplicaSetting {
   threads: number;
   /** `innodb_flush_log_at_trx_commit`: 1 writes and flushes the redo log at every commit, 2 once a second. */
   flushAtCommit: 1 | 2;
+  /** `innodb_log_file_size`: how much change the replica's pages may gather before a checkpoint writes them out. */
+  redoLogBytes: number;
 }
 
-/** Sets the replica's applier threads and flushing; the thread count changes only while replication is stopped. */
-async function configureReplica(pair: GrowthPair, { threads, flushAtCommit }: ReplicaSetting): Promise<void> {
+/**
+ * Sets the replica's applier threads, flushing and redo log; the thread count changes only while replication is
+ * stopped, and a resized redo log is in use once the statement returns.
+ */
+async function configureReplica(pair: GrowthPair, { threads, flushAtCommit, redoLogBytes }: ReplicaSetting) {
   const replica = await pair.root('replica');
   try {
     await replica.query(
       `STOP SLAVE; SET GLOBAL slave_parallel_threads = ${threads};
-       SET GLOBAL innodb_flush_log_at_trx_commit = ${flushAtCommit}; START SLAVE`,
+       SET GLOBAL innodb_flush_log_at_trx_commit = ${flushAtCommit};
+       SET GLOBAL innodb_log_file_size = ${redoLogBytes}; START SLAVE`,
     );
   } finally {
     await replica.end();

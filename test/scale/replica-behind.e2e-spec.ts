@@ -1,12 +1,11 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it, jest } from '@jest/globals';
 import { Logger } from '@nestjs/common';
 import type { RowDataPacket } from 'mysql2/promise';
-import { readFileSync } from 'node:fs';
 import request from 'supertest';
 import { migrateServers } from '../../src/cli/migrate-servers';
 import { toDatabaseConfig } from '../../src/config/database.config';
 import { validateEnvironment } from '../../src/config/environment';
-import { REPLICA_OPTION_FILE } from '../../launchers/mysql-server';
+import { shippedReplicaOptions } from '../../launchers/mysql-server';
 import { startReplicatedMysql, type ReplicatedMysql } from '../../launchers/replication';
 import { waitFor } from '../../launchers/wait-for';
 import { expectProblem } from '../support/assertions/problem';
@@ -21,23 +20,6 @@ const MAX_STALENESS_S = 8;
 const STOPPED_MS = 12_000;
 /** What the header may differ from the true lag by: a check's interval, the header's rounding up, and a margin. */
 const LAG_TOLERANCE_S = 3;
-
-/** The settings of one group of an option file, as the server reads them (`name = value`, `#` comments). */
-function optionGroup(text: string, group: string): Map<string, string> {
-  const settings = new Map<string, string>();
-  let current: string | undefined;
-  for (const raw of text.split('\n')) {
-    const line = raw.trim();
-    if (line === '' || line.startsWith('#')) continue;
-    const header = /^\[(.+)\]$/.exec(line);
-    if (header) current = header[1];
-    else if (current === group) {
-      const [name, value] = line.split('=').map((part) => part.trim());
-      settings.set(name, value);
-    }
-  }
-  return settings;
-}
 
 interface Sample {
   /** Seconds since the replica's SQL thread stopped while the primary kept committing: how far behind it truly is. */
@@ -91,7 +73,7 @@ describe('a replica behind (docs/API.md §18)', () => {
   }, 60_000);
 
   it('starts the replica from the shipped option file, which applies with parallel threads', async () => {
-    const shipped = optionGroup(readFileSync(REPLICA_OPTION_FILE, 'utf8'), 'mariadb');
+    const shipped = shippedReplicaOptions('mariadb');
     expect(Number(shipped.get('slave_parallel_threads'))).toBeGreaterThanOrEqual(4);
     expect(shipped.get('slave_parallel_mode')).toBe('optimistic');
     // Every setting of the file is what the running replica has.
