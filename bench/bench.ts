@@ -57,7 +57,8 @@ Each mode runs its variants interleaved in one run, so that machine drift cancel
                            docs/API.md §18: on the growth pair of that size (its replica started from
                            deploy/mariadb/replica.cnf), the primary's full speed alone and the replica's apply
                            rate alone with the shipped settings, and with its redo log's size, applier threads
-                           and flushing each at the server's default, then all three;
+                           and flushing each at the server's default, the other way of flushing
+                           once a second, then all three;
                            then a sale at each share of the full speed while one client reads replica-only
                            admin shapes and members' pages through the service: the lag, the reads, the sale
   --writes [--writers 16,64,256 --work 0,2 --preload 200000 --redo-log-mb 1024 --listings]

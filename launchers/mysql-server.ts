@@ -151,17 +151,21 @@ export interface StorageOptions {
   directory?: string;
 }
 
-function storageArguments({
-  durable = false,
-  bufferPoolMb = 256,
-  redoLogMb,
-  maxConnections = 151,
-}: StorageOptions): string[] {
+function storageArguments(
+  { durable = false, bufferPoolMb = 256, redoLogMb, maxConnections = 151 }: StorageOptions,
+  replication?: ReplicationRole,
+): string[] {
+  // A replica flushes as the shipped option file says, which the command line would override.
+  const flushing = durable
+    ? ['--innodb-flush-log-at-trx-commit=1', '--sync-binlog=1']
+    : replication?.role === 'replica'
+      ? []
+      : ['--innodb-flush-log-at-trx-commit=2'];
   return [
     `--innodb-buffer-pool-size=${bufferPoolMb}M`,
     ...(redoLogMb === undefined ? [] : [`--innodb-log-file-size=${redoLogMb}M`]),
     `--max-connections=${maxConnections}`,
-    ...(durable ? ['--innodb-flush-log-at-trx-commit=1', '--sync-binlog=1'] : ['--innodb-flush-log-at-trx-commit=2']),
+    ...flushing,
   ];
 }
 
@@ -234,7 +238,7 @@ export async function startThrowawayMysql(
         `--pid-file=${join(base, 'mysqld.pid')}`,
         `--log-error=${errorLog}`,
         ...replicationArguments(replication),
-        ...storageArguments(storage),
+        ...storageArguments(storage, replication),
         ...tlsArguments(tls),
         '--character-set-server=utf8mb4',
         '--collation-server=utf8mb4_unicode_ci',
