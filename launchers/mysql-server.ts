@@ -151,21 +151,22 @@ export interface StorageOptions {
   directory?: string;
 }
 
+function flushArguments(durable: boolean, replication?: ReplicationRole): string[] {
+  if (durable) return ['--innodb-flush-log-at-trx-commit=1', '--sync-binlog=1'];
+  // A replica flushes as the shipped option file says, which a flag on the command line would override.
+  if (replication?.role === 'replica') return [];
+  return ['--innodb-flush-log-at-trx-commit=2'];
+}
+
 function storageArguments(
   { durable = false, bufferPoolMb = 256, redoLogMb, maxConnections = 151 }: StorageOptions,
   replication?: ReplicationRole,
 ): string[] {
-  // A replica flushes as the shipped option file says, which the command line would override.
-  const flushing = durable
-    ? ['--innodb-flush-log-at-trx-commit=1', '--sync-binlog=1']
-    : replication?.role === 'replica'
-      ? []
-      : ['--innodb-flush-log-at-trx-commit=2'];
   return [
     `--innodb-buffer-pool-size=${bufferPoolMb}M`,
     ...(redoLogMb === undefined ? [] : [`--innodb-log-file-size=${redoLogMb}M`]),
     `--max-connections=${maxConnections}`,
-    ...flushing,
+    ...flushArguments(durable, replication),
   ];
 }
 
