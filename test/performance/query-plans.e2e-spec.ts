@@ -1,9 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
+import { readFile } from 'node:fs/promises';
 import request from 'supertest';
 import { generateOrders } from '../../src/orders/seeding/order-generator';
 import { writeOrders } from '../../src/orders/seeding/order-writer';
 import { OrderCountFolding } from '../../src/orders/counting/order-count-folding';
 import { PRIMARY_KEY, ReadPlanner, type PlanRule, type ReadPlan } from '../../src/orders/read-plan';
+import { LISTING_SQL_FILES, formattedStatement } from '../support/sql/listing-sql';
 import { freshMysqlDatabase, mysqlEnvironment } from '../support/app/test-database';
 import { startTestApp, type TestApp } from '../support/app/test-app';
 import { adminToken, userToken } from '../support/app/tokens';
@@ -148,6 +150,16 @@ describe('query plans and statements on MariaDB', () => {
     expect(statements.filter((statement) => /INNER JOIN \(SELECT/.test(statement.sql))).toHaveLength(1);
     expect(statements.filter((statement) => isCount(statement.sql)).length).toBeLessThanOrEqual(1);
     expect(statements.filter((statement) => /order_seats/.test(statement.sql)).length).toBeLessThanOrEqual(1);
+  });
+
+  // The offline generator of src/orders/sql builds statements on a DataSource that never connects: what the service
+  // sends to a real server must be among them.
+  it('sends a member’s page and count as src/orders/sql/mysql-primary.sql shows them', async () => {
+    const checkedIn = await readFile(LISTING_SQL_FILES.primary, 'utf8');
+    const statements = await statementsOf(userToken(1), '');
+    const shown = statements.filter((statement) => !/order_seats/.test(statement.sql));
+    expect(shown).toHaveLength(2);
+    for (const { sql } of shown) expect(checkedIn).toContain(formattedStatement(sql, 'primary'));
   });
 
   it('loads the seats of a page of 100 in one statement, not one per order', async () => {
