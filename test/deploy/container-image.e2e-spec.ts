@@ -6,6 +6,7 @@ import { freePort, startThrowawayMysql, type ThrowawayMysql } from '../../launch
 import { waitFor } from '../../launchers/wait-for';
 import { signToken } from '../support/app/tokens';
 import { TEST_AUDIENCE, TEST_ISSUER } from '../support/app/test-app';
+import { bearer } from '../support/app/api-client';
 
 const IMAGE = 'localhost/orders-service:test';
 const MAX_IMAGE_BYTES = 350 * 1000 * 1000;
@@ -115,7 +116,7 @@ describe('the container image', () => {
     );
     const token = signToken({ sub: 7, role: 'USER' }, { secret: JWT_SECRET });
     const page = await fetch(`${baseUrl}/orders?sort=totalPrice,asc`, {
-      headers: { Authorization: `Bearer ${token}` },
+      headers: { ...bearer(token) },
     });
     expect(page.status).toBe(200);
     const body = (await page.json()) as { totalElementCount: number; elements: Array<{ totalPrice: number }> };

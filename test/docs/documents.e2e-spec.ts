@@ -3,6 +3,7 @@ import { readFileSync } from 'node:fs';
 import request from 'supertest';
 import { startTestApp, type TestApp } from '../support/app/test-app';
 import { userToken } from '../support/app/tokens';
+import { api } from '../support/app/api-client';
 
 const DOCUMENT_ROUTES = ['/docs', '/docs/', '/docs-json', '/docs-yaml'];
 
@@ -28,13 +29,7 @@ describe('the API’s documents', () => {
     for (const route of [...DOCUMENT_ROUTES, '/docs/swagger-ui.css', '/docs/swagger-ui-init.js']) {
       expect([route, (await request(context.server).get(route)).status]).toEqual([route, 404]);
     }
-    expect(
-      (
-        await request(context.server)
-          .get('/orders')
-          .set('Authorization', `Bearer ${userToken(1)}`)
-      ).status,
-    ).toBe(200);
+    expect((await api(context.server, userToken(1)).get('/orders')).status).toBe(200);
   });
 
   it('are described by CHANGELOG.md, whose newest release is package.json’s version', () => {

@@ -14,6 +14,7 @@ import { TcpProxy } from '../support/faults/tcp-proxy';
 import { freshMysqlDatabase, mysqlEnvironment } from '../support/app/test-database';
 import { startTestApp, type TestApp } from '../support/app/test-app';
 import { adminToken, userToken } from '../support/app/tokens';
+import { api } from '../support/app/api-client';
 
 /**
  * The OpenAPI document (/docs-json) as a front-end developer relies on it:
@@ -104,9 +105,7 @@ describe('the OpenAPI document', () => {
     expect(paths['/health/live'].get.security).toEqual([]);
     expect(paths['/health/ready'].get.security).toEqual([]);
     // HEAD is still answered wherever GET is, as HTTP has it.
-    const head = await request(context.server)
-      .head('/orders?size=1')
-      .set('Authorization', `Bearer ${userToken(1)}`);
+    const head = await api(context.server, userToken(1)).head('/orders?size=1');
     expect(head.status).toBe(200);
     expect(head.headers.etag).toBeDefined();
   });
@@ -184,10 +183,7 @@ describe('the OpenAPI document', () => {
       expect({ valid: validate(response.body), errors: validate.errors }).toEqual({ valid: true, errors: null });
       for (const header of declared.headers) expect(response.headers[header.toLowerCase()]).toBeDefined();
     }
-    const list = (token: string | undefined, query = '') => {
-      const call = request(context.server).get(`/orders${query}`);
-      return token ? call.set('Authorization', `Bearer ${token}`) : call;
-    };
+    const list = (token: string | undefined, query = '') => api(context.server, token).get(`/orders${query}`);
 
     it('200 for an administrator: every element an AdminOrderDto and not a UserOrderDto', async () => {
       const response = await list(adminToken(), '?size=100&sort=totalPrice,desc');
@@ -243,18 +239,11 @@ describe('the OpenAPI document', () => {
       const paths = document.paths as Record<string, { get: { responses: Record<string, Response> } }>;
       for (const path of ['/orders/export.csv', '/orders/export.ndjson']) {
         const [mediaType] = Object.keys(paths[path].get.responses['200'].content);
-        const response = await request(context.server)
-          .get(`${path}?userId=1`)
-          .set('Authorization', `Bearer ${adminToken()}`)
-          .buffer(true);
+        const response = await api(context.server, adminToken()).get(`${path}?userId=1`).buffer(true);
         expect(response.status).toBe(200);
         expect(String(response.headers['content-type']).split(';')[0]).toBe(mediaType);
       }
-      const ndjson = await request(context.server)
-        .get('/orders/export.ndjson')
-        .set('Authorization', `Bearer ${userToken(1)}`)
-        .buffer(true)
-        .parse(linesOf);
+      const ndjson = await api(context.server, userToken(1)).get('/orders/export.ndjson').buffer(true).parse(linesOf);
       const lines = ndjson.body as unknown[];
       const asUser = validator.componentValidator('UserOrderDto');
       expect(lines.length).toBeGreaterThan(1);
@@ -273,7 +262,7 @@ describe('the OpenAPI document', () => {
       expectDocumented(await list(adminToken(), '?size=0&sort=price'), 400);
       expectDocumented(await list(undefined), 401);
       expectDocumented(await list(userToken(1), '?userId=2'), 403);
-      const notFound = await request(context.server).get('/order').set('Authorization', `Bearer ${adminToken()}`);
+      const notFound = await api(context.server, adminToken()).get('/order');
       expect(notFound.status).toBe(404);
       expect(validator.componentValidator('ProblemDetailsDto')(notFound.body)).toBe(true);
     });

@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { generateKeyPairSync, type KeyObject } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
-import request from 'supertest';
 import { expectProblem } from '../support/assertions/problem';
 import { startTestApp, type TestApp } from '../support/app/test-app';
 import { signToken } from '../support/app/tokens';
+import { api } from '../support/app/api-client';
 
 const rsa = generateKeyPairSync('rsa', { modulusLength: 2048 });
 const otherRsa = generateKeyPairSync('rsa', { modulusLength: 2048 });
@@ -14,8 +14,7 @@ const privatePem = (key: KeyObject): string => key.export({ type: 'pkcs8', forma
 
 const claims = { sub: 4, role: 'ADMIN' };
 
-const list = (app: TestApp, token: string) =>
-  request(app.server).get('/orders').set('Authorization', `Bearer ${token}`);
+const list = (app: TestApp, token: string) => api(app.server, token).get('/orders');
 
 /**
  * docs/API.md §2's other two verification modes; the HS mode runs in every

@@ -6,6 +6,7 @@ import { freshMysqlDatabase, mysqlEnvironment } from '../support/app/test-databa
 import { startTestApp, type TestApp } from '../support/app/test-app';
 import { adminToken } from '../support/app/tokens';
 import { waitFor } from '../../launchers/wait-for';
+import { api } from '../support/app/api-client';
 
 /** docs/API.md §6: a database that cannot answer is a 503 with Retry-After, never its own error text. */
 describe('GET /orders while MySQL is unreachable', () => {
@@ -27,7 +28,7 @@ describe('GET /orders while MySQL is unreachable', () => {
     await context?.close();
   });
 
-  const list = () => request(context.server).get('/orders').set('Authorization', `Bearer ${adminToken()}`);
+  const list = () => api(context.server, adminToken()).get('/orders');
 
   it('answers 200 while the database is there', async () => {
     expect((await list()).status).toBe(200);
@@ -73,7 +74,7 @@ describe('GET /orders when the embedded database fails', () => {
   it('answers a problem without the engine’s words', async () => {
     await context.dataSource.query('DROP TABLE order_seats');
     await context.dataSource.query('DROP TABLE orders');
-    const response = await request(context.server).get('/orders').set('Authorization', `Bearer ${adminToken()}`);
+    const response = await api(context.server, adminToken()).get('/orders');
     expectProblem(response, 500);
     expect(response.text).not.toMatch(/no such table/i);
   });

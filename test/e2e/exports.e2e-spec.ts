@@ -16,6 +16,7 @@ import { buildDataset, MEMBERS, plantOrders, type TestOrder } from '../support/d
 import { freshMysqlDatabase, mysqlEnvironment, type MysqlTarget } from '../support/app/test-database';
 import { startTestApp, type TestApp } from '../support/app/test-app';
 import { adminToken, userToken } from '../support/app/tokens';
+import { api, bearer } from '../support/app/api-client';
 
 type Element = Record<string, unknown> & { orderId: number; seats: Array<{ seatPriceId: number; price: number }> };
 
@@ -63,7 +64,7 @@ describe.each(['sqlite', 'mysql'] as const)('exports on %s (docs/API.md §13)', 
   });
 
   const get = (token: string, target: string, accept?: string) => {
-    const call = request(context.server).get(target).set('Authorization', `Bearer ${token}`);
+    const call = api(context.server, token).get(target);
     return accept ? call.set('Accept', accept) : call;
   };
 
@@ -216,9 +217,7 @@ describe.each(['sqlite', 'mysql'] as const)('exports on %s (docs/API.md §13)', 
 
   it('answers HEAD wherever GET is: the export’s headers, no body, and no export run', async () => {
     for (const format of [CSV, NDJSON] as const) {
-      const response = await request(context.server)
-        .head(exportPath(format, 'userId=1'))
-        .set('Authorization', `Bearer ${adminToken()}`);
+      const response = await api(context.server, adminToken()).head(exportPath(format, 'userId=1'));
       expect(response.status).toBe(200);
       expect(String(response.headers['content-type'])).toMatch(new RegExp(`^${format}`));
       expect(response.text ?? '').toBe('');
@@ -286,7 +285,7 @@ describe('exports on MariaDB, with statements held where the test wants (docs/AP
 
   /** Starts an export; `response` resolves once its status line has come. */
   function startExport(token: string) {
-    const call = httpRequest(`${base}${exportPath(NDJSON)}`, { headers: { Authorization: `Bearer ${token}` } });
+    const call = httpRequest(`${base}${exportPath(NDJSON)}`, { headers: { ...bearer(token) } });
     const response = new Promise<IncomingMessage>((resolve, reject) => {
       call.on('response', resolve).on('error', reject).end();
     });
@@ -308,8 +307,7 @@ describe('exports on MariaDB, with statements held where the test wants (docs/AP
 
   const lockOrders = () => locker.query('LOCK TABLES orders WRITE, order_seats WRITE');
   const unlock = () => locker.query('UNLOCK TABLES');
-  const exportAs = (token: string) =>
-    request(context.server).get(exportPath(CSV)).set('Authorization', `Bearer ${token}`);
+  const exportAs = (token: string) => api(context.server, token).get(exportPath(CSV));
 
   it('refuses a second export of the same caller with 429 while one runs, and lets other callers export', async () => {
     await lockOrders();

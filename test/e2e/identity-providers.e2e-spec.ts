@@ -2,7 +2,6 @@ import { afterEach, beforeEach, describe, expect, it } from '@jest/globals';
 import { generateKeyPairSync, randomUUID, type KeyObject } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
-import request from 'supertest';
 import { waitFor } from '../../launchers/wait-for';
 import { Metrics } from '../../src/observability/metrics';
 import { startTestApp, type TestApp } from '../support/app/test-app';
@@ -10,6 +9,7 @@ import { signToken } from '../support/app/tokens';
 import { expectProblem } from '../support/assertions/problem';
 import { buildDataset, plantOrders } from '../support/data/dataset';
 import { IDENTITY_PROVIDERS } from '../support/data/identity-providers';
+import { api } from '../support/app/api-client';
 
 const privatePem = (key: KeyObject): string => key.export({ type: 'pkcs8', format: 'pem' }).toString();
 
@@ -17,8 +17,7 @@ interface Page {
   elements: Array<Record<string, unknown>>;
 }
 
-const list = (app: TestApp, token: string) =>
-  request(app.server).get('/orders?size=5').set('Authorization', `Bearer ${token}`);
+const list = (app: TestApp, token: string) => api(app.server, token).get('/orders?size=5');
 
 /**
  * A JWKS endpoint that a test controls: it serves the keys published so far,

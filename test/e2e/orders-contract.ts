@@ -24,6 +24,7 @@ import { expectProblem } from '../support/assertions/problem';
 import { freshMysqlDatabase, mysqlEnvironment } from '../support/app/test-database';
 import { startTestApp, type TestApp } from '../support/app/test-app';
 import { adminToken, signToken, unsignedToken, userToken } from '../support/app/tokens';
+import { api, bearer } from '../support/app/api-client';
 
 export type DatabaseKind = 'sqlite' | 'mysql';
 
@@ -57,10 +58,8 @@ export function describeOrdersContract(database: DatabaseKind): void {
       await context?.close();
     });
 
-    const get = (token: string | undefined, query: string | Record<string, unknown> = '') => {
-      const call = request(context.server).get('/orders').query(query);
-      return token === undefined ? call : call.set('Authorization', `Bearer ${token}`);
-    };
+    const get = (token: string | undefined, query: string | Record<string, unknown> = '') =>
+      api(context.server, token).get('/orders').query(query);
 
     async function expectPageOf(token: string, query: string | Record<string, unknown>, oracle: OracleQuery) {
       const response = await get(token, query);
@@ -497,7 +496,7 @@ export function describeOrdersContract(database: DatabaseKind): void {
           request(context.server)
             .get('/orders')
             .query(query)
-            .set('Authorization', `Bearer ${token}`)
+            .set(bearer(token))
             .set('Content-Type', 'application/json')
             .send(typeof body === 'string' ? body : JSON.stringify(body));
 
@@ -549,10 +548,12 @@ export function describeOrdersContract(database: DatabaseKind): void {
         });
 
         it('checks the token and the role before reading a malformed body', async () => {
-          const malformed = (token?: string, query = '') => {
-            const call = request(context.server).get('/orders').query(query).set('Content-Type', 'application/json');
-            return (token ? call.set('Authorization', `Bearer ${token}`) : call).send('{"page": ');
-          };
+          const malformed = (token?: string, query = '') =>
+            api(context.server, token)
+              .get('/orders')
+              .query(query)
+              .set('Content-Type', 'application/json')
+              .send('{"page": ');
           expectProblem(await malformed(), 401);
           expectProblem(await malformed(userToken(1), 'userId=2'), 403);
           expect(expectProblem(await malformed(userToken(1)), 400, ['body'])).toMatchObject({
@@ -567,9 +568,8 @@ export function describeOrdersContract(database: DatabaseKind): void {
 
         it('answers 400 to a body that is not an object, and to malformed JSON', async () => {
           expectProblem(await withBody(adminToken(), [1, 2]), 400, ['body']);
-          const malformed = await request(context.server)
+          const malformed = await api(context.server, adminToken())
             .get('/orders')
-            .set('Authorization', `Bearer ${adminToken()}`)
             .set('Content-Type', 'application/json')
             .send('{"page": 2,');
           expectProblem(malformed, 400, ['body']);
@@ -580,25 +580,20 @@ export function describeOrdersContract(database: DatabaseKind): void {
             ['text/plain', 'page=2'],
             ['application/x-www-form-urlencoded', 'page=2&size=5'],
           ]) {
-            const refused = await request(context.server)
+            const refused = await api(context.server, adminToken())
               .get('/orders')
-              .set('Authorization', `Bearer ${adminToken()}`)
               .set('Content-Type', contentType)
               .send(body);
             expect(expectProblem(refused, 415)).toMatchObject({ type: '/problems/unsupported-media-type' });
           }
           // A JSON body in another charset than UTF-8 cannot be read either.
-          const latin = await request(context.server)
+          const latin = await api(context.server, adminToken())
             .get('/orders')
-            .set('Authorization', `Bearer ${adminToken()}`)
             .set('Content-Type', 'application/json; charset=latin1')
             .send('{"page": 2}');
           expect(expectProblem(latin, 415)).toMatchObject({ type: '/problems/unsupported-media-type' });
           // No body at all, whatever its declared type: nothing to refuse.
-          const empty = await request(context.server)
-            .get('/orders')
-            .set('Authorization', `Bearer ${adminToken()}`)
-            .set('Content-Type', 'text/plain');
+          const empty = await api(context.server, adminToken()).get('/orders').set('Content-Type', 'text/plain');
           expect(empty.status).toBe(200);
           // The token and the role are checked first, as for any other problem of the request.
           const anonymous = await request(context.server)
@@ -614,7 +609,7 @@ export function describeOrdersContract(database: DatabaseKind): void {
           const response = await request(context.server)
             .get('/orders')
             .query('size=5&page=3&sort=totalPrice,desc')
-            .set('Authorization', `Bearer ${adminToken()}`)
+            .set(bearer(adminToken()))
             .set('Content-Type', 'application/json')
             .send(JSON.stringify({ orderStatus: '결제 완료' }));
           expect(response.status).toBe(200);
@@ -714,14 +709,11 @@ export function describeOrdersContract(database: DatabaseKind): void {
 
     describe('errors (§6)', () => {
       it.each(['/nope', '/orders/1', '/orders/..%2Fadmin'])('answers 404 problem+json to GET %s', async (path) => {
-        expectProblem(await request(context.server).get(path).set('Authorization', `Bearer ${adminToken()}`), 404);
+        expectProblem(await api(context.server, adminToken()).get(path), 404);
       });
 
       it('answers 404 problem+json to a method the route does not have', async () => {
-        expectProblem(
-          await request(context.server).delete('/orders').set('Authorization', `Bearer ${adminToken()}`),
-          404,
-        );
+        expectProblem(await api(context.server, adminToken()).delete('/orders'), 404);
       });
 
       it('carries the request id in X-Request-Id and in the problem’s instance', async () => {

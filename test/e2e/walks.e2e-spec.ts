@@ -1,6 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import fc from 'fast-check';
-import request from 'supertest';
 import { linksOf } from '../support/assertions/link-header';
 import { adminQuery, inverted, sortTerms, written } from '../support/data/arbitraries';
 import { MEMBERS, plantOrders, seedDataset, type TestOrder } from '../support/data/dataset';
@@ -8,6 +7,7 @@ import { USER_SORT_FIELDS } from '../support/data/oracle';
 import { freshMysqlDatabase, mysqlEnvironment } from '../support/app/test-database';
 import { startTestApp, type TestApp } from '../support/app/test-app';
 import { adminToken, userToken } from '../support/app/tokens';
+import { api } from '../support/app/api-client';
 
 /** `TEST_QUICK=1` runs a tenth of the walks, for a developer's inner loop; CI runs them all. */
 const RUN_SHARE = process.env.TEST_QUICK === '1' ? 0.1 : 1;
@@ -39,8 +39,7 @@ describe.each(['sqlite', 'mysql'] as const)('following Link on %s (docs/API.md Â
     await context?.close();
   });
 
-  const get = (token: string, target: string) =>
-    request(context.server).get(target).set('Authorization', `Bearer ${token}`);
+  const get = (token: string, target: string) => api(context.server, token).get(target);
 
   /**
    * Follows `next` from the first page to the last, then `prev` back to the

@@ -7,6 +7,7 @@ import { TcpProxy } from '../support/faults/tcp-proxy';
 import { freshMysqlDatabase, mysqlEnvironment } from '../support/app/test-database';
 import { startTestApp, type TestApp } from '../support/app/test-app';
 import { adminToken, userToken } from '../support/app/tokens';
+import { api } from '../support/app/api-client';
 
 const REQUESTS = 'http_server_request_duration_seconds_count';
 const STATEMENTS = 'db_client_operation_duration_seconds_count';
@@ -36,10 +37,7 @@ describe('Prometheus metrics', () => {
     });
     await seedDataset(context.dataSource, 31);
 
-    const list = (token?: string, query = '') => {
-      const call = request(context.server).get(`/orders${query}`);
-      return token ? call.set('Authorization', `Bearer ${token}`) : call;
-    };
+    const list = (token?: string, query = '') => api(context.server, token).get(`/orders${query}`);
     const statuses: number[] = [];
     for (let index = 0; index < 3; index += 1) statuses.push((await list(adminToken(9000))).status);
     for (let index = 0; index < 2; index += 1) statuses.push((await list(userToken(1))).status);

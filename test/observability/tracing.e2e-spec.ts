@@ -6,6 +6,7 @@ import type { AddressInfo } from 'node:net';
 import { startTestService, type ServiceProcess } from '../support/app/test-app';
 import { adminToken } from '../support/app/tokens';
 import { waitFor } from '../../launchers/wait-for';
+import { bearer } from '../support/app/api-client';
 
 interface ExportedSpan {
   traceId: string;
@@ -95,7 +96,7 @@ describe('OpenTelemetry tracing', () => {
       const caller = callerContext();
       const response = await fetch(`${service.baseUrl}/orders?size=5`, {
         headers: {
-          Authorization: `Bearer ${adminToken()}`,
+          ...bearer(adminToken()),
           traceparent: caller.traceparent,
           'X-Request-Id': 'traced-request',
         },
@@ -144,7 +145,7 @@ describe('OpenTelemetry tracing', () => {
     });
     const caller = callerContext();
     const response = await fetch(`${service.baseUrl}/orders?size=5`, {
-      headers: { Authorization: `Bearer ${adminToken()}`, traceparent: caller.traceparent, 'X-Request-Id': 'untraced' },
+      headers: { ...bearer(adminToken()), traceparent: caller.traceparent, 'X-Request-Id': 'untraced' },
     });
     expect(response.status).toBe(200);
     const line = await waitFor('the request’s log line', () => logLineOf(service, 'untraced'));

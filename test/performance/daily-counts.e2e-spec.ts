@@ -1,6 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { createConnection, type Connection, type RowDataPacket } from 'mysql2/promise';
-import request from 'supertest';
 import { DataSource } from 'typeorm';
 import { MIGRATIONS } from '../../src/database/data-source-options';
 import { CountChangesOffTheWritePath1764028800000 } from '../../src/database/migrations/1764028800000-CountChangesOffTheWritePath';
@@ -23,6 +22,7 @@ import {
 } from '../support/app/test-database';
 import { startTestApp, type TestApp } from '../support/app/test-app';
 import { adminToken } from '../support/app/tokens';
+import { api } from '../support/app/api-client';
 
 const DAY_MS = 86_400_000;
 /** Writers place orders on these UTC days, and move some across the midnight between them. */
@@ -127,9 +127,7 @@ describe('exact totals under a sale’s concurrent writes on MariaDB', () => {
       const readers = (async () => {
         while (writing) {
           snapshots.push(await countsAtOneSnapshot());
-          const response = await request(context.server)
-            .get('/orders?orderStatus=PAYMENT_PENDING')
-            .set('Authorization', `Bearer ${adminToken()}`);
+          const response = await api(context.server, adminToken()).get('/orders?orderStatus=PAYMENT_PENDING');
           listingStatuses.add(response.status);
         }
       })();
@@ -152,9 +150,7 @@ describe('exact totals under a sale’s concurrent writes on MariaDB', () => {
       const [{ total }] = await context.dataSource.query<Array<{ total: number }>>(
         `SELECT COUNT(*) AS total FROM orders ${where}`,
       );
-      const response = await request(context.server)
-        .get(`/orders?${query}`)
-        .set('Authorization', `Bearer ${adminToken()}`);
+      const response = await api(context.server, adminToken()).get(`/orders?${query}`);
       expect(response.status).toBe(200);
       expect((response.body as { totalElementCount: number }).totalElementCount).toBe(Number(total));
     },
@@ -195,9 +191,7 @@ describe('exact totals under a sale’s concurrent writes on MariaDB', () => {
       const [{ total }] = await context.dataSource.query<Array<{ total: number }>>(
         `SELECT COUNT(*) AS total FROM orders ${where}`,
       );
-      const response = await request(context.server)
-        .get(`/orders?${query}`)
-        .set('Authorization', `Bearer ${adminToken()}`);
+      const response = await api(context.server, adminToken()).get(`/orders?${query}`);
       expect({ query, total: (response.body as { totalElementCount: number }).totalElementCount }).toEqual({
         query,
         total: Number(total),
@@ -395,7 +389,7 @@ describe('counting on the embedded database', () => {
     await context.dataSource.query('DELETE FROM orders WHERE id = (SELECT MIN(id) FROM orders)');
     const totalOf = async (query: string) =>
       (
-        (await request(context.server).get(`/orders?${query}`).set('Authorization', `Bearer ${adminToken()}`)).body as {
+        (await api(context.server, adminToken()).get(`/orders?${query}`)).body as {
           totalElementCount: number;
         }
       ).totalElementCount;

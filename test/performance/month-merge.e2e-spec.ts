@@ -1,5 +1,4 @@
 import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
-import request from 'supertest';
 import { DataSource } from 'typeorm';
 import { OrderCountFolding } from '../../src/orders/counting/order-count-folding';
 import { ReadPlanner, type ReadPlan } from '../../src/orders/read-plan';
@@ -16,6 +15,7 @@ import {
 import { startTestApp, type TestApp } from '../support/app/test-app';
 import { adminToken } from '../support/app/tokens';
 import { seoul } from '../support/data/dataset';
+import { api } from '../support/app/api-client';
 
 const stored = (epochMs: number) => new Date(epochMs).toISOString().slice(0, 23).replace('T', ' ');
 const WALKED = /^idx_replica_orders_month_updated_(asc|desc)$/;
@@ -114,9 +114,9 @@ describe('a date range sorted by update time, merged by month', () => {
         for (const page of [1, 4]) {
           planner.mockClear();
           recorder.statements = [];
-          const response = await request(context.server)
-            .get(`/orders?${shape.query}&sort=${sort}&page=${page}&size=20`)
-            .set('Authorization', `Bearer ${adminToken()}`);
+          const response = await api(context.server, adminToken()).get(
+            `/orders?${shape.query}&sort=${sort}&page=${page}&size=20`,
+          );
           expect(response.status).toBe(200);
           const plan = lastPlan();
           expect(plan?.rule).toBe('month-merge');

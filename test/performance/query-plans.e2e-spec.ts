@@ -1,6 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
 import { readFile } from 'node:fs/promises';
-import request from 'supertest';
 import { generateOrders } from '../../src/orders/seeding/order-generator';
 import { writeOrders } from '../../src/orders/seeding/order-writer';
 import { OrderCountFolding } from '../../src/orders/counting/order-count-folding';
@@ -14,6 +13,7 @@ import {
   type PlanRow,
   type RecordedStatement as Statement,
 } from '../support/app/statement-recorder';
+import { api } from '../support/app/api-client';
 
 const FILTERS = {
   userId: 'userId=1',
@@ -69,7 +69,7 @@ describe('query plans and statements on MariaDB', () => {
 
   async function statementsOf(token: string, query: string): Promise<Statement[]> {
     recorder.statements = [];
-    const response = await request(context.server).get(`/orders?${query}`).set('Authorization', `Bearer ${token}`);
+    const response = await api(context.server, token).get(`/orders?${query}`);
     expect(response.status).toBe(200);
     return [...recorder.statements];
   }
@@ -206,9 +206,7 @@ describe('query plans and statements on MariaDB', () => {
         for (const page of [1, 5]) {
           planner.mockClear();
           recorder.statements = [];
-          const response = await request(context.server)
-            .get(`/orders?${query}&page=${page}&size=20`)
-            .set('Authorization', `Bearer ${adminToken()}`);
+          const response = await api(context.server, adminToken()).get(`/orders?${query}&page=${page}&size=20`);
           expect(response.status).toBe(200);
           expect(lastPlan()?.rule).toBe(rule);
           const statement = pageStatement(recorder.statements) as Statement;
@@ -238,9 +236,9 @@ describe('query plans and statements on MariaDB', () => {
 
     it('counts first for a plan that depends on the sizes, and its total is what COUNT(*) finds', async () => {
       recorder.statements = [];
-      const response = await request(context.server)
-        .get(`/orders?orderStatus=PAYMENT_COMPLETED&${YEAR}&sort=updatedAt,desc`)
-        .set('Authorization', `Bearer ${adminToken()}`);
+      const response = await api(context.server, adminToken()).get(
+        `/orders?orderStatus=PAYMENT_COMPLETED&${YEAR}&sort=updatedAt,desc`,
+      );
       expect(response.status).toBe(200);
       const kinds = recorder.statements.map((statement) =>
         isCount(statement.sql) ? 'count' : /INNER JOIN \(SELECT/.test(statement.sql) ? 'page' : 'seats',

@@ -1,6 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { createConnection, type Connection } from 'mysql2/promise';
-import request from 'supertest';
 import { generateOrders } from '../../src/orders/seeding/order-generator';
 import { writeOrders } from '../../src/orders/seeding/order-writer';
 import { linksOf } from '../support/assertions/link-header';
@@ -8,6 +7,7 @@ import { writeLikeASale } from '../support/data/sale';
 import { freshMysqlDatabase, mysqlEnvironment, type MysqlTarget } from '../support/app/test-database';
 import { startTestApp, type TestApp } from '../support/app/test-app';
 import { adminToken } from '../support/app/tokens';
+import { api } from '../support/app/api-client';
 
 const PAGES = 2_000;
 const SIZE = 5;
@@ -60,7 +60,7 @@ describe('a walk of 2,000 pages through the links during a sale, on MariaDB', ()
     const seen: number[] = [];
     let pages = 0;
     let placedDuringWalk = 0;
-    const get = (target: string) => request(context.server).get(target).set('Authorization', `Bearer ${adminToken()}`);
+    const get = (target: string) => api(context.server, adminToken()).get(target);
     try {
       // The walk begins with its first page; the sale writes from then on.
       let response = await get(`/orders?size=${SIZE}`);

@@ -10,6 +10,7 @@ import {
   type MysqlTarget,
 } from '../support/app/test-database';
 import { userToken } from '../support/app/tokens';
+import { bearer } from '../support/app/api-client';
 
 /** The memory target under bursts (peak resident memory of the process). */
 const MAX_RSS_MB = 200;
@@ -51,7 +52,7 @@ async function burst(service: ServiceProcess, clients: number): Promise<BurstRes
     Array.from({ length: clients }, async (_, index) => {
       const sent = Date.now();
       const status = await fetch(`${service.baseUrl}/orders?page=${1 + (index % 3)}`, {
-        headers: { Authorization: `Bearer ${userToken(MEMBERS[index % MEMBERS.length])}`, Connection: 'close' },
+        headers: { ...bearer(userToken(MEMBERS[index % MEMBERS.length])), Connection: 'close' },
         signal: AbortSignal.timeout(30_000),
       }).then(
         async (response) => {
@@ -148,7 +149,7 @@ describe('bursts of clients against the production start command', () => {
         Array.from({ length: 400 }, async (_, client) => {
           for (let request = 0; request < 8; request += 1) {
             const response = await fetch(`${service.baseUrl}/orders`, {
-              headers: { Authorization: `Bearer ${userToken(MEMBERS[client % MEMBERS.length])}` },
+              headers: { ...bearer(userToken(MEMBERS[client % MEMBERS.length])) },
               signal: AbortSignal.timeout(30_000),
             });
             const body = (await response.json()) as { type?: string };

@@ -10,6 +10,7 @@ import { expectProblem } from '../support/assertions/problem';
 import { maintenanceOptions, mysqlEnvironment, type MysqlTarget, parseMysqlUrl } from '../support/app/test-database';
 import { startTestApp, type TestApp } from '../support/app/test-app';
 import { adminToken } from '../support/app/tokens';
+import { api } from '../support/app/api-client';
 
 const QUERY_TIMEOUT_MS = 1000;
 /** docs/API.md §10: a failing request answers within DB_QUERY_TIMEOUT_MS plus one second. */
@@ -47,7 +48,7 @@ describe('database faults on a real MariaDB', () => {
     await server?.stop();
   }, 30_000);
 
-  const list = () => request(context.server).get('/orders').set('Authorization', `Bearer ${adminToken()}`);
+  const list = () => api(context.server, adminToken()).get('/orders');
   const ready = () => request(context.server).get('/health/ready');
 
   /** Sends `count` requests at once and checks each is a timely 503 problem with Retry-After. */

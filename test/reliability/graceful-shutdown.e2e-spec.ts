@@ -4,6 +4,7 @@ import { startTestService, type ServiceProcess } from '../support/app/test-app';
 import { freshMysqlDatabase, mysqlEnvironment, type MysqlTarget } from '../support/app/test-database';
 import { adminToken } from '../support/app/tokens';
 import { waitFor } from '../../launchers/wait-for';
+import { bearer } from '../support/app/api-client';
 
 /**
  * docs/API.md §10: on SIGTERM the service stops accepting, lets requests in flight
@@ -34,8 +35,7 @@ describe('graceful shutdown', () => {
     });
     await locker.query('LOCK TABLES orders WRITE');
   };
-  const list = (baseUrl: string) =>
-    fetch(`${baseUrl}/orders`, { headers: { Authorization: `Bearer ${adminToken()}` } });
+  const list = (baseUrl: string) => fetch(`${baseUrl}/orders`, { headers: { ...bearer(adminToken()) } });
 
   /** The listing's statement is running on the server, blocked by the lock: the request is in flight. */
   const blockedOnTheLock = () =>

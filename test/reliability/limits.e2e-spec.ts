@@ -3,6 +3,7 @@ import request from 'supertest';
 import { expectProblem } from '../support/assertions/problem';
 import { startTestApp, type TestApp } from '../support/app/test-app';
 import { userToken } from '../support/app/tokens';
+import { api } from '../support/app/api-client';
 
 /** docs/API.md §10: RATE_LIMIT_PER_MINUTE per caller; 429 problem+json with Retry-After; 0 turns it off. */
 describe('rate limit of 5 per minute', () => {
@@ -19,10 +20,7 @@ describe('rate limit of 5 per minute', () => {
     await context?.close();
   });
 
-  const list = (token?: string) => {
-    const call = request(context.server).get('/orders');
-    return token ? call.set('Authorization', `Bearer ${token}`) : call;
-  };
+  const list = (token?: string) => api(context.server, token).get('/orders');
 
   it('answers 429 with Retry-After to the sixth request of a member, and counts each member apart', async () => {
     for (let attempt = 0; attempt < 5; attempt += 1) expect((await list(userToken(11))).status).toBe(200);
@@ -120,13 +118,7 @@ describe('rate limit turned off', () => {
 
   it('never answers 429', async () => {
     for (let attempt = 0; attempt < 50; attempt += 1) {
-      expect(
-        (
-          await request(context.server)
-            .get('/orders')
-            .set('Authorization', `Bearer ${userToken(11)}`)
-        ).status,
-      ).toBe(200);
+      expect((await api(context.server, userToken(11)).get('/orders')).status).toBe(200);
     }
   });
 });

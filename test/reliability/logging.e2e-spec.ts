@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { startTestService, type ServiceProcess } from '../support/app/test-app';
 import { adminToken } from '../support/app/tokens';
 import { waitFor } from '../../launchers/wait-for';
+import { bearer } from '../support/app/api-client';
 
 /** docs/API.md §10: logs are JSON lines carrying the request id; tokens and secrets never reach them. */
 describe('request logs', () => {
@@ -33,7 +34,7 @@ describe('request logs', () => {
   it('writes one JSON line per request with its X-Request-Id, and no credential', async () => {
     const token = adminToken();
     const response = await fetch(`${service.baseUrl}/orders?size=1`, {
-      headers: { Authorization: `Bearer ${token}`, Cookie: 'session=secret-cookie', 'X-Request-Id': 'log-test-42' },
+      headers: { ...bearer(token), Cookie: 'session=secret-cookie', 'X-Request-Id': 'log-test-42' },
     });
     expect(response.status).toBe(200);
     // Written asynchronously: the line arrives shortly after the response.

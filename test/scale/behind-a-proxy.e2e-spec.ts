@@ -4,6 +4,7 @@ import { startHaproxy, type Haproxy } from '../../launchers/haproxy';
 import { waitFor } from '../../launchers/wait-for';
 import { startTestService, type ServiceProcess } from '../support/app/test-app';
 import { userToken } from '../support/app/tokens';
+import { bearer } from '../support/app/api-client';
 
 const LIMIT = 5;
 
@@ -45,7 +46,7 @@ describe('behind the shipped HAProxy', () => {
     });
 
   it('limits a client flooding bad tokens without limiting the next client, whatever it forges', async () => {
-    const forged = { Authorization: `Bearer ${userToken(5).slice(0, -4)}AAAA`, 'X-Forwarded-For': '198.51.100.7' };
+    const forged = { ...bearer(`${userToken(5).slice(0, -4)}AAAA`), 'X-Forwarded-For': '198.51.100.7' };
     const flood: number[] = [];
     for (let index = 0; index < 2 * LIMIT; index += 1) flood.push(await listFrom('127.0.0.2', forged));
     expect(flood).toEqual([...Array<number>(LIMIT).fill(401), ...Array<number>(LIMIT).fill(429)]);

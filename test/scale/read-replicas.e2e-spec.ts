@@ -7,6 +7,7 @@ import { globalStatus, startReplicatedMysql, type ReplicatedMysql } from '../../
 import { startTestApp, type TestApp } from '../support/app/test-app';
 import { userToken } from '../support/app/tokens';
 import { waitFor } from '../../launchers/wait-for';
+import { api } from '../support/app/api-client';
 
 const MAX_LAG_S = 2;
 const CLOSE_BOUND_MS = 15_000;
@@ -53,10 +54,7 @@ describe('read replicas', () => {
     }
   }, 60_000);
 
-  const list = (instance: TestApp, size = 2) =>
-    request(instance.server)
-      .get(`/orders?size=${size}`)
-      .set('Authorization', `Bearer ${userToken(MEMBER)}`);
+  const list = (instance: TestApp, size = 2) => api(instance.server, userToken(MEMBER)).get(`/orders?size=${size}`);
 
   /** How many page statements each server has run for this application. */
   async function pageStatements(instance: TestApp): Promise<Map<string, number>> {

@@ -12,6 +12,7 @@ import { expectProblem } from '../support/assertions/problem';
 import { buildDataset, plantOrders } from '../support/data/dataset';
 import { startTestApp, type TestApp } from '../support/app/test-app';
 import { adminToken, userToken } from '../support/app/tokens';
+import { api } from '../support/app/api-client';
 
 /** Below the planted orders: every server counts as too large to sort them whole, as at ten million orders. */
 const LARGE = { DB_FULL_SORT_MAX_ORDERS: '10', RATE_LIMIT_PER_MINUTE: '0', DB_REPLICA_MAX_LAG_S: '2' };
@@ -46,8 +47,7 @@ describe('a replica behind (docs/API.md §18)', () => {
   };
 
   /** A shape only the replica's own indexes bound at this size: the primary cannot serve it. */
-  const sortedByPrice = (app: TestApp) =>
-    request(app.server).get('/orders?sort=totalPrice,desc&size=5').set('Authorization', `Bearer ${adminToken()}`);
+  const sortedByPrice = (app: TestApp) => api(app.server, adminToken()).get('/orders?sort=totalPrice,desc&size=5');
   const stalenessOf = (response: request.Response): number | undefined =>
     response.headers['data-staleness'] === undefined ? undefined : Number(response.headers['data-staleness']);
 
@@ -154,15 +154,9 @@ describe('a replica behind (docs/API.md §18)', () => {
       const stoppedAt = Date.now();
       while (Date.now() - stoppedAt < STOPPED_MS) {
         samples.push({ tolerant: await sample(tolerant, stoppedAt), strict: await sample(strict, stoppedAt) });
-        memberPages.push(
-          await request(tolerant.server)
-            .get('/orders')
-            .set('Authorization', `Bearer ${userToken(1)}`),
-        );
+        memberPages.push(await api(tolerant.server, userToken(1)).get('/orders'));
         if (!exported && Date.now() - stoppedAt > 5000) {
-          exported = await request(tolerant.server)
-            .get('/orders/export.ndjson?sort=totalPrice,asc')
-            .set('Authorization', `Bearer ${adminToken()}`);
+          exported = await api(tolerant.server, adminToken()).get('/orders/export.ndjson?sort=totalPrice,asc');
         }
         await new Promise((resolve) => setTimeout(resolve, 250));
       }
@@ -231,9 +225,7 @@ describe('a replica behind (docs/API.md §18)', () => {
       expect(expectProblem(refused, 503)).toMatchObject({ type: '/problems/replicas-behind' });
       expect(refused.headers['retry-after']).toBe('5');
       // What the primary serves is still served.
-      expect((await request(app.server).get('/orders').set('Authorization', `Bearer ${adminToken()}`)).status).toBe(
-        200,
-      );
+      expect((await api(app.server, adminToken()).get('/orders')).status).toBe(200);
     } finally {
       await pair.replica.restart();
       await pair.reconnect('replica');

@@ -16,6 +16,7 @@ import { linksOf } from '../support/assertions/link-header';
 import { buildDataset, plantOrders, seoul } from '../support/data/dataset';
 import { startTestApp, type TestApp } from '../support/app/test-app';
 import { adminToken, userToken } from '../support/app/tokens';
+import { api } from '../support/app/api-client';
 
 /** Below the planted orders: every server counts as too large to sort them whole, as at ten million orders. */
 const LARGE = { DB_FULL_SORT_MAX_ORDERS: '10', RATE_LIMIT_PER_MINUTE: '0' };
@@ -182,8 +183,7 @@ describe('replica-only read indexes', () => {
     return rows.map((row) => Number(row.id));
   }
 
-  const list = (app: TestApp, query: string) =>
-    request(app.server).get(`/orders?${query}`).set('Authorization', `Bearer ${adminToken()}`);
+  const list = (app: TestApp, query: string) => api(app.server, adminToken()).get(`/orders?${query}`);
 
   beforeAll(async () => {
     pair = await startReplicatedMysql();
@@ -367,7 +367,7 @@ describe('replica-only read indexes', () => {
         let response = await list(app, `${shape.query}&sort=${sort}&size=${SIZE}`);
         const walked = idsOf(response);
         for (let next = linksOf(response.headers.link).next; next; next = linksOf(response.headers.link).next) {
-          response = await request(app.server).get(next).set('Authorization', `Bearer ${adminToken()}`);
+          response = await api(app.server, adminToken()).get(next);
           expect(response.status).toBe(200);
           walked.push(...idsOf(response));
         }
@@ -375,7 +375,7 @@ describe('replica-only read indexes', () => {
         // Back from the last page by `prev`, page by page.
         const back: number[] = [];
         for (let prev = linksOf(response.headers.link).prev; prev; prev = linksOf(response.headers.link).prev) {
-          response = await request(app.server).get(prev).set('Authorization', `Bearer ${adminToken()}`);
+          response = await api(app.server, adminToken()).get(prev);
           back.unshift(...idsOf(response));
         }
         expect(back).toEqual(expected.slice(0, back.length));
@@ -400,9 +400,7 @@ describe('replica-only read indexes', () => {
       const counted = [...(await statements(app))].filter(([key, count]) => count > (before.get(key) ?? 0));
       expect(counted.map(([key]) => key)).toEqual(['replica-1 count']);
       // An export alike, before its first byte.
-      const exported = await request(app.server)
-        .get(`/orders/export.csv?${edges}&sort=updatedAt,asc`)
-        .set('Authorization', `Bearer ${adminToken()}`);
+      const exported = await api(app.server, adminToken()).get(`/orders/export.csv?${edges}&sort=updatedAt,asc`);
       expect(exported.status).toBe(422);
     });
 
@@ -434,9 +432,7 @@ describe('replica-only read indexes', () => {
       'exports shape %i sorted by %s from the replica, every order in the plain query’s order',
       async (shapeIndex, sort, orderBy) => {
         const shape = SHAPES[shapeIndex];
-        const response = await request(app.server)
-          .get(`/orders/export.ndjson?${shape.query}&sort=${sort}`)
-          .set('Authorization', `Bearer ${adminToken()}`);
+        const response = await api(app.server, adminToken()).get(`/orders/export.ndjson?${shape.query}&sort=${sort}`);
         expect(response.status).toBe(200);
         const ids = response.text
           .trim()
@@ -471,17 +467,13 @@ describe('replica-only read indexes', () => {
       });
       expect(await statements(app)).toEqual(before);
       // Exports alike, before their first byte.
-      const exported = await request(app.server)
-        .get('/orders/export.csv?sort=updatedAt,desc')
-        .set('Authorization', `Bearer ${adminToken()}`);
+      const exported = await api(app.server, adminToken()).get('/orders/export.csv?sort=updatedAt,desc');
       expect(exported.status).toBe(422);
       expect(await statements(app)).toEqual(before);
       // Bounded on any server: a sort an index reads in order, and a member's orders in any sort.
       expect((await list(app, 'orderStatus=REFUNDED&sort=createdAt,desc')).status).toBe(200);
       expect((await list(app, 'sort=orderId,asc&page=3')).status).toBe(200);
-      const member = await request(app.server)
-        .get('/orders?sort=totalPrice,desc')
-        .set('Authorization', `Bearer ${userToken(1)}`);
+      const member = await api(app.server, userToken(1)).get('/orders?sort=totalPrice,desc');
       expect(member.status).toBe(200);
     }, 60_000);
 

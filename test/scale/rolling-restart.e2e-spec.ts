@@ -5,6 +5,7 @@ import { startTestApp, startTestService, type ServiceProcess } from '../support/
 import { freshMysqlDatabase, mysqlEnvironment, type MysqlTarget } from '../support/app/test-database';
 import { userToken } from '../support/app/tokens';
 import { waitFor } from '../../launchers/wait-for';
+import { bearer } from '../support/app/api-client';
 
 /** Above HAProxy's `fall` × `inter` (2 × 500 ms in deploy/haproxy.cfg), as docs/DEPLOYING.md says to set it. */
 const SHUTDOWN_DELAY_MS = '1500';
@@ -66,7 +67,7 @@ describe('rolling restart behind HAProxy', () => {
     const client = async (member: number) => {
       while (loading) {
         const outcome = await fetch(`${haproxy?.baseUrl}/orders`, {
-          headers: { Authorization: `Bearer ${userToken(member)}` },
+          headers: { ...bearer(userToken(member)) },
           signal: AbortSignal.timeout(10_000),
         }).then(
           async (response) => {

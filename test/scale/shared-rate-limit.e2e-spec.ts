@@ -1,11 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { Redis } from 'ioredis';
 import { Semaphore } from 'redis-semaphore';
-import request from 'supertest';
 import { startThrowawayRedis, type ThrowawayRedis } from '../../launchers/redis-server';
 import { startTestApp, type TestApp } from '../support/app/test-app';
 import { userToken } from '../support/app/tokens';
 import { waitFor } from '../../launchers/wait-for';
+import { api } from '../support/app/api-client';
 
 const LIMIT = 5;
 
@@ -32,9 +32,8 @@ describe('rate limits shared through Redis', () => {
   });
 
   const list = (instance: TestApp, member: number) =>
-    request(instance.server)
+    api(instance.server, userToken(member))
       .get('/orders')
-      .set('Authorization', `Bearer ${userToken(member)}`)
       .then((response) => response.status);
 
   /** One request after another, alternating between the two instances. */
@@ -73,9 +72,8 @@ describe('rate limits shared through Redis', () => {
     // What another instance running member 50's export holds, as ExportSlots writes it.
     const elsewhere = new Semaphore(store, 'orders-exports:USER:50', 1, { acquireAttemptsLimit: 1 });
     const exportAs = (instance: TestApp) =>
-      request(instance.server)
+      api(instance.server, userToken(50))
         .get('/orders/export.csv')
-        .set('Authorization', `Bearer ${userToken(50)}`)
         .then((response) => response.status);
     try {
       expect(await elsewhere.tryAcquire()).toBe(true);

@@ -6,6 +6,7 @@ import { expectProblem } from '../support/assertions/problem';
 import { freshMysqlDatabase, mysqlEnvironment } from '../support/app/test-database';
 import { startTestApp, type TestApp } from '../support/app/test-app';
 import { adminToken, handSignedToken, signToken, unsignedToken, userToken } from '../support/app/tokens';
+import { api, bearer } from '../support/app/api-client';
 
 /**
  * Hostile and malformed input against the service on MariaDB (docs/API.md §2,
@@ -285,7 +286,7 @@ async function attack(context: TestApp, attempt: Attack) {
   const path = `${attempt.path ?? '/orders'}${attempt.query ? `?${attempt.query}` : ''}`;
   let call = request(context.server)[attempt.method ?? 'get'](path);
   const authorization =
-    attempt.authorization ?? (attempt.token === null ? undefined : `Bearer ${attempt.token ?? adminToken()}`);
+    attempt.authorization ?? (attempt.token === null ? undefined : bearer(attempt.token ?? adminToken()).Authorization);
   if (authorization !== undefined) call = call.set('Authorization', authorization);
   if (attempt.body !== undefined) call = call.set('Content-Type', 'application/json').send(attempt.body);
   return call;
@@ -388,7 +389,7 @@ describe('key confusion on MariaDB with an RS256 public key', () => {
       200,
     ],
   ])('%s', async (_, token, status) => {
-    const response = await request(context.server).get('/orders').set('Authorization', `Bearer ${token()}`);
+    const response = await api(context.server, token()).get('/orders');
     if (status === 200) expect(response.status).toBe(200);
     else expectProblem(response, status);
   });

@@ -16,6 +16,7 @@ import { startTestApp, type TestApp } from '../support/app/test-app';
 import { mysqlEnvironment, type MysqlTarget } from '../support/app/test-database';
 import { adminToken } from '../support/app/tokens';
 import { seedDataset } from '../support/data/dataset';
+import { api } from '../support/app/api-client';
 
 /** A certificate authority of the test's own, and server certificates it signs for the names given. */
 class TestCertificates {
@@ -169,7 +170,7 @@ describe('TLS to the database', () => {
     const [cipher] = await app.dataSource.query<RowDataPacket[]>("SHOW SESSION STATUS LIKE 'Ssl_cipher'");
     expect(cipher.Value).not.toBe('');
     expect((await request(app.server).get('/health/ready')).status).toBe(200);
-    const page = await request(app.server).get('/orders?size=5').set('Authorization', `Bearer ${adminToken()}`);
+    const page = await api(app.server, adminToken()).get('/orders?size=5');
     expect(page.status).toBe(200);
     const [{ total }] = await app.dataSource.query<RowDataPacket[]>('SELECT COUNT(*) AS total FROM orders');
     expect((page.body as { totalElementCount: number }).totalElementCount).toBe(Number(total));

@@ -1,12 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import fc from 'fast-check';
-import request from 'supertest';
 import { MEMBER_WITHOUT_ORDERS, MEMBERS, seedDataset, type TestOrder } from '../support/data/dataset';
 import { expectedPage, matching, USER_SORT_FIELDS } from '../support/data/oracle';
 import { adminQuery, inverted, sortTerms, written } from '../support/data/arbitraries';
 import { freshMysqlDatabase, mysqlEnvironment } from '../support/app/test-database';
 import { startTestApp, type TestApp } from '../support/app/test-app';
 import { adminToken, userToken } from '../support/app/tokens';
+import { api } from '../support/app/api-client';
 
 /** `TEST_QUICK=1` runs a twentieth of the cases, for a developer's inner loop; CI runs them all. */
 const RUN_SHARE = process.env.TEST_QUICK === '1' ? 0.05 : 1;
@@ -33,8 +33,7 @@ describe('properties on MariaDB', () => {
     await context?.close();
   });
 
-  const get = (token: string, query: string) =>
-    request(context.server).get(`/orders?${query}`).set('Authorization', `Bearer ${token}`);
+  const get = (token: string, query: string) => api(context.server, token).get(`/orders?${query}`);
 
   it(`(a) over ${USER_RUNS} random requests, a member sees only their own orders and their own count`, async () => {
     const members = [...MEMBERS, MEMBER_WITHOUT_ORDERS];

@@ -9,6 +9,7 @@ import { startTestApp, type TestApp } from '../support/app/test-app';
 import { freshMysqlDatabase, maintenanceOptions, mysqlEnvironment, parseMysqlUrl } from '../support/app/test-database';
 import { signToken, userToken } from '../support/app/tokens';
 import { MEMBERS, seedDataset } from '../support/data/dataset';
+import { api, bearer } from '../support/app/api-client';
 
 const LIMIT = 5;
 
@@ -83,7 +84,7 @@ describe('rate limits of requests without a valid token', () => {
 
   const list = (token?: string, forwardedFor?: string) => {
     let call = request(context.server).get('/orders');
-    if (token) call = call.set('Authorization', `Bearer ${token}`);
+    if (token) call = call.set(bearer(token));
     if (forwardedFor) call = call.set('X-Forwarded-For', forwardedFor);
     return call;
   };
@@ -156,9 +157,7 @@ describe('what a continuation reveals', () => {
       let pages = 0;
       let next: string | undefined = `/orders?size=4&sort=${sort}`;
       while (next) {
-        const response = await request(context.server)
-          .get(next)
-          .set('Authorization', `Bearer ${userToken(member)}`);
+        const response = await api(context.server, userToken(member)).get(next);
         expect(response.status).toBe(200);
         pages += 1;
         const links = linksOf(response.headers.link);
