@@ -49,6 +49,8 @@ export async function drain(context: BenchContext): Promise<void> {
     await new Promise((resolve) => setTimeout(resolve, 200));
   }
 }
+/** A count for a table or a log line: rounded, with thousands separated. */
+export const thousands = (value: number): string => Math.round(value).toLocaleString('en-US');
 export const median = (numbers: number[]) => [...numbers].sort((a, b) => a - b)[Math.floor(numbers.length / 2)];
 export const mean = (numbers: number[]) => numbers.reduce((sum, value) => sum + value, 0) / numbers.length;
 export const peakRss = (child: ChildProcess) =>

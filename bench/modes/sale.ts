@@ -13,7 +13,7 @@ import {
   serviceLogFile,
   type GrowthPair,
 } from '../lib/growth-servers';
-import { median } from '../lib/measure';
+import { median, thousands as format } from '../lib/measure';
 import { runSale, sleep } from '../lib/sale-orders';
 import { shippedReplicaOptions } from '../../launchers/mysql-server';
 import { warm, withServices } from './growth';
@@ -129,7 +129,6 @@ interface WindowResult {
   stale: number;
 }
 
-const format = (value: number) => Math.round(value).toLocaleString('en-US');
 const percentile = (values: number[], p: number) =>
   values.length === 0
     ? NaN

@@ -1,25 +1,30 @@
 import 'reflect-metadata';
-import { spawn, type ChildProcess } from 'node:child_process';
 import { availableParallelism } from 'node:os';
-import { createConnection, type Connection, type RowDataPacket } from 'mysql2/promise';
-import { DataSource } from 'typeorm';
+import { createConnection, type RowDataPacket } from 'mysql2/promise';
 import { signDevelopmentToken } from '../../src/auth/development-token';
 import { Role } from '../../src/auth/role';
 import { toAuthConfig } from '../../src/config/auth.config';
 import { validateEnvironment } from '../../src/config/environment';
-import { buildDataSourceOptions } from '../../src/database/data-source-options';
-import { foldAllChanges } from '../../src/orders/counting/daily-counts';
-import { generateOrders } from '../../src/orders/seeding/order-generator';
-import { writeOrders } from '../../src/orders/seeding/order-writer';
-import { freePort, startThrowawayMysql, type ThrowawayMysql } from '../../launchers/mysql-server';
-import { PRODUCTION_NODE_ARGUMENTS } from '../../launchers/production-command';
-import { killOnExit } from '../../launchers/reap-on-exit';
-import { waitUntilServing } from '../../launchers/wait-for';
 import { writeChart } from '../lib/charts';
-import { cpuMs } from '../lib/measure';
-import { runSale, sleep, type SaleTally } from '../lib/sale-orders';
-import { BENCH_NODE_FLAGS } from '../lib/node-flags';
+import { median, thousands as format } from '../lib/measure';
+import { runSale, type SaleTally } from '../lib/sale-orders';
 import { benchJwtSecret } from '../lib/secret';
+import {
+  backlog,
+  freeze,
+  serverCpuSeconds,
+  serviceCpuSeconds,
+  startListings,
+  startPrimary,
+  startService,
+  stopPrimary,
+  thaw,
+  WRITES_DATABASE,
+  type SchemaPrimary,
+} from '../lib/write-primaries';
+import type { SchemaUnderTest } from '../lib/write-schemas';
+
+export { BARE_TABLES, PROJECT_SCHEMA } from '../lib/write-schemas';
 
 /**
  * docs/API.md §7: what the listing's schema costs the company's order writers.
@@ -44,15 +49,7 @@ import { benchJwtSecret } from '../lib/secret';
  * fold runs during the project's rounds, as in production.
  */
 
-export interface SchemaUnderTest {
-  name: string;
-  /** Creates the tables in `database` (empty), ready for the preload. */
-  create(server: ThrowawayMysql, database: string): Promise<void>;
-  /** Whether it counts orders for the service to fold: an instance then serves it throughout, folding. */
-  foldsCounts?: boolean;
-}
-
-export interface WriteRound extends SaleTally {
+interface WriteRound extends SaleTally {
   seconds: number;
 }
 
@@ -70,225 +67,6 @@ interface MeasuredRound extends WriteRound {
   wallSeconds: number;
 }
 
-/** Dirty pages (16 KiB each) below which the server counts as written out: what the fold and the idle server leave. */
-const WRITTEN_OUT_DIRTY_PAGES = 1_000;
-const WRITE_OUT_LIMIT_MS = 900_000;
-
-export const BARE_TABLES: SchemaUnderTest = {
-  name: 'bare tables',
-  async create(server, database) {
-    const connection = await createConnection({ host: '127.0.0.1', port: server.port, user: 'root', database });
-    try {
-      await connection.query(`
-        CREATE TABLE orders (
-          id BIGINT UNSIGNED NOT NULL AUTO_INCREMENT,
-          user_id BIGINT UNSIGNED NOT NULL,
-          concert_id BIGINT UNSIGNED NOT NULL,
-          total_price DECIMAL(12,2) NOT NULL,
-          status VARCHAR(32) CHARACTER SET ascii COLLATE ascii_bin NOT NULL,
-          created_at DATETIME(3) NOT NULL,
-          updated_at DATETIME(3) NOT NULL,
-          PRIMARY KEY (id)
-        ) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_unicode_ci`);
-      await connection.query(`
-        CREATE TABLE order_seats (
-          order_id BIGINT UNSIGNED NOT NULL,
-          seat_price_id BIGINT UNSIGNED NOT NULL,
-          price DECIMAL(12,2) NOT NULL,
-          PRIMARY KEY (order_id, seat_price_id),
-          CONSTRAINT fk_order_seats_order FOREIGN KEY (order_id) REFERENCES orders (id) ON DELETE CASCADE
-        ) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_unicode_ci`);
-    } finally {
-      await connection.end();
-    }
-  },
-};
-
-export const PROJECT_SCHEMA: SchemaUnderTest = {
-  name: 'project schema',
-  foldsCounts: true,
-  async create(server, database) {
-    const dataSource = await migrated(server, database);
-    await dataSource.destroy();
-  },
-};
-
-async function open(server: ThrowawayMysql, database: string, poolSize = 4): Promise<DataSource> {
-  const dataSource = new DataSource(
-    buildDataSourceOptions(
-      {
-        type: 'mysql',
-        host: '127.0.0.1',
-        port: server.port,
-        username: 'root',
-        password: '',
-        database,
-        poolSize,
-        queryTimeoutMs: 60_000,
-        replicas: [],
-        replicaMaxLagSeconds: 5,
-        replicaMaxStalenessSeconds: 300,
-        fullSortMaxOrders: 1_000_000,
-      },
-      'maintenance',
-    ),
-  );
-  return dataSource.initialize();
-}
-
-async function migrated(server: ThrowawayMysql, database: string): Promise<DataSource> {
-  const dataSource = await open(server, database);
-  await dataSource.runMigrations();
-  return dataSource;
-}
-
-/** The same generated orders in every database, so that each schema starts from the same table. */
-async function preload(server: ThrowawayMysql, database: string, orders: number): Promise<void> {
-  // One connection, so that its session settings hold for every batch: the preload is the starting state, not
-  // what is measured, so it is neither binary-logged nor flushed at each commit (ten million orders in minutes).
-  const dataSource = await open(server, database, 1);
-  await dataSource.query('SET SESSION sql_log_bin = 0');
-  await dataSource.query('SET GLOBAL innodb_flush_log_at_trx_commit = 2');
-  try {
-    await writeOrders(
-      dataSource,
-      generateOrders({ orders, members: 50_000, concerts: 400, days: 730, endMs: Date.now(), seed: 7 }),
-    );
-    // The change rows the count triggers wrote for the preload are folded now, as the seeder does: left to the
-    // service's fold, millions of them would be folded during the rounds and counted against the schema.
-    const [{ changes }] = await dataSource.query<Array<{ changes: number }>>(
-      "SELECT COUNT(*) AS changes FROM information_schema.TABLES WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = 'order_count_changes'",
-    );
-    if (Number(changes) > 0) await foldAllChanges(dataSource);
-  } finally {
-    await dataSource.query('SET GLOBAL innodb_flush_log_at_trx_commit = 1');
-    await dataSource.destroy();
-  }
-}
-
-/** CPU seconds the server process has used, all its threads. */
-const serverCpuSeconds = (server: ThrowawayMysql): number => cpuMs(server.pid() ?? 0) / 1000;
-
-/** CPU seconds the primary's service instance has used; 0 where none runs. */
-const serviceCpuSeconds = ({ service }: SchemaPrimary): number =>
-  service?.child.pid === undefined ? 0 : cpuMs(service.child.pid) / 1000;
-
-/** One of the server's global status counters. */
-async function globalStatus(connection: Connection, name: string): Promise<number> {
-  const [[{ Value: value }]] = await connection.query<Array<{ Value: string } & RowDataPacket>>(
-    'SHOW GLOBAL STATUS LIKE ?',
-    [name],
-  );
-  return Number(value);
-}
-
-/** Polls a global status counter until it is below `below`; `failure` says what did not happen within `limitMs`. */
-async function waitUntilBelow(
-  connection: Connection,
-  name: string,
-  below: number,
-  { everyMs, limitMs, failure }: { everyMs: number; limitMs: number; failure: string },
-): Promise<void> {
-  const deadline = Date.now() + limitMs;
-  while ((await globalStatus(connection, name)) >= below) {
-    if (Date.now() > deadline) throw new Error(`${failure} within ${limitMs} ms`);
-    await sleep(everyMs);
-  }
-}
-
-/**
- * Writes every page the preload left dirty before the first round, at full pace rather than the idle one, so that
- * no schema's rounds pay for writing out gigabytes of loaded pages (the project's schema loads 1.6× the bare
- * tables' pages).
- */
-async function writeOutPreload(server: ThrowawayMysql, schema: SchemaUnderTest): Promise<void> {
-  const connection = await createConnection({ host: '127.0.0.1', port: server.port, user: 'root' });
-  try {
-    const started = Date.now();
-    const [[before]] = await connection.query<Array<{ dirtyPct: number; io: number; ioMax: number } & RowDataPacket>>(
-      'SELECT @@innodb_max_dirty_pages_pct AS dirtyPct, @@innodb_io_capacity AS io, @@innodb_io_capacity_max AS ioMax',
-    );
-    const dirty = await globalStatus(connection, 'Innodb_buffer_pool_pages_dirty');
-    await connection.query('SET GLOBAL innodb_io_capacity_max = 40000');
-    await connection.query('SET GLOBAL innodb_io_capacity = 20000');
-    await connection.query('SET GLOBAL innodb_max_dirty_pages_pct = 0');
-    try {
-      await waitUntilBelow(connection, 'Innodb_buffer_pool_pages_dirty', WRITTEN_OUT_DIRTY_PAGES, {
-        everyMs: 500,
-        limitMs: WRITE_OUT_LIMIT_MS,
-        failure: 'the dirty pages were not written',
-      });
-    } finally {
-      await connection.query('SET GLOBAL innodb_max_dirty_pages_pct = ?', [before.dirtyPct]);
-      await connection.query('SET GLOBAL innodb_io_capacity = ?', [before.io]);
-      await connection.query('SET GLOBAL innodb_io_capacity_max = ?', [before.ioMax]);
-    }
-    console.error(`${schema.name}: preload written out, ${format(dirty)} dirty pages in ${Date.now() - started} ms`);
-  } finally {
-    await connection.end();
-  }
-}
-
-interface ListingLoad {
-  stop(): Promise<{ requests: number; failed: number; p50: number; p99: number }>;
-}
-
-/** Admin listings (page 1, unfiltered and by status) against the service on the project's database. */
-function startListings(baseUrl: string, token: string, clients: number): ListingLoad {
-  let running = true;
-  const latencies: number[] = [];
-  let failed = 0;
-  const queries = ['', 'orderStatus=PAYMENT_COMPLETED', 'consertId=7'];
-  const loops = Array.from({ length: clients }, async (_, client) => {
-    for (let index = client; running; index += 1) {
-      const started = performance.now();
-      const response = await fetch(`${baseUrl}/orders?${queries[index % queries.length]}`, {
-        headers: { authorization: `Bearer ${token}` },
-      }).catch(() => undefined);
-      await response?.arrayBuffer();
-      if (response?.ok) latencies.push(performance.now() - started);
-      else failed += 1;
-    }
-  });
-  return {
-    async stop() {
-      running = false;
-      await Promise.all(loops);
-      const sorted = latencies.sort((a, b) => a - b);
-      const at = (quantile: number) => sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * quantile))] ?? 0;
-      return { requests: sorted.length, failed, p50: at(0.5), p99: at(0.99) };
-    },
-  };
-}
-
-async function startService(server: ThrowawayMysql, database: string): Promise<{ child: ChildProcess; url: string }> {
-  const port = await freePort();
-  const child = spawn(process.execPath, [...BENCH_NODE_FLAGS, ...PRODUCTION_NODE_ARGUMENTS], {
-    env: {
-      ...process.env,
-      NODE_ENV: 'test',
-      PORT: String(port),
-      METRICS_PORT: '0',
-      RATE_LIMIT_PER_MINUTE: '0',
-      LOG_LEVEL: 'warn',
-      DB_TYPE: 'mysql',
-      DB_HOST: '127.0.0.1',
-      DB_PORT: String(server.port),
-      DB_USERNAME: 'root',
-      DB_PASSWORD: '',
-      DB_DATABASE: database,
-      JWT_SECRET: benchJwtSecret(),
-    },
-    stdio: 'ignore',
-  });
-  killOnExit(child);
-  const url = `http://127.0.0.1:${port}`;
-  await waitUntilServing(child, url, { path: '/health/ready' });
-  return { child, url };
-}
-
-const format = (value: number) => Math.round(value).toLocaleString('en-US');
-const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
 /** The median over rounds of one process's CPU time per order placed, in µs. */
 const medianPerOrder = (rounds: MeasuredRound[], cpuSeconds: (round: MeasuredRound) => number) =>
   median(rounds.map((round) => (cpuSeconds(round) * 1e6) / Math.max(1, round.placed)));
@@ -304,70 +82,6 @@ export interface WriteComparisonOptions {
   listings: boolean;
 }
 
-/** One schema's primary, and the service instance that folds its counts (`foldsCounts`). */
-interface SchemaPrimary {
-  schema: SchemaUnderTest;
-  server: ThrowawayMysql;
-  service?: { child: ChildProcess; url: string };
-}
-
-const DATABASE = 'writes';
-
-/** Freezes a primary and its service, so that neither works during the other schema's round. */
-async function freeze({ server, service }: SchemaPrimary): Promise<void> {
-  service?.child.kill('SIGSTOP');
-  await server.pause();
-}
-
-function thaw({ server, service }: SchemaPrimary): void {
-  server.signal('SIGCONT');
-  service?.child.kill('SIGCONT');
-}
-
-/** What a primary has not done yet of the writes before: pages not written out, undo logs not purged. */
-async function backlog(server: ThrowawayMysql): Promise<{ dirty: number; history: number }> {
-  const connection = await createConnection({ host: '127.0.0.1', port: server.port, user: 'root' });
-  try {
-    return {
-      dirty: await globalStatus(connection, 'Innodb_buffer_pool_pages_dirty'),
-      history: await globalStatus(connection, 'Innodb_history_list_length'),
-    };
-  } finally {
-    await connection.end();
-  }
-}
-
-async function startPrimary(
-  schema: SchemaUnderTest,
-  options: WriteComparisonOptions,
-  serverId: number,
-): Promise<SchemaPrimary> {
-  const server = await startThrowawayMysql(
-    { role: 'primary', serverId },
-    {
-      durable: true,
-      // Room for the schema's tables and indexes: at 10M the project's schema takes 2.9 GB, the bare tables 1.8 GB.
-      bufferPoolMb: options.preloadOrders > 1_000_000 ? 4096 : 1024,
-      redoLogMb: options.redoLogMb,
-      maxConnections: Math.max(...options.connections) + 50,
-    },
-  );
-  try {
-    const admin = await createConnection({ host: '127.0.0.1', port: server.port, user: 'root' });
-    await admin.query(`CREATE DATABASE ${DATABASE} CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci`);
-    await admin.end();
-    await schema.create(server, DATABASE);
-    const started = Date.now();
-    await preload(server, DATABASE, options.preloadOrders);
-    console.error(`${schema.name}: ${format(options.preloadOrders)} orders loaded in ${Date.now() - started} ms`);
-    await writeOutPreload(server, schema);
-    return { schema, server };
-  } catch (error) {
-    await server.stop();
-    throw error;
-  }
-}
-
 /**
  * Runs every schema at every connection count and in-transaction work,
  * interleaved (the order of the schemas alternates from round to round), and
@@ -376,23 +90,18 @@ async function startPrimary(
  * first one listed.
  */
 export async function compareWrites(schemas: SchemaUnderTest[], options: WriteComparisonOptions): Promise<void> {
-  const settled = await Promise.allSettled(schemas.map((schema, index) => startPrimary(schema, options, index + 1)));
+  const settled = await Promise.allSettled(
+    schemas.map((schema, index) =>
+      startPrimary(schema, { ...options, maxWriters: Math.max(...options.connections) }, index + 1),
+    ),
+  );
   const primaries = settled.flatMap((result) => (result.status === 'fulfilled' ? [result.value] : []));
   try {
     const failed = settled.find((result) => result.status === 'rejected');
     if (failed) throw failed.reason;
     await measure(primaries, options);
   } finally {
-    for (const primary of primaries) {
-      thaw(primary);
-      const { server, service } = primary;
-      if (service && service.child.exitCode === null) {
-        const exited = new Promise((resolve) => service.child.once('exit', resolve));
-        service.child.kill('SIGTERM');
-        await exited;
-      }
-      await server.stop();
-    }
+    for (const primary of primaries) await stopPrimary(primary);
   }
 }
 
@@ -406,7 +115,7 @@ async function measure(primaries: SchemaPrimary[], options: WriteComparisonOptio
   );
   // The fold is part of what the project's schema costs the primary: an instance runs it throughout.
   for (const primary of primaries)
-    if (primary.schema.foldsCounts) primary.service = await startService(primary.server, DATABASE);
+    if (primary.schema.foldsCounts) primary.service = await startService(primary.server, WRITES_DATABASE);
 
   const probe = await createConnection({ host: '127.0.0.1', port: primaries[0].server.port, user: 'root' });
   const [[{ version, redoLogBytes, bufferPoolBytes }]] = await probe.query<
@@ -448,7 +157,11 @@ async function measure(primaries: SchemaPrimary[], options: WriteComparisonOptio
       const serviceBefore = serviceCpuSeconds(primary);
       const started = performance.now();
       const listing = primary.service && options.listings ? startListings(primary.service.url, token, 4) : undefined;
-      const writes = await runSale(primary.server.port, DATABASE, { connections, workMs, seconds: options.seconds });
+      const writes = await runSale(primary.server.port, WRITES_DATABASE, {
+        connections,
+        workMs,
+        seconds: options.seconds,
+      });
       const listingFigures = await listing?.stop();
       const writersCpu = process.cpuUsage(writersBefore);
       const measured: MeasuredRound = {
@@ -556,11 +269,11 @@ function whereTheCoresWent(
   return `${connections} connections, ${workMs} ms: ${parts.join('; ')}`;
 }
 
-/** One markdown row of the table: each schema's medians, and the ratios to the first. */
 /** Each schema's orders placed per second, the median of its rounds. */
 const placedPerSecond = (results: MeasuredRound[][]): number[] =>
   results.map((rounds) => median(rounds.map((round) => round.placed / round.seconds)));
 
+/** One markdown row of the table: each schema's medians, and the ratios to the first. */
 function row(
   primaries: SchemaPrimary[],
   results: MeasuredRound[][],
