@@ -7,7 +7,7 @@ import { toAuthConfig } from '../src/config/auth.config';
 import { validateEnvironment } from '../src/config/environment';
 import { LocalTimeFormatter, toStoredDateTime } from '../src/common/time/local-time';
 import { toAdminOrder, toUserOrder } from '../src/orders/order-element';
-import type { OrderRow } from '../src/orders/orders.repository';
+import type { OrderRow } from '../src/orders/model';
 import { buildPage } from '../src/orders/paging/page';
 import { parseEndBound, parseStartBound } from '../src/orders/query/date-bound';
 import { toOrderStatusCode } from '../src/orders/order-status';

@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { Role } from '../auth/role';
+import { ROLE_LABELS } from '../auth/role';
 import { callerOf } from '../auth/token-verdict';
 import type { Metrics, Variant } from './metrics';
 
@@ -18,7 +18,7 @@ const KNOWN_METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 
 /** The variant label of a request (docs/API.md §12), by the role its token established. */
 export const variantOf = (request: FastifyRequest): Variant => {
   const caller = callerOf(request.tokenVerdict);
-  return caller === undefined ? 'none' : caller.role === Role.Admin ? 'admin' : 'user';
+  return caller === undefined ? 'none' : ROLE_LABELS[caller.role];
 };
 
 /**

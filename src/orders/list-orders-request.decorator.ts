@@ -3,11 +3,12 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { callerOf } from '../auth/token-verdict';
 import { ProblemException, problemOf } from '../common/problem/problem-details';
 import { acceptsOnlyExports, type ExportFormat } from './export/export-format';
+import { listingVariantOf } from './listing-variant';
 import { ListOrdersQueryPipe, type ListOrdersRequest } from './query/list-orders-query.pipe';
 
 /**
- * Gathers what a listing is parsed from (caller, query string, JSON body) for a page, or for the export `format`
- * names; `ListOrdersQueryPipe` turns it into a query. Param decorators run after the guards, so the caller is known
+ * Gathers what a listing is parsed from (the caller's variant, query string, JSON body) for a page, or for the
+ * export `format` names; `ListOrdersQueryPipe` turns it into a query. Param decorators run after the guards, so the caller is known
  * by then, and before the pipe, so a page refused for its `Accept` (406) is refused before its parameters are read.
  */
 const listOrdersRequest = createParamDecorator(
@@ -22,7 +23,13 @@ const listOrdersRequest = createParamDecorator(
       void reply.header('Vary', vary ? `${String(vary)}, Accept` : 'Accept');
       if (acceptsOnlyExports(request.headers.accept)) throw new ProblemException(problemOf('exportOnlyAccepted'));
     }
-    return { caller, query: request.query, body: request.body, bodyError: request.bodyError, exportFormat: format };
+    return {
+      variant: listingVariantOf(caller),
+      query: request.query,
+      body: request.body,
+      bodyError: request.bodyError,
+      exportFormat: format,
+    };
   },
 );
 

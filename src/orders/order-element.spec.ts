@@ -2,7 +2,7 @@ import { describe, expect, it } from '@jest/globals';
 import { LocalTimeFormatter } from '../common/time/local-time';
 import type { UserOrderDto } from './dto/order.dto';
 import { toAdminOrder, toUserOrder } from './order-element';
-import type { OrderRow } from './orders.repository';
+import type { OrderRow } from './model';
 
 const row: OrderRow = {
   id: 41,

@@ -1,7 +1,7 @@
 import { LocalTimeFormatter, storedDateTimeToEpochMs } from '../common/time/local-time';
 import type { AdminOrderDto, SeatDto, UserOrderDto } from './dto/order.dto';
 import { orderStatusLabel } from './order-status';
-import type { OrderRow } from './orders.repository';
+import type { OrderRow } from './model';
 
 /**
  * The elements of a page as docs/API.md §4 shows them: plain object literals (no

@@ -29,12 +29,11 @@ export class OrdersController {
   @Auth(Role.User, Role.Admin)
   @ApiListOrders()
   async list(
-    @CurrentCaller() caller: Caller,
     @PageParameters() query: ListOrdersQuery,
     @Req() request: FastifyRequest,
     @Res() reply: FastifyReply,
   ): Promise<void> {
-    const { page, boundaries, walk, behindSeconds } = await this.ordersService.list(caller, query);
+    const { page, boundaries, walk, behindSeconds } = await this.ordersService.list(query);
     // `next` continues after the page's last element, `prev` before its first, both within the walk's bound.
     const continuation: ContinuationWriter | undefined =
       boundaries &&

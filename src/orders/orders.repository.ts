@@ -12,24 +12,11 @@ import { OrderSeat } from './order-seat.entity';
 import { COUNT_CHANGES_TABLE, COUNT_MOVES_TABLE, DAILY_COUNTS_TABLE } from './counting/daily-counts';
 import { Order } from './order.entity';
 import type { Seek, SortValue } from './paging/continuation';
-import type { OrderFilters } from './query/list-orders-query';
+import type { OrderFilters, OrderRow } from './model';
 import type { SortField, SortKey } from './query/sort';
 import { ReadPlanner, SORT_COLUMNS, type MatchSizes, type OrderColumn, type OrdersIndex } from './read-plan';
 import type { MonthBranch } from './month-branches';
 import { REPLICA_COLUMN, REPLICA_INDEXES } from './replica-indexes';
-
-/** One row of `orders` as the page query returns it. */
-export interface OrderRow {
-  id: number;
-  userId: number;
-  concertId: number;
-  totalPrice: number;
-  status: string;
-  createdAt: Date | string;
-  updatedAt: Date | string;
-  /** The highest order id at the time of reading, on each row of a page read without a seek: a walk's bound. */
-  walkBound?: number;
-}
 
 /** A row's value of each sort key, as a continuation carries it and `findPage` seeks from it (times as epoch ms). */
 export function sortValuesOf(row: OrderRow, sort: SortKey[]): SortValue[] {

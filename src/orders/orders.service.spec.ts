@@ -3,7 +3,9 @@ import { Role } from '../auth/role';
 import { LocalTimeFormatter } from '../common/time/local-time';
 import { NoCapableServerException, type ReadRouter, type ReadSession } from '../database/read-router';
 import { ProblemException } from '../common/problem/problem-details';
-import type { OrderRow, OrdersRepository, SeatRow } from './orders.repository';
+import type { OrdersRepository, SeatRow } from './orders.repository';
+import { listingVariantOf } from './listing-variant';
+import type { OrderRow } from './model';
 import { OrdersService } from './orders.service';
 import type { ListOrdersQuery } from './query/list-orders-query';
 
@@ -20,15 +22,24 @@ const row = (id: number, userId = 7): OrderRow => ({
 /** Stands for the one connection a request's statements share; the repository mock only passes it along. */
 const session = { name: 'the request’s connection and deadline' } as unknown as ReadSession;
 
+const ADMINISTRATOR = listingVariantOf({ id: 1, role: Role.Admin });
+const MEMBER = listingVariantOf({ id: 7, role: Role.User });
+
+/** An administrator's query, as the pipe hands it over. */
 const query = (overrides: Partial<ListOrdersQuery> = {}): ListOrdersQuery => ({
   page: 1,
   size: 2,
   sort: [{ field: 'createdAt', direction: 'DESC' }],
   filters: { userId: 99, status: 'REFUNDED' },
+  variant: ADMINISTRATOR,
   walkScope: () => 'the scope a continuation is checked against (the pipe’s concern)',
   echoedParameters: [],
   ...overrides,
 });
+
+/** A member's query, as the pipe scopes it: their own orders. */
+const memberQuery = (overrides: Partial<ListOrdersQuery> = {}): ListOrdersQuery =>
+  query({ variant: MEMBER, filters: MEMBER.scope({}), ...overrides });
 
 describe('OrdersService', () => {
   let repository: {
@@ -72,7 +83,7 @@ describe('OrdersService', () => {
     // Routing found no server holding what the shape needs, before any statement.
     reads.withConnection.mockRejectedValue(new NoCapableServerException());
     const sort = [{ field: 'totalPrice' as const, direction: 'ASC' as const }];
-    const refusal = service.list({ id: 1, role: Role.Admin }, query({ filters: {}, sort }));
+    const refusal = service.list(query({ filters: {}, sort }));
     await expect(refusal).rejects.toBeInstanceOf(ProblemException);
     const { problem } = (await refusal.catch((error: unknown) => error)) as ProblemException;
     expect(problem).toMatchObject({ status: 422, type: '/problems/query-too-broad' });
@@ -86,7 +97,7 @@ describe('OrdersService', () => {
     // Routing found no server holding an index led by the member (the only one that bounds a member's page).
     reads.withConnection.mockRejectedValue(new NoCapableServerException());
     const sort = [{ field: 'createdAt' as const, direction: 'DESC' as const }];
-    const refusal = service.list({ id: 7, role: Role.User }, query({ filters: {}, sort }));
+    const refusal = service.list(memberQuery({ sort }));
     const { problem } = (await refusal.catch((error: unknown) => error)) as ProblemException;
     expect(problem).toMatchObject({ status: 422, type: '/problems/query-too-broad' });
     expect(problem.detail).toMatch(/^Listing a member's orders needs an index led by that filter.*Try again once/);
@@ -99,7 +110,6 @@ describe('OrdersService', () => {
     });
     const sort = [{ field: 'updatedAt' as const, direction: 'DESC' as const }];
     const batches = service.exportBatches(
-      { id: 1, role: Role.Admin },
       query({ filters: { status: 'REFUNDED' }, sort }),
       new AbortController().signal,
     );
@@ -132,7 +142,7 @@ describe('OrdersService', () => {
         { field: 'createdAt' as const, direction: 'DESC' as const },
         { field: 'orderId' as const, direction: 'DESC' as const },
       ];
-      const batches = service.exportBatches({ id: 1, role: Role.Admin }, query({ sort }), new AbortController().signal);
+      const batches = service.exportBatches(query({ sort }), new AbortController().signal);
       const first = await batches.next();
       expect(first.value).toHaveLength(BATCH);
       // The second batch is being read already, its seats as soon as its page is in; the third is not asked for
@@ -161,7 +171,7 @@ describe('OrdersService', () => {
         .mockResolvedValueOnce(batchFrom(9_000, true))
         // The batch read ahead is still running when the consumer stops; it then fails as a cancelled statement does.
         .mockReturnValueOnce(new Promise((_, reject) => (failAhead = reject)));
-      const batches = service.exportBatches({ id: 1, role: Role.Admin }, query(), cancelled.signal);
+      const batches = service.exportBatches(query(), cancelled.signal);
       await batches.next();
       cancelled.abort();
       let returned = false;
@@ -189,7 +199,7 @@ describe('OrdersService', () => {
     });
 
     it('refuses the page with a 422 saying how many and how to narrow it, after the count and before the page', async () => {
-      const refusal = service.list({ id: 1, role: Role.Admin }, query({ filters: year, sort: byUpdate }));
+      const refusal = service.list(query({ filters: year, sort: byUpdate }));
       await expect(refusal).rejects.toMatchObject({
         problem: {
           status: 422,
@@ -211,22 +221,18 @@ describe('OrdersService', () => {
       reads.pinned.mockReturnValue({
         withConnection: <T>(work: (session: ReadSession) => Promise<T>) => work(session),
       });
-      const batches = service.exportBatches(
-        { id: 1, role: Role.Admin },
-        query({ filters: year, sort: byUpdate }),
-        new AbortController().signal,
-      );
+      const batches = service.exportBatches(query({ filters: year, sort: byUpdate }), new AbortController().signal);
       await expect(batches.next()).rejects.toMatchObject({ problem: { status: 422 } });
       expect(repository.findPage).not.toHaveBeenCalled();
     });
   });
 
-  it('lists a member’s own orders whatever filters the query carries', async () => {
+  it('reads a member’s page and count from the orders the variant scoped: their own', async () => {
     // One full page, so the service must ask for the total.
     repository.findPage.mockResolvedValue([row(11), row(10)]);
     repository.count.mockResolvedValue(5);
     repository.findSeats.mockResolvedValue([]);
-    await service.list({ id: 7, role: Role.User }, query());
+    await service.list(memberQuery());
     expect(repository.findPage).toHaveBeenCalledWith(
       { filters: { userId: 7 }, sort: query().sort, limit: 2, offset: 0, seek: undefined },
       session,
@@ -240,7 +246,7 @@ describe('OrdersService', () => {
     repository.findPage.mockResolvedValue([]);
     repository.count.mockResolvedValue(3);
     repository.findSeats.mockResolvedValue([]);
-    const { page } = await service.list({ id: 1, role: Role.Admin }, query({ page: 4 }));
+    const { page } = await service.list(query({ page: 4 }));
     expect(repository.findPage).toHaveBeenCalledWith(
       { filters: { userId: 99, status: 'REFUNDED' }, sort: query().sort, limit: 2, offset: 6, seek: undefined },
       session,
@@ -253,7 +259,7 @@ describe('OrdersService', () => {
     // One row on page 3 of size 2: it is the last page, and the total is 4 + 1.
     repository.findPage.mockResolvedValue([row(1)]);
     repository.findSeats.mockResolvedValue([]);
-    const { page } = await service.list({ id: 1, role: Role.Admin }, query({ page: 3 }));
+    const { page } = await service.list(query({ page: 3 }));
     expect(repository.count).not.toHaveBeenCalled();
     expect(page.totalElementCount).toBe(5);
   });
@@ -261,7 +267,7 @@ describe('OrdersService', () => {
   it('skips COUNT(*) when the first page is empty', async () => {
     repository.findPage.mockResolvedValue([]);
     repository.findSeats.mockResolvedValue([]);
-    const { page } = await service.list({ id: 7, role: Role.User }, query());
+    const { page } = await service.list(memberQuery());
     expect(repository.count).not.toHaveBeenCalled();
     expect(page.totalElementCount).toBe(0);
   });
@@ -275,7 +281,7 @@ describe('OrdersService', () => {
     repository.findSeats.mockResolvedValue([]);
     const filters = { status: 'REFUNDED' as const };
     const sort = [{ field: 'updatedAt' as const, direction: 'DESC' as const }];
-    const { page } = await service.list({ id: 1, role: Role.Admin }, query({ filters, sort }));
+    const { page } = await service.list(query({ filters, sort }));
     expect(repository.planDependsOnSizes).toHaveBeenCalledWith(filters, sort, session);
     expect(repository.sizes).toHaveBeenCalledWith(filters, session, undefined);
     expect(repository.findPage).toHaveBeenCalledWith(
@@ -300,7 +306,7 @@ describe('OrdersService', () => {
       { field: 'totalPrice' as const, direction: 'ASC' as const },
       { field: 'orderId' as const, direction: 'DESC' as const },
     ];
-    const { boundaries } = await service.list({ id: 1, role: Role.Admin }, query({ sort }));
+    const { boundaries } = await service.list(query({ sort }));
     const createdAt = Date.parse('2026-03-09T15:00:00.999Z');
     expect(boundaries).toEqual({ first: [createdAt, 120.5, 11], last: [createdAt, 120.5, 10], bound: 500 });
   });
@@ -311,7 +317,7 @@ describe('OrdersService', () => {
     repository.count.mockResolvedValue(40);
     repository.findSeats.mockResolvedValue([]);
     const seek = { direction: 'after' as const, key: [Date.parse('2026-03-09T15:00:00Z'), 9], bound: 300 };
-    const listed = await service.list({ id: 1, role: Role.Admin }, query({ page: 5, seek }));
+    const listed = await service.list(query({ page: 5, seek }));
     expect(repository.findPage).toHaveBeenCalledWith(
       { filters: query().filters, sort: query().sort, limit: 3, offset: 8, seek },
       session,
@@ -332,12 +338,12 @@ describe('OrdersService', () => {
     repository.count.mockResolvedValue(40);
     repository.findSeats.mockResolvedValue([]);
     const seek = { direction: 'before' as const, key: [Date.parse('2026-03-09T15:00:00Z'), 6], bound: 300 };
-    const back = await service.list({ id: 1, role: Role.Admin }, query({ page: 4, seek }));
+    const back = await service.list(query({ page: 4, seek }));
     expect(back.page.elements.map((element) => element.orderId)).toEqual([8, 7]);
     expect(back.walk).toEqual({ direction: 'before', more: true });
     // Exactly a page: nothing before it in the walk.
     repository.findPage.mockResolvedValue([row(2), row(1)]);
-    expect((await service.list({ id: 1, role: Role.Admin }, query({ page: 2, seek }))).walk).toEqual({
+    expect((await service.list(query({ page: 2, seek }))).walk).toEqual({
       direction: 'before',
       more: false,
     });
@@ -347,7 +353,7 @@ describe('OrdersService', () => {
     repository.findPage.mockResolvedValue([]);
     repository.count.mockResolvedValue(3);
     repository.findSeats.mockResolvedValue([]);
-    expect((await service.list({ id: 1, role: Role.Admin }, query({ page: 9 }))).boundaries).toBeUndefined();
+    expect((await service.list(query({ page: 9 }))).boundaries).toBeUndefined();
   });
 
   it('fetches the seats of the whole page in one call and maps rows in the contract’s shape', async () => {
@@ -359,7 +365,7 @@ describe('OrdersService', () => {
       { orderId: 11, seatPriceId: 2, price: 60.5 },
     ];
     repository.findSeats.mockResolvedValue(seats);
-    const { page } = await service.list({ id: 1, role: Role.Admin }, query());
+    const { page } = await service.list(query());
     expect(repository.findSeats).toHaveBeenCalledTimes(1);
     expect(repository.findSeats).toHaveBeenCalledWith([11, 10], session);
     expect(JSON.stringify(page.elements[0])).toBe(
@@ -383,7 +389,7 @@ describe('OrdersService', () => {
   it('leaves userId out of a member’s elements', async () => {
     repository.findPage.mockResolvedValue([row(11)]);
     repository.findSeats.mockResolvedValue([]);
-    const { page } = await service.list({ id: 7, role: Role.User }, query());
+    const { page } = await service.list(memberQuery());
     expect(Object.keys(page.elements[0])).toEqual([
       'orderId',
       'concertId',

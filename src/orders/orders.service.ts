@@ -1,14 +1,14 @@
 import { Injectable } from '@nestjs/common';
-import { Role, type Caller } from '../auth/role';
 import { LocalTimeFormatter } from '../common/time/local-time';
 import { NoCapableServerException, ReadRouter, type PinnedReads, type ReadSession } from '../database/read-router';
 import { ProblemException, problemOf } from '../common/problem/problem-details';
 import type { AdminOrderDto, OrderElement, SeatDto, UserOrderDto } from './dto/order.dto';
-import { toAdminOrder, toUserOrder } from './order-element';
-import { OrdersRepository, sortValuesOf, type OrderRow, type SeatRow } from './orders.repository';
+import type { ListingVariant } from './listing-variant';
+import type { OrderFilters, OrderRow } from './model';
+import { OrdersRepository, sortValuesOf, type SeatRow } from './orders.repository';
 import type { Seek, SeekDirection, SortValue } from './paging/continuation';
 import { buildPage, type Page } from './paging/page';
-import type { ListOrdersQuery, OrderFilters } from './query/list-orders-query';
+import type { ListOrdersQuery } from './query/list-orders-query';
 import type { SortKey } from './query/sort';
 import { tooBroadDetail, tooManyToSortDetail } from './too-broad';
 import type { MatchSizes } from './read-plan';
@@ -56,10 +56,6 @@ export interface ListedPage {
   behindSeconds?: number;
 }
 
-/** A member sees only their own orders, whatever the query says; an administrator sees all that match it. */
-const filtersFor = (caller: Caller, query: ListOrdersQuery): OrderFilters =>
-  caller.role === Role.Admin ? query.filters : { userId: caller.id };
-
 function groupSeats(seats: SeatRow[]): Map<number, SeatDto[]> {
   const byOrder = new Map<number, SeatDto[]>();
   for (const { orderId, seatPriceId, price } of seats) {
@@ -89,13 +85,11 @@ export class OrdersService {
   ) {}
 
   /**
-   * A page of the orders the caller may see (`filtersFor`). The page, the count and the seats are
+   * A page of the orders the query's variant may see (its filters, scoped). The page, the count and the seats are
    * read on one connection of one server (docs/API.md §11), one after the other.
    */
-  async list(caller: Caller, query: ListOrdersQuery): Promise<ListedPage> {
-    const isAdmin = caller.role === Role.Admin;
-    const filters = filtersFor(caller, query);
-    const { sort, size, seek } = query;
+  async list(query: ListOrdersQuery): Promise<ListedPage> {
+    const { filters, sort, size, seek } = query;
     const offset = (query.page - 1) * size;
 
     const { rows, more, total, seats, behindSeconds } = await this.routed(filters, sort, async (session) => {
@@ -122,7 +116,7 @@ export class OrdersService {
       return { rows, more: read.length > size, total, seats, behindSeconds: session.behindSeconds };
     });
 
-    const page = buildPage(this.elementsOf(rows, seats, isAdmin), total, query.page, size) as OrdersPage;
+    const page = buildPage(this.elementsOf(rows, seats, query.variant), total, query.page, size) as OrdersPage;
     const [first, last] = [rows.at(0), rows.at(-1)];
     const bound = seek?.bound ?? first?.walkBound;
     return {
@@ -154,14 +148,11 @@ export class OrdersService {
    * chosen is when it is a replica behind (docs/API.md §18).
    */
   async *exportBatches(
-    caller: Caller,
     query: ListOrdersQuery,
     cancelled: AbortSignal,
     pinned?: (behindSeconds: number | undefined) => void,
   ): AsyncGenerator<OrderElement[]> {
-    const isAdmin = caller.role === Role.Admin;
-    const filters = filtersFor(caller, query);
-    const { sort } = query;
+    const { filters, sort } = query;
     let reads: PinnedReads;
     try {
       reads = this.reads.pinned(this.orders.servers(filters, sort));
@@ -210,7 +201,7 @@ export class OrdersService {
           more && last && bound !== undefined
             ? readBatch({ direction: 'after', key: sortValuesOf(last, sort), bound: Number(bound) })
             : undefined;
-        yield this.elementsOf(rows, await batch.seats, isAdmin);
+        yield this.elementsOf(rows, await batch.seats, query.variant);
       }
     } finally {
       // A consumer that stopped early, or a read that failed, leaves the batch read ahead unread, its statements stopped
@@ -252,10 +243,9 @@ export class OrdersService {
     }
   }
 
-  private elementsOf(rows: OrderRow[], seats: SeatRow[], isAdmin: boolean): OrderElement[] {
+  private elementsOf(rows: OrderRow[], seats: SeatRow[], variant: ListingVariant): OrderElement[] {
     const seatsByOrder = groupSeats(seats);
-    const toElement = isAdmin ? toAdminOrder : toUserOrder;
-    return rows.map((row) => toElement(row, seatsByOrder.get(row.id) ?? [], this.time));
+    return rows.map((row) => variant.toElement(row, seatsByOrder.get(row.id) ?? [], this.time));
   }
 
   /**

@@ -1,7 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import { getMetadataArgsStorage } from 'typeorm';
 import { Order } from './order.entity';
-import type { OrderFilters } from './query/list-orders-query';
+import type { OrderFilters } from './model';
 import { parseSort, ADMIN_SORT_FIELDS } from './query/sort';
 import { PRIMARY_KEY, ReadPlanner, type OrderColumn } from './read-plan';
 import { REPLICA_INDEXES } from './replica-indexes';

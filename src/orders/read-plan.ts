@@ -1,6 +1,6 @@
 import { monthMerge, type CreationSpan, type MonthBranch } from './month-branches';
 import type { Order } from './order.entity';
-import type { OrderFilters } from './query/list-orders-query';
+import type { OrderFilters } from './model';
 import type { SortField, SortKey } from './query/sort';
 
 /** A column of `orders`, by the entity's property name. */

@@ -1,4 +1,4 @@
-import type { OrderFilters } from './query/list-orders-query';
+import type { OrderFilters } from './model';
 import type { SortKey } from './query/sort';
 
 /**

@@ -5,7 +5,7 @@ import { MIGRATIONS } from '../../src/database/data-source-options';
 import { CountChangesOffTheWritePath1764028800000 } from '../../src/database/migrations/1764028800000-CountChangesOffTheWritePath';
 import { PENDING_ROWS } from '../../src/orders/counting/daily-counts';
 import { OrderCountFolding } from '../../src/orders/counting/order-count-folding';
-import type { OrderFilters } from '../../src/orders/query/list-orders-query';
+import type { OrderFilters } from '../../src/orders/model';
 import { OrdersRepository } from '../../src/orders/orders.repository';
 import { MonotonicClock } from '../../src/common/time/clock';
 import { DatabaseServers } from '../../src/database/database-servers';

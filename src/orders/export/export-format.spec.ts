@@ -3,7 +3,7 @@ import { parse } from 'csv-parse/sync';
 import { stringify } from 'csv-stringify/sync';
 import fc from 'fast-check';
 import type { AdminOrderDto, UserOrderDto } from '../dto/order.dto';
-import { acceptsOnlyExports, encoderFor } from './export-format';
+import { ADMIN_CSV, USER_CSV, acceptsOnlyExports, encoderFor } from './export-format';
 
 const admin: AdminOrderDto = {
   orderId: 1042,
@@ -30,7 +30,7 @@ const user: UserOrderDto = {
 
 describe('export formats (docs/API.md §13)', () => {
   describe('CSV', () => {
-    const csv = encoderFor('csv', true);
+    const csv = encoderFor('csv', ADMIN_CSV);
 
     it('writes a header of the field names and one CRLF-ended record per order, seats as seatPriceId:price by ;', () => {
       expect(csv.header() + csv.batch([admin]).toString()).toBe(
@@ -41,7 +41,7 @@ describe('export formats (docs/API.md §13)', () => {
     });
 
     it('leaves userId out of a member’s export', () => {
-      const own = encoderFor('csv', false);
+      const own = encoderFor('csv', USER_CSV);
       expect(own.header()).toBe('orderId,concertId,seats,totalPrice,status,createdAt,updatedAt\r\n');
       expect(own.batch([user]).toString()).toBe(
         '1042,7,1201:55000;1202:120.5,55120.5,결제 완료,2026-03-01T19:30:05,2026-03-01T19:31:40\r\n',
@@ -122,7 +122,7 @@ describe('export formats (docs/API.md §13)', () => {
   });
 
   describe('NDJSON', () => {
-    const ndjson = encoderFor('ndjson', false);
+    const ndjson = encoderFor('ndjson', USER_CSV);
 
     it('writes each element as its JSON on a line, and ends a whole export with its count', () => {
       expect(ndjson.header()).toBe('');

@@ -63,12 +63,18 @@ function textCell(text: string): string {
   return NEEDS_QUOTES.test(shown) ? `"${shown.replaceAll('"', '""')}"` : shown;
 }
 
+/** A variant's CSV: its header's columns, and how one element is written as a record. */
+export interface CsvColumns<Element extends OrderElement> {
+  readonly columns: readonly string[];
+  write(bytes: BatchBytes, element: Element): void;
+}
+
 /**
  * The fields of docs/API.md §4 in order, as a header and as one CRLF-ended record per element; a member's export has
  * no `userId`. Numbers are written as they are, a negative one included; a local time is digits and separators
  * (LOCAL_DATE_TIME), nothing a cell would quote or a spreadsheet run.
  */
-const USER_CSV = {
+export const USER_CSV: CsvColumns<UserOrderDto> = {
   columns: ['orderId', 'concertId', 'seats', 'totalPrice', 'status', 'createdAt', 'updatedAt'],
   write(bytes: BatchBytes, order: UserOrderDto): void {
     bytes.number(order.orderId);
@@ -76,7 +82,7 @@ const USER_CSV = {
     writeCommonCells(bytes, order);
   },
 };
-const ADMIN_CSV = {
+export const ADMIN_CSV: CsvColumns<AdminOrderDto> = {
   columns: ['orderId', 'userId', 'concertId', 'seats', 'totalPrice', 'status', 'createdAt', 'updatedAt'],
   write(bytes: BatchBytes, order: AdminOrderDto): void {
     bytes.number(order.orderId);
@@ -113,9 +119,7 @@ class CsvEncoder<Element extends OrderElement> implements ExportEncoder {
   readonly contentType = `${EXPORT_MEDIA_TYPES.csv}; charset=utf-8; header=present`;
   readonly fileExtension = 'csv';
 
-  constructor(
-    private readonly layout: { columns: readonly string[]; write: (bytes: BatchBytes, element: Element) => void },
-  ) {}
+  constructor(private readonly layout: CsvColumns<Element>) {}
 
   header(): string {
     return `${this.layout.columns.join(',')}\r\n`;
@@ -155,7 +159,7 @@ class NdjsonEncoder implements ExportEncoder {
   }
 }
 
-export function encoderFor(format: ExportFormat, isAdmin: boolean): ExportEncoder {
-  if (format === 'ndjson') return new NdjsonEncoder();
-  return isAdmin ? new CsvEncoder(ADMIN_CSV) : new CsvEncoder(USER_CSV);
+/** An export's encoder: NDJSON writes each element as it is, CSV the columns of the caller's variant. */
+export function encoderFor(format: ExportFormat, csv: CsvColumns<OrderElement>): ExportEncoder {
+  return format === 'ndjson' ? new NdjsonEncoder() : new CsvEncoder(csv);
 }

@@ -3,14 +3,15 @@ import { ForbiddenException } from '@nestjs/common';
 import { Role } from '../../auth/role';
 import { InvalidParametersException } from '../../common/problem/invalid-parameters.exception';
 import type { AppConfig } from '../../config/app.config';
+import { listingVariantOf } from '../listing-variant';
 import { ContinuationTokens } from '../paging/continuation';
 import { ListOrdersQueryPipe } from './list-orders-query.pipe';
 
 // Only the zone matters to the parser; the other settings are irrelevant here.
 const tokens = new ContinuationTokens('a-secret-for-the-pipe-tests-0123456789');
 const pipe = new ListOrdersQueryPipe({ timeZone: 'Asia/Seoul' } as AppConfig, tokens);
-const user = { id: 7, role: Role.User };
-const admin = { id: 1, role: Role.Admin };
+const user = listingVariantOf({ id: 7, role: Role.User });
+const admin = listingVariantOf({ id: 1, role: Role.Admin });
 
 function errorsOf(run: () => unknown): Array<{ field: string; message: string }> {
   try {
@@ -24,14 +25,16 @@ function errorsOf(run: () => unknown): Array<{ field: string; message: string }>
 
 describe('ListOrdersQueryPipe', () => {
   it('applies the defaults: page 1, size 20, createdAt desc then orderId desc', () => {
-    expect(pipe.transform({ caller: user, query: {}, body: undefined })).toEqual({
+    expect(pipe.transform({ variant: user, query: {}, body: undefined })).toEqual({
       page: 1,
       size: 20,
       sort: [
         { field: 'createdAt', direction: 'DESC' },
         { field: 'orderId', direction: 'DESC' },
       ],
-      filters: {},
+      // A member's listing is their own orders, whatever the query says.
+      filters: { userId: 7 },
+      variant: user,
       walkScope: expect.any(Function),
       echoedParameters: [
         ['size', '20'],
@@ -42,7 +45,7 @@ describe('ListOrdersQueryPipe', () => {
 
   it('reads every admin filter, statuses as codes and dates as UTC instants', () => {
     const query = pipe.transform({
-      caller: admin,
+      variant: admin,
       query: { userId: '4', consertId: '9', orderStatus: '환불 완료', startDate: '2026-03-10', endDate: '2026-03-10' },
       body: undefined,
     });
@@ -56,14 +59,14 @@ describe('ListOrdersQueryPipe', () => {
   });
 
   it('takes numbers from a JSON body and lets the query string win', () => {
-    const query = pipe.transform({ caller: admin, query: { size: '5' }, body: { size: 50, page: 3, concertId: 2 } });
+    const query = pipe.transform({ variant: admin, query: { size: '5' }, body: { size: 50, page: 3, concertId: 2 } });
     expect(query).toMatchObject({ page: 3, size: 5, filters: { concertId: 2 } });
   });
 
   it('answers 403 naming every admin filter a user sent, before looking at anything else', () => {
     expect(() =>
       pipe.transform({
-        caller: user,
+        variant: user,
         query: { page: '0', concertId: '1', startDate: 'x', junk: '1' },
         body: undefined,
       }),
@@ -71,13 +74,13 @@ describe('ListOrdersQueryPipe', () => {
   });
 
   it.each([[[]], ['text'], [42]])('answers 403 to a user’s admin filter whatever the body %j looks like', (body) => {
-    expect(() => pipe.transform({ caller: user, query: { userId: '2' }, body })).toThrow(
+    expect(() => pipe.transform({ variant: user, query: { userId: '2' }, body })).toThrow(
       new ForbiddenException('Only administrators may filter by userId'),
     );
   });
 
   it('answers 400 to a body that is no object once the role checks pass', () => {
-    expect(errorsOf(() => pipe.transform({ caller: user, query: {}, body: [] }))).toEqual([
+    expect(errorsOf(() => pipe.transform({ variant: user, query: {}, body: [] }))).toEqual([
       { field: 'body', message: 'the JSON body must be an object of parameters' },
     ]);
   });
@@ -85,7 +88,7 @@ describe('ListOrdersQueryPipe', () => {
   it('collects every invalid parameter into one 400', () => {
     const errors = errorsOf(() =>
       pipe.transform({
-        caller: admin,
+        variant: admin,
         query: { page: ['1', '2'], size: '0', sort: 'nope', select: '*' },
         body: { userId: -1 },
       }),
@@ -95,17 +98,17 @@ describe('ListOrdersQueryPipe', () => {
 
   it('refuses consertId and concertId with different values, and accepts equal ones', () => {
     expect(
-      errorsOf(() => pipe.transform({ caller: admin, query: { consertId: '1', concertId: '2' }, body: undefined })),
+      errorsOf(() => pipe.transform({ variant: admin, query: { consertId: '1', concertId: '2' }, body: undefined })),
     ).toEqual([{ field: 'concertId', message: expect.stringContaining('alias') }]);
     expect(
-      pipe.transform({ caller: admin, query: { consertId: '2', concertId: '2' }, body: undefined }).filters,
+      pipe.transform({ variant: admin, query: { consertId: '2', concertId: '2' }, body: undefined }).filters,
     ).toEqual({ concertId: 2 });
   });
 
   it('accepts equal bounds at any precision', () => {
     const bound = '2026-03-10T10:00:00.0001Z';
     expect(
-      pipe.transform({ caller: admin, query: { startDate: bound, endDate: bound }, body: undefined }).filters,
+      pipe.transform({ variant: admin, query: { startDate: bound, endDate: bound }, body: undefined }).filters,
     ).toEqual({
       createdFrom: Date.parse('2026-03-10T10:00:00.001Z'),
       createdBefore: Date.parse('2026-03-10T10:00:00.001Z'),
@@ -115,14 +118,14 @@ describe('ListOrdersQueryPipe', () => {
   it('refuses a start after the end', () => {
     expect(
       errorsOf(() =>
-        pipe.transform({ caller: admin, query: { startDate: '2026-03-02', endDate: '2026-03-01' }, body: undefined }),
+        pipe.transform({ variant: admin, query: { startDate: '2026-03-02', endDate: '2026-03-01' }, body: undefined }),
       ),
     ).toEqual([{ field: 'startDate', message: 'startDate must not be later than endDate' }]);
   });
 
   it('echoes the request’s parameters but page for the Link header', () => {
     const query = pipe.transform({
-      caller: admin,
+      variant: admin,
       query: { page: '2', sort: ['status', 'totalPrice,desc'] },
       body: { orderStatus: 'CANCELLED' },
     });
@@ -139,9 +142,9 @@ describe('ListOrdersQueryPipe continuations (docs/API.md §13)', () => {
   const seek = { direction: 'after' as const, key: [Date.UTC(2026, 2, 10), 'PAYMENT_COMPLETED', 41], bound: 900 };
   const request = { page: '3', size: '5', sort: ['createdAt,desc', 'status'], orderStatus: 'CANCELLED' };
   /** A token as the Link of page 2 of `request` would carry it to page 3. */
-  const linkFrom = (query: Record<string, unknown>, caller = admin, written = seek) =>
-    tokens.write(written, 3, pipe.transform({ caller, query, body: undefined }).walkScope());
-  const read = (query: Record<string, unknown>, caller = admin) => pipe.transform({ caller, query, body: undefined });
+  const linkFrom = (query: Record<string, unknown>, variant = admin, written = seek) =>
+    tokens.write(written, 3, pipe.transform({ variant, query, body: undefined }).walkScope());
+  const read = (query: Record<string, unknown>, variant = admin) => pipe.transform({ variant, query, body: undefined });
 
   it('reads the seek of a continuation the service wrote for this very request, and echoes no continuation', () => {
     const query = read({ ...request, after: linkFrom(request) });
@@ -183,7 +186,9 @@ describe('ListOrdersQueryPipe continuations (docs/API.md §13)', () => {
     const memberSeek = { ...seek, key: [Date.UTC(2026, 2, 10), 41] };
     const own = linkFrom(memberQuery, user, memberSeek);
     expect(read({ ...memberQuery, after: own }, user).seek).toBeDefined();
-    expect(errorsOf(() => read({ ...memberQuery, after: own }, { id: 8, role: Role.User }))[0].field).toBe('after');
+    expect(
+      errorsOf(() => read({ ...memberQuery, after: own }, listingVariantOf({ id: 8, role: Role.User })))[0].field,
+    ).toBe('after');
     expect(
       errorsOf(() => read({ ...memberQuery, after: linkFrom(memberQuery, admin, memberSeek) }, user))[0].field,
     ).toBe('after');
@@ -194,7 +199,7 @@ describe('ListOrdersQueryPipe continuations (docs/API.md §13)', () => {
     expect(errorsOf(() => read({ ...request, after: token, before: token }))).toEqual([
       { field: 'before', message: expect.stringContaining('send one of them') },
     ]);
-    expect(errorsOf(() => pipe.transform({ caller: admin, query: {}, body: { after: 42 } }))[0].field).toBe('after');
+    expect(errorsOf(() => pipe.transform({ variant: admin, query: {}, body: { after: 42 } }))[0].field).toBe('after');
     expect(errorsOf(() => read({ after: ['a', 'b'] }))[0]).toEqual({
       field: 'after',
       message: 'after must be given once',
@@ -208,7 +213,7 @@ describe('ListOrdersQueryPipe messages', () => {
     ['9007199254740993', 'page must be at most 9007199254740991'],
     ['0', 'page must be an integer of at least 1'],
   ])('explains page=%j by its most telling rule', (page, message) => {
-    expect(errorsOf(() => pipe.transform({ caller: user, query: { page }, body: undefined }))).toEqual([
+    expect(errorsOf(() => pipe.transform({ variant: user, query: { page }, body: undefined }))).toEqual([
       { field: 'page', message },
     ]);
   });
@@ -217,7 +222,7 @@ describe('ListOrdersQueryPipe messages', () => {
     it('refuses page, size and continuations, each by name, with the other problems of the request', () => {
       const query = { page: '2', size: '10', after: 'x', before: 'y', sort: 'price' };
       expect(
-        errorsOf(() => pipe.transform({ caller: admin, query, body: undefined, exportFormat: 'csv' })).map(
+        errorsOf(() => pipe.transform({ variant: admin, query, body: undefined, exportFormat: 'csv' })).map(
           (error) => error.field,
         ),
       ).toEqual(['page', 'size', 'after', 'before', 'sort']);
@@ -225,7 +230,7 @@ describe('ListOrdersQueryPipe messages', () => {
 
     it('keeps filters and sort as pages read them', () => {
       const query = pipe.transform({
-        caller: admin,
+        variant: admin,
         query: { orderStatus: 'CANCELLED', sort: 'totalPrice,desc' },
         body: undefined,
         exportFormat: 'ndjson',
@@ -241,7 +246,7 @@ describe('ListOrdersQueryPipe messages', () => {
 
     it('still answers 403 before 400 to a member sending an admin filter', () => {
       expect(() =>
-        pipe.transform({ caller: user, query: { userId: '1', page: '0' }, body: undefined, exportFormat: 'csv' }),
+        pipe.transform({ variant: user, query: { userId: '1', page: '0' }, body: undefined, exportFormat: 'csv' }),
       ).toThrow(ForbiddenException);
     });
   });

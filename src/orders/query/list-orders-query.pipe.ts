@@ -1,7 +1,6 @@
 import { ForbiddenException, Inject, Injectable, PipeTransform } from '@nestjs/common';
 import { plainToInstance } from 'class-transformer';
 import { validateSync, type ValidationError } from 'class-validator';
-import { Role, type Caller } from '../../auth/role';
 import { InvalidParametersException } from '../../common/problem/invalid-parameters.exception';
 import type { FieldError } from '../../common/problem/problem-details';
 import type { AppConfig } from '../../config/app.config';
@@ -12,20 +11,21 @@ import {
   CONTINUATION_PARAMETERS,
   DEFAULT_PAGE_SIZE,
   SINGLE_VALUED_PARAMETERS,
-  USER_PARAMETERS,
   UserOrdersQueryDto,
 } from '../dto/orders-query.dto';
+import type { ListingVariant } from '../listing-variant';
+import type { OrderFilters } from '../model';
 import { toOrderStatusCode } from '../order-status';
 import type { ExportFormat } from '../export/export-format';
 import { ContinuationTokens, type Seek } from '../paging/continuation';
 import { boundsRows, parseEndBound, parseStartBound, startsAfterEnd } from './date-bound';
-import type { ListOrdersQuery, OrderFilters } from './list-orders-query';
+import type { ListOrdersQuery } from './list-orders-query';
 import { mergeRequestParameters, parameterNames, toQueryValues, type RequestParameters } from './request-parameters';
-import { ADMIN_SORT_FIELDS, DEFAULT_SORT, parseSort, USER_SORT_FIELDS, type SortKey } from './sort';
+import { DEFAULT_SORT, parseSort, type SortKey } from './sort';
 
-/** What the listing handler receives: who calls, and the raw parameters from both transports. */
+/** What the listing handler receives: whom the listing is for, and the raw parameters from both transports. */
 export interface ListOrdersRequest {
-  caller: Caller;
+  variant: ListingVariant;
   query: unknown;
   body: unknown;
   /** Why the JSON body could not be read, if it could not; raised after the 403 checks. */
@@ -36,11 +36,6 @@ export interface ListOrdersRequest {
 
 /** An export answers every matching order (docs/API.md §13): paging parameters have nothing to say to it. */
 const NOT_IN_EXPORT: ReadonlySet<string> = new Set(['page', 'size', ...CONTINUATION_PARAMETERS]);
-
-const KNOWN_PARAMETERS: Record<Role, ReadonlySet<string>> = {
-  [Role.User]: new Set(USER_PARAMETERS),
-  [Role.Admin]: new Set([...USER_PARAMETERS, ...ADMIN_FILTERS]),
-};
 
 /** A wrong type explains itself better than the range a value of the right type would need. */
 const CONSTRAINT_PRIORITY = ['isInt', 'isString', 'isIn', 'min', 'max'];
@@ -69,9 +64,8 @@ export class ListOrdersQueryPipe implements PipeTransform<ListOrdersRequest, Lis
     private readonly continuations: ContinuationTokens,
   ) {}
 
-  transform({ caller, query, body, bodyError, exportFormat }: ListOrdersRequest): ListOrdersQuery {
-    const isAdmin = caller.role === Role.Admin;
-    if (!isAdmin) {
+  transform({ variant, query, body, bodyError, exportFormat }: ListOrdersRequest): ListOrdersQuery {
+    if (!variant.readsFilters) {
       // Whatever else is wrong with the request, including the shape of its body: 403 comes before 400.
       const names = parameterNames(query, bodyError ? undefined : body);
       const adminFilters = ADMIN_FILTERS.filter((name) => names.has(name));
@@ -85,7 +79,7 @@ export class ListOrdersQueryPipe implements PipeTransform<ListOrdersRequest, Lis
     const errors: FieldError[] = [];
     const known: Record<string, unknown> = {};
     for (const [name, value] of values) {
-      if (!KNOWN_PARAMETERS[caller.role].has(name)) {
+      if (!variant.parameters.has(name)) {
         errors.push({ field: name, message: `${name} is not a parameter of this operation` });
       } else if (exportFormat && NOT_IN_EXPORT.has(name)) {
         errors.push({
@@ -98,13 +92,13 @@ export class ListOrdersQueryPipe implements PipeTransform<ListOrdersRequest, Lis
         known[name] = value;
       }
     }
-    const dto = plainToInstance(isAdmin ? AdminOrdersQueryDto : UserOrdersQueryDto, known);
+    const dto = plainToInstance(variant.queryDto, known);
     errors.push(...fieldErrors(validateSync(dto)));
     const sort = errors.some((error) => error.field === 'sort')
       ? undefined
-      : parseSort(dto.sort ?? [], isAdmin ? ADMIN_SORT_FIELDS : USER_SORT_FIELDS);
+      : parseSort(dto.sort ?? [], variant.sortFields);
     if (sort && !sort.ok) errors.push({ field: 'sort', message: sort.message });
-    const filters = isAdmin ? this.adminFilters(dto, errors) : {};
+    const filters = dto instanceof AdminOrdersQueryDto ? this.adminFilters(dto, errors) : {};
     if (errors.length > 0 || !sort?.ok) {
       throw new InvalidParametersException(errors);
     }
@@ -112,13 +106,14 @@ export class ListOrdersQueryPipe implements PipeTransform<ListOrdersRequest, Lis
     const page = dto.page ?? 1;
     const size = dto.size ?? DEFAULT_PAGE_SIZE;
     let scope: string | undefined;
-    const walkScope = () => (scope ??= scopeOf(caller, filters, sort.keys, size));
+    const walkScope = () => (scope ??= scopeOf(variant.walkOwner, filters, sort.keys, size));
     const seek = this.seekOf(dto, page, walkScope, sort.keys);
     return {
       page,
       size,
       sort: sort.keys,
-      filters,
+      filters: variant.scope(filters),
+      variant,
       seek,
       walkScope,
       echoedParameters: echo(values, size),
@@ -186,10 +181,9 @@ export class ListOrdersQueryPipe implements PipeTransform<ListOrdersRequest, Lis
  * What a walk is: who may follow it (a member's own orders, or an administrator's view), the filters, the sort and
  * the size. A continuation written for one scope is refused in any other.
  */
-function scopeOf(caller: Caller, filters: OrderFilters, sort: SortKey[], size: number): string {
-  const who = caller.role === Role.Admin ? Role.Admin : `${Role.User}:${caller.id}`;
+function scopeOf(walkOwner: string, filters: OrderFilters, sort: SortKey[], size: number): string {
   const { userId, concertId, status, createdFrom, createdBefore } = filters;
-  return JSON.stringify([who, userId, concertId, status, createdFrom, createdBefore, sort, size]);
+  return JSON.stringify([walkOwner, userId, concertId, status, createdFrom, createdBefore, sort, size]);
 }
 
 const NOT_ECHOED: ReadonlySet<string> = new Set(['page', 'size', 'sort', ...CONTINUATION_PARAMETERS]);

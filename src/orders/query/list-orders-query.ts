@@ -1,27 +1,21 @@
-import type { OrderStatusCode } from '../order-status';
+import type { ListingVariant } from '../listing-variant';
+import type { OrderFilters } from '../model';
 import type { Seek } from '../paging/continuation';
 import type { SortKey } from './sort';
-
-export interface OrderFilters {
-  userId?: number;
-  concertId?: number;
-  status?: OrderStatusCode;
-  /** Inclusive lower bound on `created_at`, epoch milliseconds. */
-  createdFrom?: number;
-  /** Exclusive upper bound on `created_at`, epoch milliseconds. */
-  createdBefore?: number;
-}
 
 /** A validated listing request, independent of how it was transported. */
 export interface ListOrdersQuery {
   page: number;
   size: number;
   sort: SortKey[];
+  /** The orders read: the query's filters for an administrator, a member's own orders for a member. */
   filters: OrderFilters;
+  /** Who the listing is for, resolved once from the caller: everything that differs between member and administrator. */
+  variant: ListingVariant;
   /** Where a followed link continues its walk; absent, the page is read by offset. */
   seek?: Seek;
   /**
-   * What a continuation is bound to: the caller's variant (a member's id), the filters, the sort and the size.
+   * What a continuation is bound to: the variant's walk owner (a member's id), the filters, the sort and the size.
    * Worked out on first use, since most requests neither carry a continuation nor write one for every link.
    */
   walkScope: () => string;

@@ -15,10 +15,12 @@ import { EMBEDDED_CATALOG, type ServerCatalog } from '../../../src/database/serv
 import type { ListingStatement, ObservedStatements } from '../../../src/observability/observed-statements';
 import { ORDER_ENTITIES } from '../../../src/orders/order-entities';
 import { Order } from '../../../src/orders/order.entity';
-import { OrdersRepository, type OrderRow } from '../../../src/orders/orders.repository';
+import { listingVariantOf } from '../../../src/orders/listing-variant';
+import type { OrderFilters, OrderRow } from '../../../src/orders/model';
+import { OrdersRepository } from '../../../src/orders/orders.repository';
 import { EXPORT_BATCH_SIZE, OrdersService } from '../../../src/orders/orders.service';
 import type { SeekDirection } from '../../../src/orders/paging/continuation';
-import type { ListOrdersQuery, OrderFilters } from '../../../src/orders/query/list-orders-query';
+import type { ListOrdersQuery } from '../../../src/orders/query/list-orders-query';
 import { ADMIN_SORT_FIELDS, parseSort, type SortKey } from '../../../src/orders/query/sort';
 import { ReadPlanner, type MatchSizes, type OrdersIndex, type PlanRule } from '../../../src/orders/read-plan';
 import { REPLICA_INDEXES } from '../../../src/orders/replica-indexes';
@@ -367,14 +369,15 @@ async function sendRequest(server: Server, request: ListingRequest): Promise<{ s
     reads,
   );
 
-  const caller = request.caller === 'member' ? MEMBER : ADMINISTRATOR;
+  const variant = listingVariantOf(request.caller === 'member' ? MEMBER : ADMINISTRATOR);
   const parsed = parseSort(request.sort ?? [], ADMIN_SORT_FIELDS);
   if (!parsed.ok) throw new Error(`${request.title}: ${parsed.message}`);
   const query: ListOrdersQuery = {
     page: request.page ?? 1,
     size: request.size ?? 20,
     sort: parsed.keys,
-    filters: request.filters ?? {},
+    filters: variant.scope(request.filters ?? {}),
+    variant,
     seek: request.followed && {
       direction: request.followed,
       key: parsed.keys.map(({ field }) => SEEK_VALUES[field]),
@@ -385,11 +388,11 @@ async function sendRequest(server: Server, request: ListingRequest): Promise<{ s
   };
   try {
     if (request.exported) {
-      for await (const batch of service.exportBatches(caller, query, new AbortController().signal)) void batch;
+      for await (const batch of service.exportBatches(query, new AbortController().signal)) void batch;
     } else {
-      await service.list(caller, query);
+      await service.list(query);
     }
-    return { sent, outcome: planOf(server, request, caller, query) };
+    return { sent, outcome: planOf(server, request, query) };
   } catch (error) {
     if (!(error instanceof ProblemException)) throw error;
     const { status, type } = error.problem;
@@ -398,9 +401,9 @@ async function sendRequest(server: Server, request: ListingRequest): Promise<{ s
 }
 
 /** The plan the repository read the page by, as its planner chooses it on this server, for the file's reader. */
-function planOf(server: Server, request: ListingRequest, caller: Caller, query: ListOrdersQuery): string {
+function planOf(server: Server, request: ListingRequest, query: ListOrdersQuery): string {
   if (!server.planner) return 'the embedded database chooses';
-  const filters = caller.role === Role.Admin ? query.filters : { userId: caller.id };
+  const { filters } = query;
   const rows = request.exported ? 1_001 : query.seek ? query.size + 1 : query.page * query.size;
   const { matching, table, range } = request.sizes;
   const plan = server.planner.plan(

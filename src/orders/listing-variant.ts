@@ -1,0 +1,60 @@
+import { Role, type Caller } from '../auth/role';
+import type { LocalTimeFormatter } from '../common/time/local-time';
+import type { AdminOrderDto, OrderElement, SeatDto, UserOrderDto } from './dto/order.dto';
+import { ADMIN_FILTERS, AdminOrdersQueryDto, USER_PARAMETERS, UserOrdersQueryDto } from './dto/orders-query.dto';
+import { ADMIN_CSV, USER_CSV, type CsvColumns } from './export/export-format';
+import type { OrderFilters, OrderRow } from './model';
+import { toAdminOrder, toUserOrder } from './order-element';
+import { ADMIN_SORT_FIELDS, USER_SORT_FIELDS, type SortField } from './query/sort';
+
+/**
+ * docs/API.md §2: what a listing is for the caller who asks, resolved once at the edge (`listingVariantOf`). Past it
+ * no code asks for the caller's role: the parameters, the sort, the orders read, the elements and the export's columns
+ * are the variant's.
+ */
+export interface ListingVariant<Element extends OrderElement = OrderElement> {
+  /** The parameters the variant takes, and the class that validates their values. */
+  readonly parameters: ReadonlySet<string>;
+  readonly queryDto: typeof UserOrdersQueryDto;
+  /** Whether the query's filters are read: a member's listing is their own orders, and the filters are refused (403). */
+  readonly readsFilters: boolean;
+  readonly sortFields: readonly SortField[];
+  /** Who may follow a walk begun for this variant: the administrators' view, or one member's own orders. */
+  readonly walkOwner: string;
+  /** The orders read for the filters the query gives. */
+  scope(filters: OrderFilters): OrderFilters;
+  toElement(row: OrderRow, seats: SeatDto[], time: LocalTimeFormatter): Element;
+  readonly csv: CsvColumns<Element>;
+}
+
+const ADMINISTRATOR: ListingVariant<AdminOrderDto> = {
+  parameters: new Set<string>([...USER_PARAMETERS, ...ADMIN_FILTERS]),
+  queryDto: AdminOrdersQueryDto,
+  readsFilters: true,
+  sortFields: ADMIN_SORT_FIELDS,
+  walkOwner: Role.Admin,
+  scope: (filters) => filters,
+  toElement: toAdminOrder,
+  csv: ADMIN_CSV,
+};
+
+const MEMBER = {
+  parameters: new Set<string>(USER_PARAMETERS),
+  queryDto: UserOrdersQueryDto,
+  readsFilters: false,
+  sortFields: USER_SORT_FIELDS,
+  toElement: toUserOrder,
+  csv: USER_CSV,
+} as const;
+
+/** A member's variant: their own orders, whatever the query says, without `userId` in the elements. */
+const memberVariant = (memberId: number): ListingVariant<UserOrderDto> => ({
+  ...MEMBER,
+  walkOwner: `${Role.User}:${memberId}`,
+  scope: () => ({ userId: memberId }),
+});
+
+/** The one place past authentication where the caller's role decides anything. */
+export function listingVariantOf(caller: Caller): ListingVariant {
+  return caller.role === Role.Admin ? ADMINISTRATOR : memberVariant(caller.id);
+}
