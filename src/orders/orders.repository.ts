@@ -14,7 +14,14 @@ import { Order } from './order.entity';
 import type { Seek, SortValue } from './paging/continuation';
 import type { OrderFilters, OrderRow } from './model';
 import type { SortField, SortKey } from './query/sort';
-import { ReadPlanner, SORT_COLUMNS, type MatchSizes, type OrderColumn, type OrdersIndex } from './read-plan';
+import {
+  ReadPlanner,
+  SORT_COLUMNS,
+  type MatchSizes,
+  type OrderColumn,
+  type OrdersIndex,
+  type ReadPlan,
+} from './read-plan';
 import type { MonthBranch } from './month-branches';
 import { REPLICA_COLUMN, REPLICA_INDEXES } from './replica-indexes';
 
@@ -34,6 +41,31 @@ export interface PageRequest {
   limit: number;
   offset: number;
   seek?: Seek;
+}
+
+/**
+ * docs/API.md §14: how a page is read on the session's server, planned from what is known of it. `plan` is the one
+ * way in: it answers what the rest needs, or that the counts decide, in which case it is asked again with them.
+ */
+export type ListingPlan = CountsFirst | ReadyPlan | RefusedPlan;
+
+/** The best plan depends on how many orders match: count them (`sizes`), then plan again with the counts. */
+interface CountsFirst {
+  kind: 'counts-first';
+}
+
+/** Read through `read` (none on the embedded database, which chooses itself), with the counts where they were read. */
+export interface ReadyPlan {
+  kind: 'ready';
+  read?: ReadPlan;
+  sizes?: MatchSizes;
+}
+
+/** The plan would sort more orders whole for each page than this server sorts within the deadline. */
+export interface RefusedPlan {
+  kind: 'refused';
+  read: number;
+  most: number;
 }
 
 export interface SeatRow {
@@ -165,25 +197,26 @@ export class OrdersRepository {
   }
 
   /**
-   * docs/API.md §14: where the plan the sizes choose would read whole, for each page, more orders than a
-   * server sorts within the deadline (DB_FULL_SORT_MAX_ORDERS), how many; otherwise undefined. A date range sorted
-   * by update time is such a plan: no index reads it in order, as update time follows creation time.
+   * The page's plan on the session's server (docs/API.md §14), for the rows a page wants (offset and size, or a
+   * followed page's size). Where the plan the sizes choose would read whole, for each page, more orders than the server
+   * sorts within the deadline (DB_FULL_SORT_MAX_ORDERS), it is refused: a date range sorted by update time is such a
+   * plan, no index reading it in order, as update time follows creation time.
    */
-  tooManyToSort(
-    filters: OrderFilters,
-    sort: SortKey[],
-    rowsWanted: number,
-    session: ReadSession,
-    sizes: MatchSizes,
-  ): { read: number; most: number } | undefined {
+  plan(request: PageRequest, session: ReadSession, sizes: MatchSizes): ReadyPlan | RefusedPlan;
+  plan(request: PageRequest, session: ReadSession, sizes?: MatchSizes): ListingPlan;
+  plan({ filters, sort, limit, offset, seek }: PageRequest, session: ReadSession, sizes?: MatchSizes): ListingPlan {
     const { catalog } = session;
+    const planner = this.plannerFor(catalog);
+    if (!planner) return { kind: 'ready', sizes };
     const most = this.mostReadWhole(catalog);
-    if (most === Number.POSITIVE_INFINITY) return undefined;
-    const plan = this.plannerFor(catalog)?.plan(filters, sort, rowsWanted, sizes, most);
+    const read = planner.plan(filters, sort, (seek ? 0 : offset) + limit, sizes, most);
+    if (!read) return { kind: 'counts-first' };
     // A plan chosen without the sizes is bounded by its page, or by a member's or concert's orders.
-    if (!plan || !('readWhole' in plan)) return undefined;
-    const read = plan.readWhole ?? catalog.estimatedRows(ORDERS_TABLE);
-    return read > most ? { read, most } : undefined;
+    if ('readWhole' in read && most !== Number.POSITIVE_INFINITY) {
+      const whole = read.readWhole ?? catalog.estimatedRows(ORDERS_TABLE);
+      if (whole > most) return { kind: 'refused', read: whole, most };
+    }
+    return { kind: 'ready', read, sizes };
   }
 
   /** How many orders a plan may read whole for each page on this server: any number while its table is that small. */
@@ -193,18 +226,13 @@ export class OrdersRepository {
       : this.fullSortMaxOrders;
   }
 
-  /** Whether the page's plan depends on how many orders match: the caller then asks for `sizes` first. */
-  planDependsOnSizes(filters: OrderFilters, sort: SortKey[], session: ReadSession): boolean {
-    return this.plannerFor(session.catalog)?.planDependsOnSizes(filters, sort) ?? false;
-  }
-
   /**
    * A deferred join: the page's ids are found first, from the index alone
    * (filter columns, created_at, and the primary key InnoDB appends), and only
    * those rows are read. A plain OFFSET would read every skipped row in full;
    * this keeps deep pages cheap. Still a single statement. The ids are read
-   * through the index the planner chooses (ReadPlanner), told to the server as
-   * `USE INDEX`; `sizes` let it choose by how many orders match.
+   * through the index the plan names (`plan`, ReadPlanner), told to the server
+   * as `USE INDEX`.
    *
    * With a seek, the ids are the first `limit` past the boundary key in the
    * walk's direction (a range of the same index, no offset), among the orders
@@ -212,18 +240,11 @@ export class OrdersRepository {
    * ORDER BY puts them back. Without one, each row also carries the walk bound
    * a link from this page starts with, read in the same snapshot.
    */
-  async findPage(request: PageRequest, session: ReadSession, sizes?: MatchSizes): Promise<OrderRow[]> {
-    const { filters, sort, limit, seek } = request;
+  async findPage(request: PageRequest, { read }: ReadyPlan, session: ReadSession): Promise<OrderRow[]> {
+    const { sort, limit, seek } = request;
     const offset = seek ? 0 : request.offset;
-    const plan = this.plannerFor(session.catalog)?.plan(
-      filters,
-      sort,
-      offset + limit,
-      sizes,
-      this.mostReadWhole(session.catalog),
-    );
-    const indexes = plan?.indexes;
-    const ids = plan?.branches ? this.mergedIds(request, plan.branches, indexes ?? []) : this.pageIds(request, indexes);
+    const indexes = read?.indexes;
+    const ids = read?.branches ? this.mergedIds(request, read.branches, indexes ?? []) : this.pageIds(request, indexes);
     const values = { ...ids.values, pageLimit: limit, pageOffset: offset };
     const key = `page|${ids.key}|${sort.map(({ field, direction }) => `${field} ${direction}`).join(',')}|${indexes?.join(',') ?? ''}|${seek?.direction ?? ''}`;
     const statement = this.shapes.statement(key, values, () => {

@@ -3,7 +3,8 @@ import { Role } from '../auth/role';
 import { LocalTimeFormatter } from '../common/time/local-time';
 import { NoCapableServerException, type ReadRouter, type ReadSession } from '../database/read-router';
 import { ProblemException } from '../common/problem/problem-details';
-import type { OrdersRepository, SeatRow } from './orders.repository';
+import type { ListingPlan, OrdersRepository, PageRequest, SeatRow } from './orders.repository';
+import type { MatchSizes } from './read-plan';
 import { listingVariantOf } from './listing-variant';
 import type { OrderRow } from './model';
 import { OrdersService } from './orders.service';
@@ -18,6 +19,9 @@ const row = (id: number, userId = 7): OrderRow => ({
   createdAt: '2026-03-09 15:00:00.999',
   updatedAt: new Date('2026-03-09T15:30:00.000Z'),
 });
+
+/** A plan read from the shape alone: what the repository answers for most shapes. */
+const READY: ListingPlan = { kind: 'ready' };
 
 /** Stands for the one connection a request's statements share; the repository mock only passes it along. */
 const session = { name: 'the request’s connection and deadline' } as unknown as ReadSession;
@@ -43,29 +47,26 @@ const memberQuery = (overrides: Partial<ListOrdersQuery> = {}): ListOrdersQuery 
 
 describe('OrdersService', () => {
   let repository: {
-    planDependsOnSizes: jest.Mock<OrdersRepository['planDependsOnSizes']>;
+    plan: jest.Mock<(request: PageRequest, session: ReadSession, sizes?: MatchSizes) => ListingPlan>;
     sizes: jest.Mock<OrdersRepository['sizes']>;
     findPage: jest.Mock<OrdersRepository['findPage']>;
     count: jest.Mock<OrdersRepository['count']>;
     findSeats: jest.Mock<OrdersRepository['findSeats']>;
     servers: jest.Mock<OrdersRepository['servers']>;
-    tooManyToSort: jest.Mock<OrdersRepository['tooManyToSort']>;
   };
   let reads: { withConnection: jest.Mock<ReadRouter['withConnection']>; pinned: jest.Mock<ReadRouter['pinned']> };
   let service: OrdersService;
 
   beforeEach(() => {
     repository = {
-      // Most shapes are planned from the shape alone (ReadPlanner has its own tests); one test below is not.
-      planDependsOnSizes: jest.fn(() => false),
+      // Most shapes are planned from the shape alone (ReadPlanner has its own tests); the tests of counts say otherwise.
+      plan: jest.fn((): ListingPlan => READY),
       sizes: jest.fn(),
       findPage: jest.fn(),
       count: jest.fn(),
       findSeats: jest.fn(),
       // Which servers can serve a shape is the repository's and the router's to tell (their own tests); here any can.
       servers: jest.fn(() => () => true),
-      // Whether a plan sorts too many orders whole is the repository's and the planner's to tell; here none does.
-      tooManyToSort: jest.fn(() => undefined),
     };
     // Routing lends a connection at once and a deadline that never passes: routing and queueing are tested on their own.
     reads = {
@@ -193,9 +194,10 @@ describe('OrdersService', () => {
 
     beforeEach(() => {
       // The plan depends on how many match; the count says 5M orders of these dates would be sorted for each page.
-      repository.planDependsOnSizes.mockReturnValue(true);
+      repository.plan.mockImplementation((_, __, sizes) =>
+        sizes ? { kind: 'refused', read: 5_000_000, most: 1_000_000 } : { kind: 'counts-first' },
+      );
       repository.sizes.mockResolvedValue({ matching: 3_500_000, table: 10_000_000, range: 5_000_000 });
-      repository.tooManyToSort.mockReturnValue({ read: 5_000_000, most: 1_000_000 });
     });
 
     it('refuses the page with a 422 saying how many and how to narrow it, after the count and before the page', async () => {
@@ -209,11 +211,11 @@ describe('OrdersService', () => {
           ),
         },
       });
-      expect(repository.tooManyToSort).toHaveBeenCalledWith(year, byUpdate, 2, session, {
-        matching: 3_500_000,
-        table: 10_000_000,
-        range: 5_000_000,
-      });
+      expect(repository.plan).toHaveBeenLastCalledWith(
+        { filters: year, sort: byUpdate, limit: 2, offset: 0, seek: undefined },
+        session,
+        { matching: 3_500_000, table: 10_000_000, range: 5_000_000 },
+      );
       expect(repository.findPage).not.toHaveBeenCalled();
     });
 
@@ -235,8 +237,8 @@ describe('OrdersService', () => {
     await service.list(memberQuery());
     expect(repository.findPage).toHaveBeenCalledWith(
       { filters: { userId: 7 }, sort: query().sort, limit: 2, offset: 0, seek: undefined },
+      READY,
       session,
-      undefined,
     );
     expect(repository.count).toHaveBeenCalledWith({ userId: 7 }, session);
   });
@@ -249,8 +251,8 @@ describe('OrdersService', () => {
     const { page } = await service.list(query({ page: 4 }));
     expect(repository.findPage).toHaveBeenCalledWith(
       { filters: { userId: 99, status: 'REFUNDED' }, sort: query().sort, limit: 2, offset: 6, seek: undefined },
+      READY,
       session,
-      undefined,
     );
     expect(page).toMatchObject({ totalElementCount: 3, totalPages: 2, currentPage: 4, elements: [] });
   });
@@ -273,21 +275,22 @@ describe('OrdersService', () => {
   });
 
   it('counts first where the plan depends on the sizes, and answers that count as the total', async () => {
-    repository.planDependsOnSizes.mockReturnValue(true);
     // 41 of 1,000 orders match: what the planner weighs, and the total the envelope must carry.
     const sizes = { matching: 41, table: 1000 };
+    repository.plan.mockImplementation((_, __, given) =>
+      given ? { kind: 'ready', sizes: given } : { kind: 'counts-first' },
+    );
     repository.sizes.mockResolvedValue(sizes);
     repository.findPage.mockResolvedValue([row(11), row(10)]);
     repository.findSeats.mockResolvedValue([]);
     const filters = { status: 'REFUNDED' as const };
     const sort = [{ field: 'updatedAt' as const, direction: 'DESC' as const }];
     const { page } = await service.list(query({ filters, sort }));
-    expect(repository.planDependsOnSizes).toHaveBeenCalledWith(filters, sort, session);
     expect(repository.sizes).toHaveBeenCalledWith(filters, session, undefined);
     expect(repository.findPage).toHaveBeenCalledWith(
       { filters, sort, limit: 2, offset: 0, seek: undefined },
+      { kind: 'ready', sizes },
       session,
-      sizes,
     );
     expect(repository.count).not.toHaveBeenCalled();
     expect(page).toMatchObject({ totalElementCount: 41, totalPages: 21 });
@@ -320,8 +323,8 @@ describe('OrdersService', () => {
     const listed = await service.list(query({ page: 5, seek }));
     expect(repository.findPage).toHaveBeenCalledWith(
       { filters: query().filters, sort: query().sort, limit: 3, offset: 8, seek },
+      READY,
       session,
-      undefined,
     );
     expect(repository.count).toHaveBeenCalledWith(query().filters, session, 300);
     expect(repository.findSeats).toHaveBeenCalledWith([8, 7], session);

@@ -5,7 +5,7 @@ import { ProblemException, problemOf } from '../common/problem/problem-details';
 import type { AdminOrderDto, OrderElement, SeatDto, UserOrderDto } from './dto/order.dto';
 import type { ListingVariant } from './listing-variant';
 import type { OrderFilters, OrderRow } from './model';
-import { OrdersRepository, sortValuesOf, type SeatRow } from './orders.repository';
+import { OrdersRepository, sortValuesOf, type PageRequest, type ReadyPlan, type SeatRow } from './orders.repository';
 import type { Seek, SeekDirection, SortValue } from './paging/continuation';
 import { buildPage, type Page } from './paging/page';
 import type { ListOrdersQuery } from './query/list-orders-query';
@@ -93,19 +93,16 @@ export class OrdersService {
     const offset = (query.page - 1) * size;
 
     const { rows, more, total, seats, behindSeconds } = await this.routed(filters, sort, async (session) => {
-      // Where the best plan depends on how many orders match, the count comes first and is the page's total.
-      // A followed page counts the orders of its walk: those matching now, but for any placed since it began.
-      const sizes = this.orders.planDependsOnSizes(filters, sort, session)
-        ? await this.orders.sizes(filters, session, seek?.bound)
-        : undefined;
       // One order past a followed page tells whether its walk goes on.
-      const limit = seek ? size + 1 : size;
-      if (sizes) this.refuseSortingTooMany(filters, sort, (seek ? 0 : offset) + limit, session, sizes);
-      const read = await this.orders.findPage({ filters, sort, limit, offset, seek }, session, sizes);
+      const request: PageRequest = { filters, sort, limit: seek ? size + 1 : size, offset, seek };
+      // A followed page counts the orders of its walk: those matching now, but for any placed since it began.
+      const plan = await this.planned(request, session, { walkBound: seek?.bound });
+      const read = await this.orders.findPage(request, plan, session);
       // Backwards, the order past the page is its first (the outer ORDER BY puts the rows back in sort order).
       const rows = seek?.direction === 'before' ? read.slice(-size) : read.slice(0, size);
+      // Where the counts decided the plan, the count is the page's total.
       const total =
-        sizes?.matching ??
+        plan.sizes?.matching ??
         (seek
           ? await this.orders.count(filters, session, seek.bound)
           : await this.countMatching(filters, rows.length, offset, size, session));
@@ -160,15 +157,14 @@ export class OrdersService {
       throw refusalOf(error, filters, sort);
     }
     pinned?.(reads.behindSeconds);
+    // Counted for the first batch where the counts decide the plan, and kept: every batch is one walk's.
     let sizes: MatchSizes | undefined;
     const readPage = (seek: Seek | undefined): Promise<ExportPage> =>
       reads.withConnection(async (session) => {
-        const limit = EXPORT_BATCH_SIZE + 1;
-        if (!seek && this.orders.planDependsOnSizes(filters, sort, session)) {
-          sizes = await this.orders.sizes(filters, session);
-          this.refuseSortingTooMany(filters, sort, limit, session, sizes);
-        }
-        const read = await this.orders.findPage({ filters, sort, limit, offset: 0, seek }, session, sizes);
+        const request: PageRequest = { filters, sort, limit: EXPORT_BATCH_SIZE + 1, offset: 0, seek };
+        const plan = await this.planned(request, session, { sizes });
+        sizes = plan.sizes;
+        const read = await this.orders.findPage(request, plan, session);
         return { rows: read.slice(0, EXPORT_BATCH_SIZE), more: read.length > EXPORT_BATCH_SIZE, seek };
       }, cancelled);
     const readSeats = (rows: readonly OrderRow[]): Promise<SeatRow[]> =>
@@ -225,22 +221,27 @@ export class OrdersService {
   }
 
   /**
-   * docs/API.md §14: a shape whose plan would read more orders whole than a server sorts in time is refused once its
-   * count tells so, before its page is read, rather than read until the deadline answers 503.
+   * The page's plan on the session's server: planned from the shape, or, where the counts decide it, from the counts
+   * read first (or `known` from an earlier batch of the same walk). docs/API.md §14: a shape whose plan would read more
+   * orders whole than the server sorts in time is refused once its count tells so, before its page is read, rather
+   * than read until the deadline answers 503.
    */
-  private refuseSortingTooMany(
-    filters: OrderFilters,
-    sort: SortKey[],
-    rowsWanted: number,
+  private async planned(
+    request: PageRequest,
     session: ReadSession,
-    sizes: MatchSizes,
-  ): void {
-    const tooMany = this.orders.tooManyToSort(filters, sort, rowsWanted, session, sizes);
-    if (tooMany) {
+    known: { sizes?: MatchSizes; walkBound?: number },
+  ): Promise<ReadyPlan> {
+    const first = this.orders.plan(request, session, known.sizes);
+    const plan =
+      first.kind === 'counts-first'
+        ? this.orders.plan(request, session, await this.orders.sizes(request.filters, session, known.walkBound))
+        : first;
+    if (plan.kind === 'refused') {
       throw new ProblemException(
-        problemOf('queryTooBroad', { detail: tooManyToSortDetail(sort, tooMany.read, tooMany.most) }),
+        problemOf('queryTooBroad', { detail: tooManyToSortDetail(request.sort, plan.read, plan.most) }),
       );
     }
+    return plan;
   }
 
   private elementsOf(rows: OrderRow[], seats: SeatRow[], variant: ListingVariant): OrderElement[] {

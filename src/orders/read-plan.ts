@@ -105,7 +105,7 @@ const SELECTIVE_FILTERS: ReadonlyArray<IndexColumn> = ['userId', 'concertId'];
  * 2. `index-order`: an index whose leading columns hold every filter as one range, and whose order past the
  *    columns the filters fix is the sort's, is walked in order: every entry it yields is a match, so the
  *    page is the first rows it reads, whatever the sizes.
- * 3. Otherwise the plan depends on the sizes (`planDependsOnSizes`): the cheapest of
+ * 3. Otherwise the plan depends on the sizes (`plan` answers undefined without them): the cheapest of
  *    - `walk`: an index in the sort's order (the primary key for `orderId`, `idx_orders_created` for
  *      `createdAt`) is walked, within the date range if it holds it, each entry's row checked against the
  *      other filters as it goes (a lookup per entry, but for the primary key's own rows); it reads about
@@ -307,11 +307,6 @@ export class ReadPlanner {
         // filters select, as docs/API.md §14 allows.
         (index.columns[0] === 'createdAt' && filtered.includes('createdAt') && covers(index, filtered, order)),
     );
-  }
-
-  /** Whether `plan` needs the sizes for this shape: the service then counts before it reads the page. */
-  planDependsOnSizes(filters: OrderFilters, sort: readonly SortKey[]): boolean {
-    return this.plan(filters, sort, 0) === undefined;
   }
 }
 
