@@ -11,7 +11,7 @@ import { createHttpAdapter } from '../src/bootstrap/http-adapter';
 import { LocalTimeFormatter } from '../src/common/time/local-time';
 import { toAdminOrder, toUserOrder } from '../src/orders/order-element';
 import { Order } from '../src/orders/order.entity';
-import { SORT_COLUMNS } from '../src/orders/read-plan';
+import { SORT_COLUMNS } from '../src/orders/index-fit';
 import { OrdersService, type ListedPage } from '../src/orders/orders.service';
 import { buildPage } from '../src/orders/paging/page';
 import type { ListOrdersQuery } from '../src/orders/query/list-orders-query';

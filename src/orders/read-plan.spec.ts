@@ -3,7 +3,8 @@ import { getMetadataArgsStorage } from 'typeorm';
 import { Order } from './order.entity';
 import type { OrderFilters } from './model';
 import { parseSort, ADMIN_SORT_FIELDS } from './query/sort';
-import { PRIMARY_KEY, ReadPlanner, type OrderColumn } from './read-plan';
+import { PRIMARY_KEY, type OrderColumn } from './index-fit';
+import { ReadPlanner } from './read-plan';
 import { REPLICA_INDEXES } from './replica-indexes';
 
 /** The indexes the entity declares: the rules are tested against the schema the service runs on. */

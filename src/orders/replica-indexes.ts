@@ -1,4 +1,4 @@
-import type { IndexColumn, OrdersIndex } from './read-plan';
+import type { IndexColumn, OrdersIndex } from './index-fit';
 
 /** An index only the replicas hold: the entity's columns, and the table's own columns (and order) for its DDL. */
 export interface ReplicaIndex extends OrdersIndex {

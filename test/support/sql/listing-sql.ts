@@ -22,7 +22,8 @@ import { EXPORT_BATCH_SIZE, OrdersService } from '../../../src/orders/orders.ser
 import type { SeekDirection } from '../../../src/orders/paging/continuation';
 import type { ListOrdersQuery } from '../../../src/orders/query/list-orders-query';
 import { ADMIN_SORT_FIELDS, parseSort, type SortKey } from '../../../src/orders/query/sort';
-import { ReadPlanner, type MatchSizes, type OrdersIndex, type PlanRule } from '../../../src/orders/read-plan';
+import type { OrdersIndex } from '../../../src/orders/index-fit';
+import { ReadPlanner, type MatchSizes, type PlanRule } from '../../../src/orders/read-plan';
 import { REPLICA_INDEXES } from '../../../src/orders/replica-indexes';
 
 /** The kinds of server the listing sends statements to, each with the indexes it holds. */

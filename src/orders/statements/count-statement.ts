@@ -1,0 +1,214 @@
+import type { DataSource, ObjectLiteral, SelectQueryBuilder } from 'typeorm';
+import { storedDateTimeToEpochMs } from '../../common/time/local-time';
+import type { QueryShapes, QueryValues } from '../../database/query-shapes';
+import { COUNT_CHANGES_TABLE, COUNT_MOVES_TABLE, DAILY_COUNTS_TABLE } from '../counting/daily-counts';
+import type { OrderFilters } from '../model';
+import { Order } from '../order.entity';
+import type { MatchSizes } from '../read-plan';
+import { conditionsOf, matching, presentIn, valuesOf, type Condition } from './statement-parts';
+
+const DAY_MS = 86_400_000;
+/** The columns of a count statement that hold the whole table's count, not the matching orders'. */
+const TABLE_TOTAL_COLUMNS = ['tableWholeDays', 'tableUnfolded'];
+/** The column of a count statement that holds the matching orders a walk leaves out, to be subtracted. */
+const NEWER_THAN_WALK_COLUMN = 'newerThanWalk';
+/** The column of a count statement that holds about how many orders the date range holds, for the planner. */
+const RANGE_COLUMN = 'rangeOrders';
+/** The columns of a count statement that hold when the oldest and newest orders were placed, for a month merge. */
+const SPAN_COLUMNS = { first: 'firstCreated', last: 'lastCreated' } as const;
+
+export interface CountOptions {
+  /** Also sum the whole table, for the planner. */
+  withTable: boolean;
+  /** Also sum the whole days the date range touches, whatever else is filtered, for the planner. */
+  withRange?: boolean;
+  /** Also read when the oldest and newest orders were placed, for the planner. */
+  withSpan?: boolean;
+  /** Count only the orders a walk with this bound includes. */
+  walkBound?: number;
+}
+
+const countKey = ({ withTable, withRange, withSpan, walkBound }: CountOptions): string =>
+  `${withTable ? '|table' : ''}${withRange ? '|range' : ''}${withSpan ? '|span' : ''}${walkBound === undefined ? '' : '|walk'}`;
+const toDay = (epochMs: number): string => new Date(epochMs).toISOString().slice(0, 10);
+
+/**
+ * The count statements: exact, and with the other sizes the planner weighs where asked. Filtered by member or concert,
+ * a COUNT(*) over that index range; otherwise the per-day totals, the changes not folded yet and the partial edge days,
+ * in one statement, so one snapshot.
+ */
+export class CountStatements {
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly shapes: QueryShapes,
+  ) {}
+
+  statement(filters: OrderFilters, options: CountOptions): [string, unknown[]] {
+    if (filters.userId !== undefined || filters.concertId !== undefined) return this.countRows(filters, options);
+    const { createdFrom: from, createdBefore: before } = filters;
+    const firstWholeDay = from === undefined ? undefined : Math.ceil(from / DAY_MS) * DAY_MS;
+    const afterWholeDays = before === undefined ? undefined : Math.floor(before / DAY_MS) * DAY_MS;
+    if (firstWholeDay !== undefined && afterWholeDays !== undefined && firstWholeDay >= afterWholeDays) {
+      return this.countRows(filters, options);
+    }
+
+    const whole: Condition[] = [];
+    if (filters.status !== undefined) whole.push({ sql: 'status = :status', name: 'status', value: filters.status });
+    if (firstWholeDay !== undefined)
+      whole.push({ sql: 'day >= :firstWholeDay', name: 'firstWholeDay', value: toDay(firstWholeDay) });
+    if (afterWholeDays !== undefined)
+      whole.push({ sql: 'day < :afterWholeDays', name: 'afterWholeDays', value: toDay(afterWholeDays) });
+    const edge = (name: string, edgeFrom: number | undefined, edgeBefore: number | undefined) =>
+      edgeFrom === undefined || edgeBefore === undefined || edgeFrom >= edgeBefore
+        ? undefined
+        : {
+            name,
+            conditions: conditionsOf(
+              { status: filters.status, createdFrom: edgeFrom, createdBefore: edgeBefore },
+              name,
+            ),
+          };
+    const edges = [edge('firstDay', from, firstWholeDay), edge('lastDay', afterWholeDays, before)].filter(
+      (part) => part !== undefined,
+    );
+    const newer = this.newerThanWalk(filters, options.walkBound);
+    const days = this.rangeDays(filters, options);
+    const values = Object.assign(
+      valuesOf(whole),
+      ...edges.map((part) => valuesOf(part.conditions)),
+      valuesOf(newer),
+      valuesOf(days),
+    ) as QueryValues;
+    const key = `daily|${presentIn(whole)}|${edges.map((part) => `${part.name}:${presentIn(part.conditions)}`).join('|')}${countKey(options)}`;
+    return this.shapes.statement(key, values, () => {
+      const wholeDays = this.dataSource
+        .createQueryBuilder()
+        .from(DAILY_COUNTS_TABLE, 'd')
+        .select('COALESCE(SUM(d.orders), 0)', 'whole');
+      const unfolded = this.dataSource
+        .createQueryBuilder()
+        .from(COUNT_CHANGES_TABLE, 'c')
+        .select('COALESCE(SUM(c.delta), 0)');
+      for (const { sql, name, value } of whole) {
+        wholeDays.andWhere(`d.${sql}`, { [name]: value });
+        unfolded.andWhere(`c.${sql}`, { [name]: value });
+      }
+      wholeDays.addSelect(`(${unfolded.getQuery()})`, 'unfolded');
+      // Moves net to zero over all statuses: only a status's count has any to add (into it) or subtract (out of it).
+      if (filters.status !== undefined) {
+        const moved = this.dataSource
+          .createQueryBuilder()
+          .from(COUNT_MOVES_TABLE, 'm')
+          .select('COALESCE(SUM(CASE WHEN m.to_status = :status THEN 1 ELSE -1 END), 0)')
+          .where('(m.to_status = :status OR m.from_status = :status)');
+        for (const { sql, name, value } of whole) if (name !== 'status') moved.andWhere(`m.${sql}`, { [name]: value });
+        wholeDays.addSelect(`(${moved.getQuery()})`, 'moved');
+      }
+      for (const part of edges) {
+        const rows = matching(this.dataSource, part.conditions, part.name).select('COUNT(*)');
+        wholeDays.addSelect(`(${rows.getQuery()})`, part.name).setParameters(rows.getParameters());
+      }
+      return this.withCountOptions(wholeDays, options, newer, days);
+    });
+  }
+
+  private countRows(filters: OrderFilters, options: CountOptions): [string, unknown[]] {
+    const conditions = conditionsOf(filters, 'o');
+    const newer = this.newerThanWalk(filters, options.walkBound);
+    const days = this.rangeDays(filters, options);
+    return this.shapes.statement(
+      `count|${presentIn(conditions)}${countKey(options)}`,
+      { ...valuesOf(conditions), ...valuesOf(newer), ...valuesOf(days) },
+      () =>
+        this.withCountOptions(
+          matching(this.dataSource, conditions, 'o').select('COUNT(*)', 'total'),
+          options,
+          newer,
+          days,
+        ),
+    );
+  }
+
+  /**
+   * The orders a walk leaves out, those placed after it began: matching the
+   * filters, with an id past its bound. Subtracted from the count, this
+   * counts the walk's orders as they are now, without giving up the per-day
+   * totals; the ids past the bound are a short range of the primary key.
+   */
+  private newerThanWalk(filters: OrderFilters, walkBound: number | undefined): Condition[] {
+    if (walkBound === undefined) return [];
+    return [{ sql: 'w.id > :walkBound_w', name: 'walkBound_w', value: walkBound }, ...conditionsOf(filters, 'w')];
+  }
+
+  /**
+   * The whole days the date range touches, for the planner's estimate of how many orders it holds: the per-day
+   * totals alone (changes not folded yet and the edges' exact hours left out), as cheap as an estimate should be.
+   */
+  private rangeDays(filters: OrderFilters, { withRange }: CountOptions): Condition[] {
+    if (!withRange) return [];
+    const days: Condition[] = [];
+    if (filters.createdFrom !== undefined)
+      days.push({ sql: 'r.day >= :rangeFirstDay', name: 'rangeFirstDay', value: toDay(filters.createdFrom) });
+    if (filters.createdBefore !== undefined)
+      days.push({ sql: 'r.day <= :rangeLastDay', name: 'rangeLastDay', value: toDay(filters.createdBefore - 1) });
+    return days;
+  }
+
+  private withCountOptions<T extends ObjectLiteral>(
+    query: SelectQueryBuilder<T>,
+    { withTable, withSpan }: CountOptions,
+    newer: Condition[],
+    days: Condition[],
+  ): SelectQueryBuilder<T> {
+    if (withSpan) {
+      // Each an end of the creation-time index: one step into it, whatever the table's size.
+      for (const [aggregate, column] of [
+        ['MIN', SPAN_COLUMNS.first],
+        ['MAX', SPAN_COLUMNS.last],
+      ] as const) {
+        const end = this.dataSource.createQueryBuilder(Order, column).select(`${aggregate}(${column}.createdAt)`);
+        query.addSelect(`(${end.getQuery()})`, column);
+      }
+    }
+    if (newer.length > 0) {
+      const rows = matching(this.dataSource, newer, 'w').select('COUNT(*)');
+      query.addSelect(`(${rows.getQuery()})`, NEWER_THAN_WALK_COLUMN).setParameters(rows.getParameters());
+    }
+    if (days.length > 0) {
+      const range = this.dataSource
+        .createQueryBuilder()
+        .from(DAILY_COUNTS_TABLE, 'r')
+        .select('COALESCE(SUM(r.orders), 0)');
+      for (const { sql, name, value } of days) range.andWhere(sql, { [name]: value });
+      query.addSelect(`(${range.getQuery()})`, RANGE_COLUMN).setParameters(range.getParameters());
+    }
+    return withTable ? this.withTableTotal(query) : query;
+  }
+
+  private withTableTotal<T extends ObjectLiteral>(query: SelectQueryBuilder<T>): SelectQueryBuilder<T> {
+    const [wholeDays, unfolded] = TABLE_TOTAL_COLUMNS;
+    return query
+      .addSelect(`(SELECT COALESCE(SUM(t.orders), 0) FROM ${DAILY_COUNTS_TABLE} t)`, wholeDays)
+      .addSelect(`(SELECT COALESCE(SUM(u.delta), 0) FROM ${COUNT_CHANGES_TABLE} u)`, unfolded);
+  }
+}
+
+/** The sizes a count statement's row holds: the matches, and the table's, the range's and the span where asked. */
+export function sizesOf(row: Record<string, number | string | Date | null> | undefined): MatchSizes {
+  const sizes: MatchSizes = { matching: 0 };
+  const { [SPAN_COLUMNS.first]: first, [SPAN_COLUMNS.last]: last, ...counts } = row ?? {};
+  // An empty table has no span: every order placed since is then in the range's open part.
+  if (first != null && last != null) {
+    sizes.span = {
+      first: storedDateTimeToEpochMs(first as Date | string),
+      last: storedDateTimeToEpochMs(last as Date | string),
+    };
+  }
+  for (const [column, value] of Object.entries(counts)) {
+    if (column === RANGE_COLUMN) sizes.range = Number(value ?? 0);
+    else if (column === NEWER_THAN_WALK_COLUMN) sizes.matching -= Number(value ?? 0);
+    else if (TABLE_TOTAL_COLUMNS.includes(column)) sizes.table = (sizes.table ?? 0) + Number(value ?? 0);
+    else sizes.matching += Number(value ?? 0);
+  }
+  return sizes;
+}

@@ -1,0 +1,177 @@
+import type { DataSource, ObjectLiteral } from 'typeorm';
+import type { QueryShapes, QueryValues } from '../../database/query-shapes';
+import type { MonthBranch } from '../month-branches';
+import type { OrderFilters } from '../model';
+import { Order } from '../order.entity';
+import type { Seek } from '../paging/continuation';
+import type { SortKey } from '../query/sort';
+import { SORT_COLUMNS } from '../index-fit';
+import type { ReadPlan } from '../read-plan';
+import { REPLICA_COLUMN } from '../replica-indexes';
+import {
+  conditionsOf,
+  matching,
+  presentIn,
+  reversed,
+  seeking,
+  sorted,
+  valuesOf,
+  walkConditions,
+} from './statement-parts';
+
+/** A page to read: by offset, or, with `seek`, from a boundary key within a walk's bound (offset then unused). */
+export interface PageRequest {
+  filters: OrderFilters;
+  sort: SortKey[];
+  limit: number;
+  offset: number;
+  seek?: Seek;
+}
+
+/** A page's ids as `findPage` joins them: the statement's shape key and values, and its SQL built once per shape. */
+interface PageIds {
+  key: string;
+  values: QueryValues;
+  build: () => { sql: string; parameters: ObjectLiteral };
+}
+
+/** The page statement of a plan: the SQL written once per shape, the values laid in for each request. */
+export class PageStatements {
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly shapes: QueryShapes,
+  ) {}
+
+  /**
+   * A deferred join: the page's ids are found first, from the index alone
+   * (filter columns, created_at, and the primary key InnoDB appends), and only
+   * those rows are read. A plain OFFSET would read every skipped row in full;
+   * this keeps deep pages cheap. Still a single statement. The ids are read
+   * through the index the plan names (`plan`, ReadPlanner), told to the server
+   * as `USE INDEX`.
+   *
+   * With a seek, the ids are the first `limit` past the boundary key in the
+   * walk's direction (a range of the same index, no offset), among the orders
+   * the walk's bound admits; backwards, they are read in reverse and the outer
+   * ORDER BY puts them back. Without one, each row also carries the walk bound
+   * a link from this page starts with, read in the same snapshot.
+   */
+  statement(request: PageRequest, read: ReadPlan | undefined): [string, unknown[]] {
+    const { sort, limit, seek } = request;
+    const offset = seek ? 0 : request.offset;
+    const indexes = read?.indexes;
+    const ids = read?.branches ? this.mergedIds(request, read.branches, indexes ?? []) : this.pageIds(request, indexes);
+    const values = { ...ids.values, pageLimit: limit, pageOffset: offset };
+    const key = `page|${ids.key}|${sort.map(({ field, direction }) => `${field} ${direction}`).join(',')}|${indexes?.join(',') ?? ''}|${seek?.direction ?? ''}`;
+    return this.shapes.statement(key, values, () => {
+      const pageIds = ids.build();
+      const query = this.dataSource
+        .createQueryBuilder(Order, 'o')
+        // Limit and offset as parameters, so that every page of a shape shares its SQL.
+        .innerJoin(`(${pageIds.sql} LIMIT :pageLimit OFFSET :pageOffset)`, 'p', 'p.id = o.id')
+        .setParameters({ ...pageIds.parameters, pageLimit: limit, pageOffset: offset })
+        .select('o.id', 'id')
+        .addSelect('o.userId', 'userId')
+        .addSelect('o.concertId', 'concertId')
+        .addSelect('o.totalPrice', 'totalPrice')
+        .addSelect('o.status', 'status')
+        .addSelect('o.createdAt', 'createdAt')
+        .addSelect('o.updatedAt', 'updatedAt');
+      if (!seek) {
+        // The table's newest id, one step down the primary key; continuations encrypt it, as no caller may read it.
+        const newest = this.dataSource.createQueryBuilder(Order, 'n').select('MAX(n.id)');
+        query.addSelect(`(${newest.getQuery()})`, 'walkBound');
+      }
+      return sorted(query, 'o', sort);
+    });
+  }
+
+  private pageIds({ filters, sort, seek }: PageRequest, indexes: readonly string[] | undefined): PageIds {
+    const conditions = conditionsOf(filters, 'i');
+    const walk = seek && walkConditions(sort, seek, 'i');
+    return {
+      key: presentIn(conditions),
+      values: { ...valuesOf(conditions), ...(walk && valuesOf([walk.bound, ...walk.terms])) },
+      build: () => {
+        const pageIds = matching(this.dataSource, conditions, 'i');
+        if (walk) seeking(pageIds, walk);
+        sorted(pageIds, 'i', seek?.direction === 'before' ? reversed(sort) : sort).select('i.id', 'id');
+        if (indexes) pageIds.useIndex([...indexes]);
+        return { sql: pageIds.getQuery(), parameters: pageIds.getParameters() };
+      },
+    };
+  }
+
+  /**
+   * docs/API.md §14, a month merge: the page's ids as the first of the ids each branch yields in the sort's order,
+   * each branch reading at most as many as the page needs (offset and size): a month's stretch of the month index
+   * walked in update order, or an edge's dates read from the dates' covering index and sorted. Each branch holds the
+   * request's filters and seek, so that the merge is the plain query's rows in the same order.
+   */
+  private mergedIds(
+    { filters, sort, limit, offset, seek }: PageRequest,
+    branches: readonly MonthBranch[],
+    indexes: readonly string[],
+  ): PageIds {
+    const [walkedIndex, sortedIndex] = indexes;
+    const order = seek?.direction === 'before' ? reversed(sort) : sort;
+    const parts = branches.map((branch, position) => {
+      const alias = `m${position}`;
+      // A sorted part's dates lie within the range's, so they stand in for the range's bounds they narrow.
+      const conditions =
+        branch.kind === 'walk'
+          ? conditionsOf(filters, alias)
+          : conditionsOf(
+              {
+                ...filters,
+                createdFrom: branch.from ?? filters.createdFrom,
+                createdBefore: branch.before ?? filters.createdBefore,
+              },
+              alias,
+            );
+      if (branch.kind === 'walk') {
+        conditions.push({
+          sql: `${alias}.${REPLICA_COLUMN.name} = :month_${alias}`,
+          name: `month_${alias}`,
+          value: branch.month,
+        });
+      }
+      return {
+        alias,
+        conditions,
+        walk: seek && walkConditions(sort, seek, alias),
+        index: branch.kind === 'walk' ? walkedIndex : sortedIndex,
+      };
+    });
+    return {
+      key: `merge|${parts.map(({ conditions }) => presentIn(conditions)).join(';')}`,
+      values: {
+        ...Object.assign(
+          {},
+          ...parts.map(({ conditions, walk }) => ({
+            ...valuesOf(conditions),
+            ...(walk && valuesOf([walk.bound, ...walk.terms])),
+          })),
+        ),
+        branchLimit: offset + limit,
+      } as QueryValues,
+      build: () => {
+        let parameters: ObjectLiteral = { branchLimit: offset + limit };
+        const selects = parts.map(({ alias, conditions, walk, index }) => {
+          const part = matching(this.dataSource, conditions, alias);
+          if (walk) seeking(part, walk);
+          sorted(part, alias, order).select(`${alias}.id`, 'id');
+          for (const { field } of order)
+            if (field !== 'orderId') part.addSelect(`${alias}.${SORT_COLUMNS[field]}`, field);
+          if (index) part.useIndex([index]);
+          parameters = { ...parameters, ...part.getParameters() };
+          return `(${part.getQuery()} LIMIT :branchLimit)`;
+        });
+        const merged = order
+          .map(({ field, direction }) => `u.${field === 'orderId' ? 'id' : field} ${direction}`)
+          .join(', ');
+        return { sql: `SELECT u.id AS id FROM (${selects.join(' UNION ALL ')}) u ORDER BY ${merged}`, parameters };
+      },
+    };
+  }
+}

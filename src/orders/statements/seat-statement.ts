@@ -1,0 +1,31 @@
+import type { DataSource } from 'typeorm';
+import type { QueryShapes } from '../../database/query-shapes';
+import { OrderSeat } from '../order-seat.entity';
+
+export interface SeatRow {
+  orderId: number;
+  seatPriceId: number;
+  price: number;
+}
+
+/** The seats of a page's orders, in one `IN (...)`. */
+export class SeatStatements {
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly shapes: QueryShapes,
+  ) {}
+
+  statement(orderIds: number[]): [string, unknown[]] {
+    // The number of ids is part of the shape: a page holds at most 100, an export's batch 1,000.
+    return this.shapes.statement(`seats|${orderIds.length}`, { orderIds }, () =>
+      this.dataSource
+        .createQueryBuilder(OrderSeat, 's')
+        .select('s.orderId', 'orderId')
+        .addSelect('s.seatPriceId', 'seatPriceId')
+        .addSelect('s.price', 'price')
+        .where('s.orderId IN (:...orderIds)', { orderIds })
+        .orderBy('s.orderId', 'ASC')
+        .addOrderBy('s.seatPriceId', 'ASC'),
+    );
+  }
+}

@@ -1,0 +1,91 @@
+import type { DataSource, SelectQueryBuilder } from 'typeorm';
+import { storedDateTimeToEpochMs, toStoredDateTime } from '../../common/time/local-time';
+import type { QueryValues } from '../../database/query-shapes';
+import type { OrderFilters, OrderRow } from '../model';
+import { Order } from '../order.entity';
+import type { Seek, SortValue } from '../paging/continuation';
+import type { SortField, SortKey } from '../query/sort';
+import { SORT_COLUMNS } from '../index-fit';
+
+// The pieces every statement of the listing is built from: the filters as conditions, the sort, the seek of a walk.
+
+/** A condition of the filters, with its parameter named after the alias so that several can share one statement. */
+export interface Condition {
+  sql: string;
+  name: string;
+  value: unknown;
+}
+
+export const TIME_FIELDS: ReadonlySet<SortField> = new Set(['createdAt', 'updatedAt']);
+
+export const reversed = (sort: SortKey[]): SortKey[] =>
+  sort.map(({ field, direction }) => ({ field, direction: direction === 'ASC' ? 'DESC' : 'ASC' }));
+
+export const valuesOf = (conditions: Condition[]): QueryValues =>
+  Object.fromEntries(conditions.map(({ name, value }) => [name, value]));
+/** Which filters are present, in a fixed order: part of a statement's shape. */
+export const presentIn = (conditions: Condition[]): string => conditions.map(({ name }) => name).join(',');
+
+/** A row's value of each sort key, as a continuation carries it and `findPage` seeks from it (times as epoch ms). */
+export function sortValuesOf(row: OrderRow, sort: SortKey[]): SortValue[] {
+  return sort.map(({ field }) => {
+    const value = row[SORT_COLUMNS[field]];
+    // A time is a Date from mysql2 and stored text from sql.js; the token carries neither, but the instant.
+    return TIME_FIELDS.has(field) ? storedDateTimeToEpochMs(value as Date | string) : (value as SortValue);
+  });
+}
+
+export function conditionsOf(filters: OrderFilters, alias: string): Condition[] {
+  const conditions: Condition[] = [];
+  const add = (property: keyof Order, operator: string, name: string, value: unknown) =>
+    conditions.push({ sql: `${alias}.${property} ${operator} :${name}_${alias}`, name: `${name}_${alias}`, value });
+  if (filters.userId !== undefined) add('userId', '=', 'userId', filters.userId);
+  if (filters.concertId !== undefined) add('concertId', '=', 'concertId', filters.concertId);
+  if (filters.status !== undefined) add('status', '=', 'status', filters.status);
+  if (filters.createdFrom !== undefined) add('createdAt', '>=', 'createdFrom', toStoredDateTime(filters.createdFrom));
+  if (filters.createdBefore !== undefined)
+    add('createdAt', '<', 'createdBefore', toStoredDateTime(filters.createdBefore));
+  return conditions;
+}
+
+export function matching(dataSource: DataSource, conditions: Condition[], alias: string): SelectQueryBuilder<Order> {
+  const query = dataSource.createQueryBuilder(Order, alias);
+  for (const { sql, name, value } of conditions) query.andWhere(sql, { [name]: value });
+  return query;
+}
+
+export function sorted(query: SelectQueryBuilder<Order>, alias: string, sort: SortKey[]): SelectQueryBuilder<Order> {
+  for (const { field, direction } of sort) {
+    query.addOrderBy(`${alias}.${SORT_COLUMNS[field]}`, direction);
+  }
+  return query;
+}
+
+/**
+ * The walk's bound, and one term per sort key, to be joined by OR: equal on
+ * every key before it, past the boundary on this one. Each term is a range
+ * of an index that holds the keys in order, which MariaDB and SQLite both
+ * read as such (a row comparison `(a, b) < (?, ?)` holds only for one
+ * direction on every key).
+ */
+export function walkConditions(sort: SortKey[], seek: Seek, alias: string): { bound: Condition; terms: Condition[] } {
+  const column = (field: SortField) => `${alias}.${SORT_COLUMNS[field]}`;
+  const parameter = (index: number) => `seek${index}_${alias}`;
+  const terms = sort.map(({ field, direction }, index): Condition => {
+    const ascending = (direction === 'ASC') === (seek.direction === 'after');
+    const equalBefore = sort.slice(0, index).map((key, before) => `${column(key.field)} = :${parameter(before)}`);
+    const past = `${column(field)} ${ascending ? '>' : '<'} :${parameter(index)}`;
+    return {
+      sql: `(${[...equalBefore, past].join(' AND ')})`,
+      name: parameter(index),
+      value: TIME_FIELDS.has(field) ? toStoredDateTime(Number(seek.key[index])) : seek.key[index],
+    };
+  });
+  const bound = { sql: `${alias}.id <= :walkBound_${alias}`, name: `walkBound_${alias}`, value: seek.bound };
+  return { bound, terms };
+}
+
+export function seeking(query: SelectQueryBuilder<Order>, walk: { bound: Condition; terms: Condition[] }): void {
+  query.andWhere(walk.bound.sql, valuesOf([walk.bound]));
+  query.andWhere(`(${walk.terms.map(({ sql }) => sql).join(' OR ')})`, valuesOf(walk.terms));
+}
