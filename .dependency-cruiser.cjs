@@ -20,6 +20,40 @@ const layer = (name, folder, allowed, why) => ({
   to: { path: SRC, pathNot: [`^src/(${[folder, ...allowed].join('|')})/`] },
 });
 
+/**
+ * Inside the listing (src/orders/): the feature's own files (controller, service, repository, the exports, the
+ * decorators) compose its sub-folders, which never import them back. A sub-folder may use the model and the planner's
+ * vocabulary at the feature's root, and the sub-folders below it:
+ *
+ *   query/        parameters into a query          dto/, paging/
+ *   export/       an export's bytes                dto/
+ *   statements/   the SQL of a plan                counting/
+ *   dto/, paging/, counting/, seeding/             none
+ */
+const ORDERS_FOUNDATION = [
+  'model',
+  'order-status',
+  'order\\.entity',
+  'order-seat\\.entity',
+  'order-entities',
+  'listing-variant',
+  'order-element',
+  'index-fit',
+  'read-plan',
+  'month-branches',
+  'replica-indexes',
+];
+const ordersFolder = (folder, allowed, why) => ({
+  name: `orders-${folder}`,
+  comment: why,
+  severity: 'error',
+  from: { path: `^src/orders/${folder}/` },
+  to: {
+    path: '^src/orders/',
+    pathNot: [`^src/orders/(${[folder, ...allowed].join('|')})/`, `^src/orders/(${ORDERS_FOUNDATION.join('|')})\\.ts$`],
+  },
+});
+
 module.exports = {
   forbidden: [
     {
@@ -81,6 +115,29 @@ module.exports = {
       'bootstrap',
       ['common', 'config', 'auth', 'database', 'observability', 'logging', 'lifecycle'],
       'The HTTP surface is the same for any feature; features describe themselves (e.g. @ClosedSchema).',
+    ),
+    ordersFolder(
+      'dto',
+      [],
+      'The documented shapes of requests and answers read nothing of how they are parsed or sent.',
+    ),
+    ordersFolder('paging', [], 'The envelope, links and continuations work on the model alone.'),
+    ordersFolder('counting', [], 'The per-day totals and their fold are below every statement that reads them.'),
+    ordersFolder(
+      'seeding',
+      [],
+      'Generated orders are written as the schema takes them, not as the listing reads them.',
+    ),
+    ordersFolder('export', ['dto'], 'An export encodes elements; what to read and how to stream it sit above.'),
+    ordersFolder(
+      'query',
+      ['dto', 'paging'],
+      'Parameters become a query with the DTOs that validate them and the continuations.',
+    ),
+    ordersFolder(
+      'statements',
+      ['counting'],
+      'A plan becomes SQL; the counting tables are the only sub-folder it reads.',
     ),
     {
       name: 'src-stands-alone',

@@ -1,6 +1,5 @@
 import type { Order } from './order.entity';
-import type { OrderFilters } from './model';
-import type { SortField, SortKey } from './query/sort';
+import type { OrderFilters, SortField, SortKey } from './model';
 
 // What an index of `orders` can do for a listing's shape: which columns a filter fixes or bounds, and whether an
 // index holds them as one range, reads the sort's order, or holds what an entry is checked against.

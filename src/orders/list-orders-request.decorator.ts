@@ -2,9 +2,10 @@ import { createParamDecorator, ExecutionContext } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { callerOf } from '../auth/token-verdict';
 import { ProblemException, problemOf } from '../common/problem/problem-details';
-import { acceptsOnlyExports, type ExportFormat } from './export/export-format';
+import { acceptsOnlyExports } from './export/export-format';
 import { listingVariantOf } from './listing-variant';
 import { ListOrdersQueryPipe, type ListOrdersRequest } from './query/list-orders-query.pipe';
+import type { ExportFormat } from './model';
 
 /**
  * Gathers what a listing is parsed from (the caller's variant, query string, JSON body) for a page, or for the

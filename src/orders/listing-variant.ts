@@ -3,9 +3,8 @@ import type { LocalTimeFormatter } from '../common/time/local-time';
 import type { AdminOrderDto, OrderElement, SeatDto, UserOrderDto } from './dto/order.dto';
 import { ADMIN_FILTERS, AdminOrdersQueryDto, USER_PARAMETERS, UserOrdersQueryDto } from './dto/orders-query.dto';
 import { ADMIN_CSV, USER_CSV, type CsvColumns } from './export/export-format';
-import type { OrderFilters, OrderRow } from './model';
 import { toAdminOrder, toUserOrder } from './order-element';
-import { ADMIN_SORT_FIELDS, USER_SORT_FIELDS, type SortField } from './query/sort';
+import { ADMIN_SORT_FIELDS, USER_SORT_FIELDS, type OrderFilters, type OrderRow, type SortField } from './model';
 
 /**
  * docs/API.md §2: what a listing is for the caller who asks, resolved once at the edge (`listingVariantOf`). Past it

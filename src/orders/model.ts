@@ -1,5 +1,7 @@
 import type { OrderStatusCode } from './order-status';
 
+// The types the listing's parts trade: the filters, the sort, a walk's seek, a row, an export's format.
+
 /** What a listing reads, as every part of the listing trades it. */
 export interface OrderFilters {
   userId?: number;
@@ -23,3 +25,33 @@ export interface OrderRow {
   /** The highest order id at the time of reading, on each row of a page read without a seek: a walk's bound. */
   walkBound?: number;
 }
+
+/** The fields a listing sorts by: a member's, and an administrator's, who may also sort by member. */
+export const USER_SORT_FIELDS = ['orderId', 'concertId', 'totalPrice', 'status', 'createdAt', 'updatedAt'] as const;
+export const ADMIN_SORT_FIELDS = [...USER_SORT_FIELDS, 'userId'] as const;
+export type SortField = (typeof ADMIN_SORT_FIELDS)[number];
+export type SortDirection = 'ASC' | 'DESC';
+
+export interface SortKey {
+  field: SortField;
+  direction: SortDirection;
+}
+
+/** `after` continues a walk forwards from a page's last element (`next`), `before` backwards from its first (`prev`). */
+export const SEEK_DIRECTIONS = ['after', 'before'] as const;
+export type SeekDirection = (typeof SEEK_DIRECTIONS)[number];
+
+/** A sort key's value as a walk compares it: ids, prices and times (epoch milliseconds) as numbers, the status code as text. */
+export type SortValue = number | string;
+
+/** Where a followed page starts, and what the walk it belongs to includes (docs/API.md §13). */
+export interface Seek {
+  direction: SeekDirection;
+  /** The boundary element's value of each sort key, in the sort's order, the appended `orderId` included. */
+  key: SortValue[];
+  /** The highest order id when the walk began: orders placed since then stay out of it. */
+  bound: number;
+}
+
+/** The formats of an export (docs/API.md §13), each an operation of its own. */
+export type ExportFormat = 'csv' | 'ndjson';

@@ -3,6 +3,7 @@ import { ApiExtraModels, ApiHeader, ApiOperation, ApiQuery, ApiResponse, getSche
 import { DATA_STALENESS_HEADER } from '../common/data-staleness';
 import { ApiProblemResponses, REQUEST_ID_HEADER_DOC } from '../common/problem/api-problem-responses.decorator';
 import {
+  DATE_FORMATS_HINT,
   DEFAULT_PAGE_SIZE,
   MAX_CONTINUATION_LENGTH,
   MAX_ID,
@@ -10,10 +11,10 @@ import {
   STATUS_VALUES,
 } from './dto/orders-query.dto';
 import { OrdersPageDto } from './dto/orders-page.dto';
-import { EXPORT_MEDIA_TYPES, type ExportFormat } from './export/export-format';
+import { EXPORT_MEDIA_TYPES } from './export/export-format';
 import { ORDER_STATUS_CODES, ORDER_STATUS_LABELS } from './order-status';
-import { DATE_FORMATS_HINT } from './query/date-bound';
-import { ADMIN_SORT_FIELDS, DEFAULT_SORT } from './query/sort';
+import { DEFAULT_SORT } from './query/sort';
+import { ADMIN_SORT_FIELDS, type ExportFormat } from './model';
 
 const ADMIN_ONLY = '**Admin only**: a USER token sending it gets 403.';
 // Admin-only parameters carry their examples in the text, not as `example`: Swagger UI would fill them

@@ -5,7 +5,7 @@ import { Auth, CurrentCaller } from '../auth/auth.decorator';
 import { Role, type Caller } from '../auth/role';
 import { sendConditionally } from '../common/conditional-response';
 import { DATA_STALENESS_HEADER, dataStalenessOf } from '../common/data-staleness';
-import { OrderExports } from './export/order-exports';
+import { OrderExports } from './order-exports';
 import { ExportParameters, PageParameters } from './list-orders-request.decorator';
 import { ApiExportOrders, ApiListOrders } from './orders-api.decorator';
 import { OrdersService } from './orders.service';

@@ -6,7 +6,7 @@ import { APP_CONFIG } from '../config/config.module';
 import { DatabaseModule } from '../database/database.module';
 import { OrderCountFolding } from './counting/order-count-folding';
 import { RateLimitModule } from '../rate-limit/rate-limit.module';
-import { OrderExports } from './export/order-exports';
+import { OrderExports } from './order-exports';
 import { ORDER_ENTITIES } from './order-entities';
 import { OrdersController } from './orders.controller';
 import { OrdersRepository } from './orders.repository';

@@ -7,15 +7,14 @@ import { QueryShapes } from '../database/query-shapes';
 import type { ReadSession, ServerCapability } from '../database/read-router';
 import type { ServerCatalog } from '../database/server-catalog';
 import { ObservedStatements, type ListingStatement } from '../observability/observed-statements';
-import type { OrderFilters, OrderRow } from './model';
 import { Order } from './order.entity';
-import type { SortKey } from './query/sort';
 import type { OrderColumn, OrdersIndex } from './index-fit';
 import { ReadPlanner, type MatchSizes, type ReadPlan } from './read-plan';
 import { REPLICA_INDEXES } from './replica-indexes';
 import { CountStatements, sizesOf, type CountOptions } from './statements/count-statement';
 import { PageStatements, type PageRequest } from './statements/page-statement';
 import { SeatStatements, type SeatRow } from './statements/seat-statement';
+import type { OrderFilters, OrderRow, SortKey } from './model';
 
 const ORDERS_TABLE = 'orders';
 

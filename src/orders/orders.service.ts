@@ -4,17 +4,15 @@ import { NoCapableServerException, ReadRouter, type PinnedReads, type ReadSessio
 import { ProblemException, problemOf } from '../common/problem/problem-details';
 import type { AdminOrderDto, OrderElement, SeatDto, UserOrderDto } from './dto/order.dto';
 import type { ListingVariant } from './listing-variant';
-import type { OrderFilters, OrderRow } from './model';
 import { OrdersRepository, type ReadyPlan } from './orders.repository';
 import type { PageRequest } from './statements/page-statement';
 import type { SeatRow } from './statements/seat-statement';
 import { sortValuesOf } from './statements/statement-parts';
-import type { Seek, SeekDirection, SortValue } from './paging/continuation';
 import { buildPage, type Page } from './paging/page';
 import type { ListOrdersQuery } from './query/list-orders-query';
-import type { SortKey } from './query/sort';
 import { tooBroadDetail, tooManyToSortDetail } from './too-broad';
 import type { MatchSizes } from './read-plan';
+import type { OrderFilters, OrderRow, Seek, SeekDirection, SortKey, SortValue } from './model';
 
 export type OrdersPage = Page<UserOrderDto> | Page<AdminOrderDto>;
 

@@ -1,11 +1,11 @@
 import { describe, expect, it } from '@jest/globals';
 import { getMetadataArgsStorage } from 'typeorm';
 import { Order } from './order.entity';
-import type { OrderFilters } from './model';
-import { parseSort, ADMIN_SORT_FIELDS } from './query/sort';
+import { parseSort } from './query/sort';
 import { PRIMARY_KEY, type OrderColumn } from './index-fit';
 import { ReadPlanner } from './read-plan';
 import { REPLICA_INDEXES } from './replica-indexes';
+import { ADMIN_SORT_FIELDS, type OrderFilters } from './model';
 
 /** The indexes the entity declares: the rules are tested against the schema the service runs on. */
 const indexes = getMetadataArgsStorage()

@@ -15,9 +15,8 @@ import {
   type IndexColumn,
   type OrdersIndex,
 } from './index-fit';
-import type { OrderFilters } from './model';
 import { monthMerge, type CreationSpan, type MonthBranch } from './month-branches';
-import type { SortKey } from './query/sort';
+import type { OrderFilters, SortKey } from './model';
 
 /** What the service knows before it reads a page: how many orders match, and how many there are. */
 export interface MatchSizes {

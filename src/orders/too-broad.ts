@@ -1,5 +1,4 @@
-import type { OrderFilters } from './model';
-import type { SortKey } from './query/sort';
+import type { OrderFilters, SortKey } from './model';
 
 /**
  * What a refused listing is told (docs/API.md §14): which sort could not be served over which orders, and each way

@@ -1,7 +1,10 @@
 import { IsIn, IsInt, IsString, Max, MaxLength, Min } from 'class-validator';
 import { ORDER_STATUS_CODES, ORDER_STATUS_LABELS } from '../order-status';
-import { DATE_FORMATS_HINT } from '../query/date-bound';
 import { Optional, ToInteger, ToList } from './validation';
+
+/** The forms a date parameter takes (`query/date-bound.ts` reads them). */
+export const DATE_FORMATS_HINT =
+  'YYYY-MM-DD, YYYY-MM-DDThh:mm:ss (local time) or an ISO 8601 date-time with Z or an offset such as +09:00';
 
 export const MAX_PAGE_SIZE = 100;
 export const DEFAULT_PAGE_SIZE = 20;

@@ -1,10 +1,13 @@
 import Negotiator from 'negotiator';
 import { BatchBytes } from './batch-bytes';
 import type { AdminOrderDto, OrderElement, SeatDto, UserOrderDto } from '../dto/order.dto';
+import type { ExportFormat } from '../model';
 
 /** The media type of each export, each the one type of an operation of its own (`GET /orders/export.csv`, …). */
-export const EXPORT_MEDIA_TYPES = { csv: 'text/csv', ndjson: 'application/x-ndjson' } as const;
-export type ExportFormat = keyof typeof EXPORT_MEDIA_TYPES;
+export const EXPORT_MEDIA_TYPES = { csv: 'text/csv', ndjson: 'application/x-ndjson' } as const satisfies Record<
+  ExportFormat,
+  string
+>;
 
 /** CSV is offered with its charset, so that `text/csv; charset=utf-8` is understood as well as `text/csv`. */
 const EXPORT_OFFERS = [`${EXPORT_MEDIA_TYPES.csv};charset=utf-8`, EXPORT_MEDIA_TYPES.ndjson];

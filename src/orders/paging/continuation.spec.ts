@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
-import type { SortKey } from '../query/sort';
-import { ContinuationTokens, type Seek } from './continuation';
+import { ContinuationTokens } from './continuation';
+import type { Seek, SortKey } from '../model';
 
 const tokens = new ContinuationTokens('a-secret-for-the-continuation-tests-0123');
 const sort: SortKey[] = [

@@ -1,21 +1,5 @@
 import { createCipheriv, createDecipheriv, createHmac, createSecretKey, hkdfSync, type KeyObject } from 'node:crypto';
-import type { SortField, SortKey } from '../query/sort';
-
-/** `after` continues a walk forwards from a page's last element (`next`), `before` backwards from its first (`prev`). */
-export const SEEK_DIRECTIONS = ['after', 'before'] as const;
-export type SeekDirection = (typeof SEEK_DIRECTIONS)[number];
-
-/** A sort key's value as a walk compares it: ids, prices and times (epoch milliseconds) as numbers, the status code as text. */
-export type SortValue = number | string;
-
-/** Where a followed page starts, and what the walk it belongs to includes (docs/API.md §13). */
-export interface Seek {
-  direction: SeekDirection;
-  /** The boundary element's value of each sort key, in the sort's order, the appended `orderId` included. */
-  key: SortValue[];
-  /** The highest order id when the walk began: orders placed since then stay out of it. */
-  bound: number;
-}
+import type { Seek, SeekDirection, SortField, SortKey, SortValue } from '../model';
 
 const TEXT_FIELDS: ReadonlySet<SortField> = new Set(['status']);
 /** AES-256-GCM: 96-bit nonces, 128-bit tags. */

@@ -1,4 +1,4 @@
-import type { SeekDirection } from './continuation';
+import type { SeekDirection } from '../model';
 
 /** Commas stay readable (`sort=createdAt,desc`); they are legal in a query component (RFC 3986 §3.4). */
 const encode = (text: string): string => encodeURIComponent(text).replace(/%2C/g, ',');

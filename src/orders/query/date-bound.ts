@@ -1,7 +1,5 @@
 import { DateTime, FixedOffsetZone, type Zone } from 'luxon';
-
-export const DATE_FORMATS_HINT =
-  'YYYY-MM-DD, YYYY-MM-DDThh:mm:ss (local time) or an ISO 8601 date-time with Z or an offset such as +09:00';
+import { DATE_FORMATS_HINT } from '../dto/orders-query.dto';
 
 const PATTERN = /^(\d{4})-(\d{2})-(\d{2})(?:T(\d{2}):(\d{2}):(\d{2})(?:\.(\d{1,9}))?(Z|[+-]\d{2}:\d{2})?)?$/;
 

@@ -14,14 +14,13 @@ import {
   UserOrdersQueryDto,
 } from '../dto/orders-query.dto';
 import type { ListingVariant } from '../listing-variant';
-import type { OrderFilters } from '../model';
 import { toOrderStatusCode } from '../order-status';
-import type { ExportFormat } from '../export/export-format';
-import { ContinuationTokens, type Seek } from '../paging/continuation';
+import { ContinuationTokens } from '../paging/continuation';
 import { boundsRows, parseEndBound, parseStartBound, startsAfterEnd } from './date-bound';
 import type { ListOrdersQuery } from './list-orders-query';
 import { mergeRequestParameters, parameterNames, toQueryValues, type RequestParameters } from './request-parameters';
-import { DEFAULT_SORT, parseSort, type SortKey } from './sort';
+import { DEFAULT_SORT, parseSort } from './sort';
+import type { ExportFormat, OrderFilters, Seek, SortKey } from '../model';
 
 /** What the listing handler receives: whom the listing is for, and the raw parameters from both transports. */
 export interface ListOrdersRequest {

@@ -1,7 +1,5 @@
 import type { ListingVariant } from '../listing-variant';
-import type { OrderFilters } from '../model';
-import type { Seek } from '../paging/continuation';
-import type { SortKey } from './sort';
+import type { OrderFilters, Seek, SortKey } from '../model';
 
 /** A validated listing request, independent of how it was transported. */
 export interface ListOrdersQuery {

@@ -1,5 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
-import { ADMIN_SORT_FIELDS, parseSort, USER_SORT_FIELDS } from './sort';
+import { parseSort } from './sort';
+import { ADMIN_SORT_FIELDS, USER_SORT_FIELDS } from '../model';
 
 describe('parseSort', () => {
   it('defaults to createdAt descending, then orderId descending', () => {

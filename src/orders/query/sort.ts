@@ -1,12 +1,4 @@
-export const USER_SORT_FIELDS = ['orderId', 'concertId', 'totalPrice', 'status', 'createdAt', 'updatedAt'] as const;
-export const ADMIN_SORT_FIELDS = [...USER_SORT_FIELDS, 'userId'] as const;
-export type SortField = (typeof ADMIN_SORT_FIELDS)[number];
-export type SortDirection = 'ASC' | 'DESC';
-
-export interface SortKey {
-  field: SortField;
-  direction: SortDirection;
-}
+import type { SortField, SortKey } from '../model';
 
 export const DEFAULT_SORT = 'createdAt,desc';
 

@@ -1,10 +1,7 @@
 import type { DataSource, ObjectLiteral } from 'typeorm';
 import type { QueryShapes, QueryValues } from '../../database/query-shapes';
 import type { MonthBranch } from '../month-branches';
-import type { OrderFilters } from '../model';
 import { Order } from '../order.entity';
-import type { Seek } from '../paging/continuation';
-import type { SortKey } from '../query/sort';
 import { SORT_COLUMNS } from '../index-fit';
 import type { ReadPlan } from '../read-plan';
 import { REPLICA_COLUMN } from '../replica-indexes';
@@ -18,6 +15,7 @@ import {
   valuesOf,
   walkConditions,
 } from './statement-parts';
+import type { OrderFilters, Seek, SortKey } from '../model';
 
 /** A page to read: by offset, or, with `seek`, from a boundary key within a walk's bound (offset then unused). */
 export interface PageRequest {

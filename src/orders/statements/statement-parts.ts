@@ -1,11 +1,9 @@
 import type { DataSource, SelectQueryBuilder } from 'typeorm';
 import { storedDateTimeToEpochMs, toStoredDateTime } from '../../common/time/local-time';
 import type { QueryValues } from '../../database/query-shapes';
-import type { OrderFilters, OrderRow } from '../model';
 import { Order } from '../order.entity';
-import type { Seek, SortValue } from '../paging/continuation';
-import type { SortField, SortKey } from '../query/sort';
 import { SORT_COLUMNS } from '../index-fit';
+import type { OrderFilters, OrderRow, Seek, SortField, SortKey, SortValue } from '../model';
 
 // The pieces every statement of the listing is built from: the filters as conditions, the sort, the seek of a walk.
 

@@ -16,15 +16,20 @@ import type { ListingStatement, ObservedStatements } from '../../../src/observab
 import { ORDER_ENTITIES } from '../../../src/orders/order-entities';
 import { Order } from '../../../src/orders/order.entity';
 import { listingVariantOf } from '../../../src/orders/listing-variant';
-import type { OrderFilters, OrderRow } from '../../../src/orders/model';
 import { OrdersRepository } from '../../../src/orders/orders.repository';
 import { EXPORT_BATCH_SIZE, OrdersService } from '../../../src/orders/orders.service';
-import type { SeekDirection } from '../../../src/orders/paging/continuation';
 import type { ListOrdersQuery } from '../../../src/orders/query/list-orders-query';
-import { ADMIN_SORT_FIELDS, parseSort, type SortKey } from '../../../src/orders/query/sort';
+import { parseSort } from '../../../src/orders/query/sort';
 import type { OrdersIndex } from '../../../src/orders/index-fit';
 import { ReadPlanner, type MatchSizes, type PlanRule } from '../../../src/orders/read-plan';
 import { REPLICA_INDEXES } from '../../../src/orders/replica-indexes';
+import {
+  ADMIN_SORT_FIELDS,
+  type OrderFilters,
+  type OrderRow,
+  type SeekDirection,
+  type SortKey,
+} from '../../../src/orders/model';
 
 /** The kinds of server the listing sends statements to, each with the indexes it holds. */
 export const SERVER_KINDS = ['embedded', 'primary', 'replica'] as const;

@@ -1,16 +1,17 @@
 import { Injectable, Logger } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Readable } from 'node:stream';
-import type { Caller } from '../../auth/role';
-import { DATA_STALENESS_HEADER, dataStalenessOf } from '../../common/data-staleness';
-import { problemOf, ProblemException } from '../../common/problem/problem-details';
-import { variantOf } from '../../observability/http-metrics';
-import { Metrics } from '../../observability/metrics';
-import { ExportSlots } from '../../rate-limit/export-slots';
-import type { OrderElement } from '../dto/order.dto';
-import { OrdersService } from '../orders.service';
-import type { ListOrdersQuery } from '../query/list-orders-query';
-import { encoderFor, type ExportEncoder, type ExportFormat } from './export-format';
+import type { Caller } from '../auth/role';
+import { DATA_STALENESS_HEADER, dataStalenessOf } from '../common/data-staleness';
+import { problemOf, ProblemException } from '../common/problem/problem-details';
+import { variantOf } from '../observability/http-metrics';
+import { Metrics } from '../observability/metrics';
+import { ExportSlots } from '../rate-limit/export-slots';
+import type { OrderElement } from './dto/order.dto';
+import { OrdersService } from './orders.service';
+import type { ListOrdersQuery } from './query/list-orders-query';
+import { encoderFor, type ExportEncoder } from './export/export-format';
+import type { ExportFormat } from './model';
 
 /** A line in the log every this many orders, so that a long export shows it is alive and how fast it goes. */
 export const PROGRESS_EVERY_ROWS = 100_000;
