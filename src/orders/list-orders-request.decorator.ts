@@ -4,13 +4,15 @@ import { callerOf } from '../auth/token-verdict';
 import { ProblemException, problemOf } from '../common/problem/problem-details';
 import { acceptsOnlyExports } from './export/export-format';
 import { listingVariantOf } from './listing-variant';
+import { refuseFiltersOfMember } from './query/admin-filters';
 import { ListOrdersQueryPipe, type ListOrdersRequest } from './query/list-orders-query.pipe';
 import type { ExportFormat } from './model';
 
 /**
- * Gathers what a listing is parsed from (the caller's variant, query string, JSON body) for a page, or for the
- * export `format` names; `ListOrdersQueryPipe` turns it into a query. Param decorators run after the guards, so the caller is known
- * by then, and before the pipe, so a page refused for its `Accept` (406) is refused before its parameters are read.
+ * The listing's edge: resolves the caller's variant once, refuses a page whose `Accept` admits only an export (406)
+ * and a member's filters (403), and gathers what `ListOrdersQueryPipe` parses (query string, JSON body) for a page or
+ * for the export `format` names. Param decorators run after the guards, so the caller is known by then, and before the
+ * pipe, so these are answered before any parameter is read.
  */
 const listOrdersRequest = createParamDecorator(
   (format: ExportFormat | undefined, context: ExecutionContext): ListOrdersRequest => {
@@ -24,8 +26,11 @@ const listOrdersRequest = createParamDecorator(
       void reply.header('Vary', vary ? `${String(vary)}, Accept` : 'Accept');
       if (acceptsOnlyExports(request.headers.accept)) throw new ProblemException(problemOf('exportOnlyAccepted'));
     }
+    const variant = listingVariantOf(caller);
+    // A body that could not be read has no parameters to name; its 400 comes after this 403.
+    refuseFiltersOfMember(variant.readsFilters, request.query, request.bodyError ? undefined : request.body);
     return {
-      variant: listingVariantOf(caller),
+      variant,
       query: request.query,
       body: request.body,
       bodyError: request.bodyError,
