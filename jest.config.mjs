@@ -2,7 +2,8 @@
  * Three tiers, each runnable alone (docs/DEVELOPING.md, "Tests"); `npm test` runs all of them.
  *
  * - unit: no I/O beyond files;
- * - contract: the service in this process on the embedded database, and the tools that read its document;
+ * - contract: docs/API.md's behaviour, by the service in this process on the embedded database, and the tools that
+ *   read its OpenAPI document;
  * - infrastructure: what needs a server of its own: MariaDB primaries and replicas, Redis, HAProxy, Prometheus,
  *   podman, Chromium, Kubernetes' manifests, the built service as production starts it.
  *

@@ -7,7 +7,7 @@ import { toAdminOrder, toUserOrder } from './order-element';
 import { ADMIN_SORT_FIELDS, USER_SORT_FIELDS, type OrderFilters, type OrderRow, type SortField } from './model';
 
 /**
- * docs/API.md §2: what a listing is for the caller who asks, resolved once at the edge (`listingVariantOf`). Past it
+ * docs/API.md §1: what a listing is for the caller who asks, resolved once at the edge (`listingVariantOf`). Past it
  * no code asks for the caller's role: the parameters, the sort, the orders read, the elements and the export's columns
  * are the variant's.
  */

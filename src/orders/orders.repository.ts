@@ -178,7 +178,7 @@ export class OrdersRepository {
    * either side of it.
    */
   async count(filters: OrderFilters, session: ReadSession, walkBound?: number): Promise<number> {
-    return (await this.counted(filters, { withTable: false, walkBound }, session)).matching;
+    return (await this.readSizes(filters, { withTable: false, walkBound }, session)).matching;
   }
 
   async sizes(filters: OrderFilters, session: ReadSession, walkBound?: number): Promise<MatchSizes> {
@@ -187,14 +187,14 @@ export class OrdersRepository {
       range: false,
       span: false,
     };
-    return this.counted(
+    return this.readSizes(
       filters,
       { withTable: wanted.table, withRange: wanted.range, withSpan: wanted.span, walkBound },
       session,
     );
   }
 
-  private async counted(filters: OrderFilters, options: CountOptions, session: ReadSession): Promise<MatchSizes> {
+  private async readSizes(filters: OrderFilters, options: CountOptions, session: ReadSession): Promise<MatchSizes> {
     const [row] = await this.run<Array<Record<string, number | string | null>>>(
       'count',
       this.counts.statement(filters, options),

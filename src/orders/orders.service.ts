@@ -93,7 +93,7 @@ export class OrdersService {
     const { filters, sort, size, seek } = query;
     const offset = (query.page - 1) * size;
 
-    const { rows, more, total, seats, behindSeconds } = await this.routed(filters, sort, async (session) => {
+    const { rows, more, total, seats, behindSeconds } = await this.onServingServer(filters, sort, async (session) => {
       // One order past a followed page tells whether its walk goes on.
       const request: PageRequest = { filters, sort, limit: seek ? size + 1 : size, offset, seek };
       // A followed page counts the orders of its walk: those matching now, but for any placed since it began.
@@ -209,7 +209,7 @@ export class OrdersService {
   }
 
   /** A listing's reads, on a server that can answer its shape within bounds (docs/API.md §14). */
-  private async routed<T>(
+  private async onServingServer<T>(
     filters: OrderFilters,
     sort: SortKey[],
     work: (session: ReadSession) => Promise<T>,

@@ -11,7 +11,7 @@ import {
   presentIn,
   reversed,
   seeking,
-  sorted,
+  orderedBy,
   valuesOf,
   walkConditions,
 } from './statement-parts';
@@ -80,7 +80,7 @@ export class PageStatements {
         const newest = this.dataSource.createQueryBuilder(Order, 'n').select('MAX(n.id)');
         query.addSelect(`(${newest.getQuery()})`, 'walkBound');
       }
-      return sorted(query, 'o', sort);
+      return orderedBy(query, 'o', sort);
     });
   }
 
@@ -93,7 +93,7 @@ export class PageStatements {
       build: () => {
         const pageIds = matching(this.dataSource, conditions, 'i');
         if (walk) seeking(pageIds, walk);
-        sorted(pageIds, 'i', seek?.direction === 'before' ? reversed(sort) : sort).select('i.id', 'id');
+        orderedBy(pageIds, 'i', seek?.direction === 'before' ? reversed(sort) : sort).select('i.id', 'id');
         if (indexes) pageIds.useIndex([...indexes]);
         return { sql: pageIds.getQuery(), parameters: pageIds.getParameters() };
       },
@@ -158,7 +158,7 @@ export class PageStatements {
         const selects = parts.map(({ alias, conditions, walk, index }) => {
           const part = matching(this.dataSource, conditions, alias);
           if (walk) seeking(part, walk);
-          sorted(part, alias, order).select(`${alias}.id`, 'id');
+          orderedBy(part, alias, order).select(`${alias}.id`, 'id');
           for (const { field } of order)
             if (field !== 'orderId') part.addSelect(`${alias}.${SORT_COLUMNS[field]}`, field);
           if (index) part.useIndex([index]);

@@ -52,7 +52,7 @@ export function matching(dataSource: DataSource, conditions: Condition[], alias:
   return query;
 }
 
-export function sorted(query: SelectQueryBuilder<Order>, alias: string, sort: SortKey[]): SelectQueryBuilder<Order> {
+export function orderedBy(query: SelectQueryBuilder<Order>, alias: string, sort: SortKey[]): SelectQueryBuilder<Order> {
   for (const { field, direction } of sort) {
     query.addOrderBy(`${alias}.${SORT_COLUMNS[field]}`, direction);
   }
