@@ -9,6 +9,7 @@ import { AddDailyOrderCounts1763942400000 } from './migrations/1763942400000-Add
 import { CountChangesOffTheWritePath1764028800000 } from './migrations/1764028800000-CountChangesOffTheWritePath';
 import { StatusIndexOffTheWritePath1764115200000 } from './migrations/1764115200000-StatusIndexOffTheWritePath';
 import { OneCountRowPerStatusChange1764201600000 } from './migrations/1764201600000-OneCountRowPerStatusChange';
+import { IdsAndConcertsPerDay1764288000000 } from './migrations/1764288000000-IdsAndConcertsPerDay';
 import { StatementLogger } from './statement-logger';
 
 /** Listed as classes, not path globs, so the same list works from sources, the build and the tests. */
@@ -20,6 +21,7 @@ export const MIGRATIONS = [
   CountChangesOffTheWritePath1764028800000,
   StatusIndexOffTheWritePath1764115200000,
   OneCountRowPerStatusChange1764201600000,
+  IdsAndConcertsPerDay1764288000000,
 ];
 
 export const IN_MEMORY_SQLITE = ':memory:';

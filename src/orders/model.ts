@@ -53,5 +53,15 @@ export interface Seek {
   bound: number;
 }
 
+/**
+ * The lowest and highest id or concert id among the orders of the days a closed date range covers, of the status
+ * filtered (docs/adr/0014): every match lies within them, so a walk in that column's order starts and stops there.
+ */
+export interface RangeBounds {
+  field: 'orderId' | 'concertId';
+  lowest?: number;
+  highest?: number;
+}
+
 /** The formats of an export (docs/API.md §13), each an operation of its own. */
 export type ExportFormat = 'csv' | 'ndjson';

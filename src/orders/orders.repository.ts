@@ -1,6 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
+import { WallClock } from '../common/time/clock';
 import { DATABASE_CONFIG } from '../config/config.module';
 import type { DatabaseConfig } from '../config/database.config';
 import { QueryShapes } from '../database/query-shapes';
@@ -8,15 +9,20 @@ import type { ReadSession, ServerCapability } from '../database/read-router';
 import type { ServerCatalog } from '../database/server-catalog';
 import { ObservedStatements, type ListingStatement } from '../observability/observed-statements';
 import { Order } from './order.entity';
-import type { OrderColumn, OrdersIndex } from './index-fit';
+import { effectiveOrder, fixedColumns, type OrderColumn, type OrdersIndex } from './index-fit';
 import { ReadPlanner, type MatchSizes, type ReadPlan } from './read-plan';
 import { REPLICA_INDEXES } from './replica-indexes';
 import { CountStatements, sizesOf, type CountOptions } from './statements/count-statement';
 import { PageStatements, type PageRequest } from './statements/page-statement';
 import { SeatStatements, type SeatRow } from './statements/seat-statement';
-import type { OrderFilters, OrderRow, SortKey } from './model';
+import type { OrderFilters, OrderRow, RangeBounds, SortKey } from './model';
 
 const ORDERS_TABLE = 'orders';
+/**
+ * How long ago a date range must have ended for its days to count as closed: orders are placed at the time they are
+ * written, so none is placed into a closed day, and the hour leaves room for the writers' clocks (docs/adr/0014).
+ */
+const CLOSED_AFTER_MS = 3_600_000;
 
 /**
  * docs/API.md §14: how a page is read on the session's server, planned from what is known of it. `plan` is the one
@@ -68,6 +74,7 @@ export class OrdersRepository {
     @InjectDataSource() private readonly dataSource: DataSource,
     private readonly statements: ObservedStatements,
     @Inject(DATABASE_CONFIG) config: DatabaseConfig,
+    private readonly calendar: WallClock,
   ) {
     const shapes = new QueryShapes(dataSource);
     this.pages = new PageStatements(dataSource, shapes);
@@ -133,6 +140,8 @@ export class OrdersRepository {
     const { catalog } = session;
     const planner = this.plannerFor(catalog);
     if (!planner) return { kind: 'ready', sizes };
+    // Where the counts know where every match lies in the sort's column, the walk starts there (docs/adr/0014).
+    if (!sizes && this.boundsFor(filters, sort)) return { kind: 'counts-first' };
     const most = this.mostReadWhole(catalog);
     const read = planner.plan(filters, sort, (seek ? 0 : offset) + limit, sizes, most);
     if (!read) return { kind: 'counts-first' };
@@ -164,8 +173,24 @@ export class OrdersRepository {
    * ORDER BY puts them back. Without one, each row also carries the walk bound
    * a link from this page starts with, read in the same snapshot.
    */
-  findPage(request: PageRequest, { read }: ReadyPlan, session: ReadSession): Promise<OrderRow[]> {
-    return this.run<OrderRow[]>('page', this.pages.statement(request, read), session);
+  findPage(request: PageRequest, { read, sizes }: ReadyPlan, session: ReadSession): Promise<OrderRow[]> {
+    return this.run<OrderRow[]>('page', this.pages.statement(request, read, sizes?.bounds), session);
+  }
+
+  /**
+   * docs/adr/0014: the column whose bounds a walk of this shape starts and stops at, where the counts hold them: a
+   * closed date range (orders are placed into today, so no new one falls in it) without a member or concert (whose
+   * orders are counted from their own index), sorted first by id or by concert. A walk in that order otherwise passes
+   * every newer order, a sale's among them, before its first match.
+   */
+  private boundsFor(filters: OrderFilters, sort: readonly SortKey[]): RangeBounds['field'] | undefined {
+    const closed =
+      filters.createdBefore !== undefined && filters.createdBefore <= this.calendar.now() - CLOSED_AFTER_MS;
+    if (!closed || filters.userId !== undefined || filters.concertId !== undefined) return undefined;
+    const [first] = effectiveOrder(sort, fixedColumns(filters));
+    if (first?.column === 'id') return 'orderId';
+    if (first?.column === 'concertId') return 'concertId';
+    return undefined;
   }
 
   /**
@@ -181,15 +206,18 @@ export class OrdersRepository {
     return (await this.readSizes(filters, { withTable: false, walkBound }, session)).matching;
   }
 
-  async sizes(filters: OrderFilters, session: ReadSession, walkBound?: number): Promise<MatchSizes> {
-    const wanted = this.plannerFor(session.catalog)?.sizesWanted(filters) ?? {
-      table: false,
-      range: false,
-      span: false,
-    };
+  /** The counts a plan weighs, for a request on the session's server (`plan` says when it wants them). */
+  async sizes(
+    { filters, sort }: Pick<PageRequest, 'filters' | 'sort'>,
+    session: ReadSession,
+    walkBound?: number,
+  ): Promise<MatchSizes> {
+    const planner = this.plannerFor(session.catalog);
+    const wanted = planner?.sizesWanted(filters) ?? { table: false, range: false, span: false };
+    const bounds = planner && this.boundsFor(filters, sort);
     return this.readSizes(
       filters,
-      { withTable: wanted.table, withRange: wanted.range, withSpan: wanted.span, walkBound },
+      { withTable: wanted.table, withRange: wanted.range, withSpan: wanted.span, walkBound, bounds },
       session,
     );
   }
@@ -200,7 +228,7 @@ export class OrdersRepository {
       this.counts.statement(filters, options),
       session,
     );
-    return sizesOf(row);
+    return sizesOf(row, options.bounds);
   }
 
   findSeats(orderIds: number[], session: ReadSession): Promise<SeatRow[]> {

@@ -288,7 +288,7 @@ describe('OrdersService', () => {
     const filters = { status: 'REFUNDED' as const };
     const sort = [{ field: 'updatedAt' as const, direction: 'DESC' as const }];
     const { page } = await service.list(query({ filters, sort }));
-    expect(repository.sizes).toHaveBeenCalledWith(filters, session, undefined);
+    expect(repository.sizes).toHaveBeenCalledWith(expect.objectContaining({ filters, sort }), session, undefined);
     expect(repository.findPage).toHaveBeenCalledWith(
       { filters, sort, limit: 2, offset: 0, seek: undefined },
       { kind: 'ready', sizes },

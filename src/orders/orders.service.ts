@@ -235,7 +235,7 @@ export class OrdersService {
     const first = this.orders.plan(request, session, known.sizes);
     const plan =
       first.kind === 'counts-first'
-        ? this.orders.plan(request, session, await this.orders.sizes(request.filters, session, known.walkBound))
+        ? this.orders.plan(request, session, await this.orders.sizes(request, session, known.walkBound))
         : first;
     if (plan.kind === 'refused') {
       throw new ProblemException(

@@ -16,7 +16,7 @@ import {
   type OrdersIndex,
 } from './index-fit';
 import { monthMerge, type CreationSpan, type MonthBranch } from './month-branches';
-import type { OrderFilters, SortKey } from './model';
+import type { OrderFilters, RangeBounds, SortKey } from './model';
 
 /** What the service knows before it reads a page: how many orders match, and how many there are. */
 export interface MatchSizes {
@@ -33,6 +33,8 @@ export interface MatchSizes {
   range?: number;
   /** When the oldest and newest orders were placed: given where `sizesWanted` asks for it, for a month merge. */
   span?: CreationSpan;
+  /** Where every match lies in the sort's column, for a closed date range: read where the repository asks for them. */
+  bounds?: RangeBounds;
 }
 
 /** Which sizes besides the matches a plan weighs, so that the service sums no more than the plan needs. */

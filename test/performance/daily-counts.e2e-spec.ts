@@ -69,6 +69,32 @@ function connectTo(target: MysqlTarget): Promise<Connection> {
 }
 
 /**
+ * The (day, status)s whose orders lie outside the bounds the listing would read for them (docs/adr/0014): the totals'
+ * widened by the counting rows not folded yet. None, where the triggers and the fold keep them.
+ */
+async function outsideTheirBounds(
+  query: (sql: string) => Promise<Array<Record<string, unknown>>>,
+  dialect: 'mysql' | 'sqlite',
+): Promise<string[]> {
+  const day = dialect === 'mysql' ? "DATE_FORMAT(created_at, '%Y-%m-%d')" : 'date(created_at)';
+  const keptDay = dialect === 'mysql' ? "DATE_FORMAT(day, '%Y-%m-%d')" : 'day';
+  const rows = await query(`
+    SELECT o.day, o.status FROM (
+      SELECT ${day} AS day, status, MIN(id) AS lo, MAX(id) AS hi, MIN(concert_id) AS lc, MAX(concert_id) AS hc
+      FROM orders GROUP BY 1, 2
+    ) o LEFT JOIN (
+      SELECT ${keptDay} AS day, status, MIN(lo) AS lo, MAX(hi) AS hi, MIN(lc) AS lc, MAX(hc) AS hc FROM (
+        SELECT day, status, first_id AS lo, last_id AS hi, lowest_concert_id AS lc, highest_concert_id AS hc
+          FROM order_daily_counts
+        UNION ALL SELECT day, status, order_id, order_id, concert_id, concert_id FROM order_count_changes
+        UNION ALL SELECT day, to_status, order_id, order_id, concert_id, concert_id FROM order_count_moves
+      ) kept GROUP BY 1, 2
+    ) b ON b.day = o.day AND b.status = o.status
+    WHERE b.lo IS NULL OR b.lo > o.lo OR b.hi < o.hi OR b.lc > o.lc OR b.hc < o.hc`);
+  return rows.map((row) => `${String(row.day)} ${String(row.status)}`);
+}
+
+/**
  * docs/API.md §7: totals stay exact under the writes of a sale, the triggers
  * behind them never make two writers wait for each other or deadlock, and
  * the background fold changes nothing a reader can see.
@@ -142,6 +168,7 @@ describe('exact totals under a sale’s concurrent writes on MariaDB', () => {
     expect([...listingStatuses]).toEqual([200]);
     const after = await countsAtOneSnapshot();
     expect(after).toMatchObject(sameAsCounted(after));
+    expect(await outsideTheirBounds((sql) => context.dataSource.query(sql), 'mysql')).toEqual([]);
   }, 180_000);
 
   it.each(TOTALS.map((total) => [total.name, total] as const))(
@@ -155,6 +182,54 @@ describe('exact totals under a sale’s concurrent writes on MariaDB', () => {
       expect((response.body as { totalElementCount: number }).totalElementCount).toBe(Number(total));
     },
   );
+
+  it('lists a closed range by id and by concert as ORDER BY over orders, with an order re-dated into it and one moved to another concert (docs/adr/0014)', async () => {
+    const range = { from: '2026-03-10 00:00:00', before: '2026-03-13 00:00:00' };
+    // The service's zone is nine hours ahead of UTC: these are the UTC days of `range`.
+    const query = 'orderStatus=PAYMENT_COMPLETED&startDate=2026-03-10T09:00:00&endDate=2026-03-13T08:59:59';
+    const firstIds = async (sort: string) => {
+      const response = await api(context.server, adminToken()).get(`/orders?${query}&sort=${sort}&size=5`);
+      expect(response.status).toBe(200);
+      return (response.body as { elements: Array<{ orderId: number }> }).elements.map(({ orderId }) => orderId);
+    };
+    const expectedIds = async (orderBy: string) =>
+      (
+        await context.dataSource.query<Array<{ id: number }>>(
+          `SELECT id FROM orders WHERE status = 'PAYMENT_COMPLETED' AND created_at >= ? AND created_at < ?
+           ORDER BY ${orderBy} LIMIT 5`,
+          [range.from, range.before],
+        )
+      ).map(({ id }) => Number(id));
+    // Everything folded, then folding only when told: the first look reads the totals' bounds widened by the
+    // counting rows of the two changes below.
+    const folding = context.app.get(OrderCountFolding);
+    await folding.stop();
+    await folding.foldPending();
+    // The newest order of all, placed after the range and re-dated into it: its id is past every bound the range's
+    // days held; and an order of the range moved to a concert past theirs.
+    const placed = await context.dataSource.query<{ insertId: number }>(
+      `INSERT INTO orders (user_id, concert_id, total_price, status, created_at, updated_at)
+       VALUES (1, 1, 10.00, 'PAYMENT_COMPLETED', '2026-03-20 10:00:00', '2026-03-20 10:00:00')`,
+    );
+    const redated = Number(placed.insertId);
+    await context.dataSource.query(`UPDATE orders SET created_at = '2026-03-11 10:00:00' WHERE id = ?`, [redated]);
+    const [{ id: moved }] = await context.dataSource.query<Array<{ id: number }>>(
+      `SELECT MIN(id) AS id FROM orders WHERE status = 'PAYMENT_COMPLETED' AND created_at >= ? AND created_at < ?`,
+      [range.from, range.before],
+    );
+    await context.dataSource.query('UPDATE orders SET concert_id = 9000000 WHERE id = ?', [moved]);
+
+    for (const folded of [false, true]) {
+      if (folded) await folding.foldPending();
+      const byId = await firstIds('orderId,desc');
+      expect({ folded, byId }).toEqual({ folded, byId: await expectedIds('id DESC') });
+      expect(byId[0]).toBe(redated);
+      const byConcert = await firstIds('concertId,desc');
+      expect({ folded, byConcert }).toEqual({ folded, byConcert: await expectedIds('concert_id DESC, id DESC') });
+      expect(byConcert[0]).toBe(Number(moved));
+      expect(await firstIds('orderId,asc')).toEqual(await expectedIds('id ASC'));
+    }
+  });
 
   it('folds every change into the per-day totals, which then equal GROUP BY over orders', async () => {
     // This instance's own background fold may hold the turn at this moment; then it is the one that folds.
@@ -310,8 +385,10 @@ describe('the counting migration on a database being written to, on MariaDB', ()
     expect(samples.filter((sample) => sample === false)).toEqual([]);
     const sampledAfter = await connectTo(target);
     const exactAfter = await exactAtOneSnapshot(sampledAfter).finally(() => sampledAfter.end());
+    const outside = await outsideTheirBounds((sql) => after.query(sql), 'mysql');
     await after.destroy();
     expect(exactAfter).toBe(true);
+    expect(outside).toEqual([]);
     expect(
       await before.query<Array<{ name: string }>>(
         `SELECT TRIGGER_NAME AS name FROM information_schema.TRIGGERS WHERE TRIGGER_SCHEMA = DATABASE()
@@ -342,6 +419,8 @@ describe('reverting OneCountRowPerStatusChange, on MariaDB', () => {
       );
       expect(Number(moves)).toBeGreaterThan(0);
 
+      // IdsAndConcertsPerDay first, then OneCountRowPerStatusChange.
+      await dataSource.undoLastMigration();
       await dataSource.undoLastMigration();
       await writeLikeASale(connection, 8, { operations: 60, createdAt: nearTheMidnights });
       const listed = await dataSource.query<Array<{ status: string; n: number }>>(
@@ -412,5 +491,15 @@ describe('counting on the embedded database', () => {
     expect(Number(left)).toBe(0);
     expect(await totalOf('')).toBe(await counted(''));
     expect(await totalOf('orderStatus=REFUNDED')).toBe(await counted("WHERE status = 'REFUNDED'"));
+    expect(await outsideTheirBounds((sql) => context.dataSource.query(sql), 'sqlite')).toEqual([]);
+
+    // Re-dated, and moved to another concert: both widen the bounds of where the order now is, folded or not.
+    await context.dataSource.query(
+      `UPDATE orders SET created_at = '2020-01-01 10:00:00' WHERE id = (SELECT MAX(id) FROM orders)`,
+    );
+    await context.dataSource.query('UPDATE orders SET concert_id = 9000000 WHERE id = (SELECT MIN(id) FROM orders)');
+    expect(await outsideTheirBounds((sql) => context.dataSource.query(sql), 'sqlite')).toEqual([]);
+    await context.app.get(OrderCountFolding).foldPending();
+    expect(await outsideTheirBounds((sql) => context.dataSource.query(sql), 'sqlite')).toEqual([]);
   });
 });

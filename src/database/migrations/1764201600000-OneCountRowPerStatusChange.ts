@@ -33,7 +33,7 @@ const MOVES_TABLE_MYSQL = `
     PRIMARY KEY (id)
   ) ENGINE=InnoDB`;
 
-const MYSQL_UPDATE_TRIGGER = `AFTER UPDATE ON orders FOR EACH ROW
+export const MYSQL_UPDATE_TRIGGER = `AFTER UPDATE ON orders FOR EACH ROW
   BEGIN
     IF DATE(NEW.created_at) <> DATE(OLD.created_at) THEN
       INSERT INTO order_count_changes (day, status, delta)
@@ -44,7 +44,7 @@ const MYSQL_UPDATE_TRIGGER = `AFTER UPDATE ON orders FOR EACH ROW
   END`;
 
 /** SQLite's trigger bodies have no IF: each statement selects its row only when its case applies. */
-const SQLITE_UPDATE_TRIGGER = `AFTER UPDATE ON orders
+export const SQLITE_UPDATE_TRIGGER = `AFTER UPDATE ON orders
   WHEN date(NEW.created_at) <> date(OLD.created_at) OR NEW.status <> OLD.status BEGIN
   INSERT INTO order_count_changes (day, status, delta)
     SELECT date(OLD.created_at), OLD.status, -1 WHERE date(NEW.created_at) <> date(OLD.created_at)

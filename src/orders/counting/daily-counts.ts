@@ -21,18 +21,44 @@ export const EMPTY_PENDING: Record<'mysql' | 'sqlite', string[]> = {
 };
 
 /**
+ * The columns of a (day, status) of the totals that hold the lowest and highest id and concert id of its orders
+ * (migration IdsAndConcertsPerDay): they only ever widen, so they hold every order of theirs (docs/adr/0014).
+ */
+export const BOUND_COLUMNS = ['first_id', 'last_id', 'lowest_concert_id', 'highest_concert_id'] as const;
+const WIDENS_BY = {
+  first_id: 'LEAST',
+  last_id: 'GREATEST',
+  lowest_concert_id: 'LEAST',
+  highest_concert_id: 'GREATEST',
+};
+
+/**
+ * An upsert's assignments that add a row's count to the totals and widen their bounds by its own. A row without
+ * bounds (changes that only take orders away) leaves them as they are.
+ */
+export function addedAndWidened(dialect: 'mysql' | 'sqlite'): string {
+  const incoming = (column: string) => (dialect === 'mysql' ? `VALUES(${column})` : `excluded.${column}`);
+  // SQLite's two-argument min and max are MySQL's LEAST and GREATEST: NULL where either is.
+  const widen = (column: (typeof BOUND_COLUMNS)[number]) => {
+    const fn = dialect === 'mysql' ? WIDENS_BY[column] : WIDENS_BY[column] === 'LEAST' ? 'min' : 'max';
+    return `${column} = COALESCE(${fn}(${column}, ${incoming(column)}), ${column}, ${incoming(column)})`;
+  };
+  return [`orders = orders + ${incoming('orders')}`, ...BOUND_COLUMNS.map(widen)].join(', ');
+}
+
+/**
  * The statement that adds every counting row to the totals at once, each move as its two changes. (SQLite needs the
  * WHERE, or it reads the upsert clause as the ON of a join.)
  */
 export function foldEverything(dialect: 'mysql' | 'sqlite'): string {
   return `
-    INSERT INTO ${DAILY_COUNTS_TABLE} (day, status, orders)
-    SELECT day, status, SUM(delta) FROM (
-      SELECT day, status, delta FROM ${COUNT_CHANGES_TABLE}
-      UNION ALL SELECT day, from_status, -1 FROM ${COUNT_MOVES_TABLE}
-      UNION ALL SELECT day, to_status, 1 FROM ${COUNT_MOVES_TABLE}
+    INSERT INTO ${DAILY_COUNTS_TABLE} (day, status, orders, ${BOUND_COLUMNS.join(', ')})
+    SELECT day, status, SUM(delta), MIN(order_id), MAX(order_id), MIN(concert_id), MAX(concert_id) FROM (
+      SELECT day, status, delta, order_id, concert_id FROM ${COUNT_CHANGES_TABLE}
+      UNION ALL SELECT day, from_status, -1, NULL, NULL FROM ${COUNT_MOVES_TABLE}
+      UNION ALL SELECT day, to_status, 1, order_id, concert_id FROM ${COUNT_MOVES_TABLE}
     ) pending WHERE true GROUP BY day, status
-    ${dialect === 'mysql' ? 'ON DUPLICATE KEY UPDATE orders = orders + VALUES(orders)' : 'ON CONFLICT (day, status) DO UPDATE SET orders = orders + excluded.orders'}`;
+    ${dialect === 'mysql' ? 'ON DUPLICATE KEY UPDATE' : 'ON CONFLICT (day, status) DO UPDATE SET'} ${addedAndWidened(dialect)}`;
 }
 
 /**

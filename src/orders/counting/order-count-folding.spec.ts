@@ -13,20 +13,30 @@ const clock: Clock = { now: () => Date.now() };
  * upsert, and the delete of the rows read. Only the fold's own statements are answered; anything else fails the test.
  */
 class CountingTables {
-  /** `order_count_changes`: a change of one (day, status). */
-  readonly changes = new Map<number, { day: string; status: string; delta: number }>();
+  /** `order_count_changes`: a change of one (day, status), and the order it adds (none where it takes one away). */
+  readonly changes = new Map<
+    number,
+    { day: string; status: string; delta: number; orderId: number | null; concertId: number | null }
+  >();
   /** `order_count_moves`: one order of a day moved from one status to another. */
-  readonly moves = new Map<number, { day: string; fromStatus: string; toStatus: string }>();
+  readonly moves = new Map<
+    number,
+    { day: string; fromStatus: string; toStatus: string; orderId: number; concertId: number }
+  >();
   /** The id each locking read of the changes started past, in order. */
   readonly readPast: number[] = [];
   readonly totals = new Map<string, number>();
+  /** Each (day, status)'s first and last id, lowest and highest concert, widened as the upsert's clause does. */
+  readonly bounds = new Map<string, number[]>();
 
-  add(id: number, status = 'PAYMENT_PENDING', delta = 1): void {
-    this.changes.set(id, { day: '2026-11-27', status, delta });
+  /** The order's id is the change's own unless given; its concert the id's hundreds. */
+  add(id: number, status = 'PAYMENT_PENDING', delta = 1, orderId: number | null = delta > 0 ? id : null): void {
+    const concertId = orderId === null ? null : Math.floor(orderId / 100);
+    this.changes.set(id, { day: '2026-11-27', status, delta, orderId, concertId });
   }
 
-  move(id: number, fromStatus: string, toStatus: string): void {
-    this.moves.set(id, { day: '2026-11-27', fromStatus, toStatus });
+  move(id: number, fromStatus: string, toStatus: string, orderId = id): void {
+    this.moves.set(id, { day: '2026-11-27', fromStatus, toStatus, orderId, concertId: Math.floor(orderId / 100) });
   }
 
   runner(): QueryRunner {
@@ -43,9 +53,18 @@ class CountingTables {
         return Promise.resolve(ids.map((id) => ({ id, ...table.get(id) })));
       }
       if (sql.startsWith('INSERT INTO order_daily_counts')) {
-        for (let at = 0; at < parameters.length; at += 3) {
+        for (let at = 0; at < parameters.length; at += 7) {
           const key = `${String(parameters[at])}|${String(parameters[at + 1])}`;
           this.totals.set(key, (this.totals.get(key) ?? 0) + Number(parameters[at + 2]));
+          const incoming = parameters.slice(at + 3, at + 7) as Array<number | null>;
+          if (incoming[0] === null) continue;
+          const [firstId, lastId, lowest, highest] = this.bounds.get(key) ?? (incoming as number[]);
+          this.bounds.set(key, [
+            Math.min(firstId, incoming[0]),
+            Math.max(lastId, Number(incoming[1])),
+            Math.min(lowest, Number(incoming[2])),
+            Math.max(highest, Number(incoming[3])),
+          ]);
         }
         return Promise.resolve([]);
       }
@@ -164,6 +183,28 @@ describe('OrderCountFolding: where each fold starts (docs/API.md §7)', () => {
     expect(Object.fromEntries(table.totals)).toEqual({
       '2026-11-27|PAYMENT_PENDING': 1,
       '2026-11-27|PAYMENT_COMPLETED': 1,
+    });
+  });
+
+  it('widens the bounds of the (day, status) an order is added or moved to, and of none it leaves (docs/adr/0014)', async () => {
+    const table = new CountingTables();
+    table.add(1, 'PAYMENT_PENDING', 1, 4_210);
+    table.add(2, 'PAYMENT_PENDING', 1, 4_390);
+    // Taken away (deleted): the bounds keep holding it, as bounds only widen.
+    table.add(3, 'PAYMENT_PENDING', -1);
+    // An order moved to another concert within its day and status: no count, bounds of its own.
+    table.add(4, 'PAYMENT_PENDING', 0, 9_020);
+    table.move(5, 'PAYMENT_PENDING', 'REFUNDED', 4_210);
+    const fold = await foldedOnce(table);
+    await fold.stop();
+
+    expect(Object.fromEntries(table.totals)).toEqual({
+      '2026-11-27|PAYMENT_PENDING': 0,
+      '2026-11-27|REFUNDED': 1,
+    });
+    expect(Object.fromEntries(table.bounds)).toEqual({
+      '2026-11-27|PAYMENT_PENDING': [4_210, 9_020, 42, 90],
+      '2026-11-27|REFUNDED': [4_210, 4_210, 42, 42],
     });
   });
 });

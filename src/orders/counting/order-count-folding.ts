@@ -8,6 +8,8 @@ import { DatabaseServers } from '../../database/database-servers';
 import { RequestDeadline } from '../../database/request-deadline';
 import { Metrics } from '../../observability/metrics';
 import {
+  addedAndWidened,
+  BOUND_COLUMNS,
   COUNT_CHANGES_TABLE,
   COUNT_MOVES_TABLE,
   DAILY_COUNTS_TABLE,
@@ -28,12 +30,24 @@ export const FOLD_SWEEP_INTERVAL_MS = 60_000;
 /** Every instance may fold; a MySQL named lock makes them take turns, so that one fold runs at a time. */
 const FOLD_LOCK = 'orders.fold_count_changes';
 
-/** What one counting row adds to a day's total of a status. */
+/** What one counting row adds to a day's total of a status, and the order whose id and concert widen its bounds. */
 interface Delta {
   day: string;
   status: string;
   delta: number;
+  order?: { id: number; concertId: number };
 }
+
+/** A (day, status)'s sum of deltas, and the bounds of the orders they bring, as a fold writes them. */
+interface Total {
+  day: string;
+  status: string;
+  delta: number;
+  bounds?: [firstId: number, lastId: number, lowestConcertId: number, highestConcertId: number];
+}
+
+const orderOf = (row: Record<string, unknown>): Delta['order'] =>
+  row.orderId == null ? undefined : { id: Number(row.orderId), concertId: Number(row.concertId) };
 
 /** A table the triggers append counting rows to, and what each of its rows adds to the totals. */
 interface CountSource {
@@ -49,15 +63,17 @@ const DAY_COLUMN = "DATE_FORMAT(day, '%Y-%m-%d') AS day";
 const SOURCES: CountSource[] = [
   {
     table: COUNT_CHANGES_TABLE,
-    columns: `${DAY_COLUMN}, status, delta`,
-    deltas: (row) => [{ day: String(row.day), status: String(row.status), delta: Number(row.delta) }],
+    columns: `${DAY_COLUMN}, status, delta, order_id AS orderId, concert_id AS concertId`,
+    deltas: (row) => [
+      { day: String(row.day), status: String(row.status), delta: Number(row.delta), order: orderOf(row) },
+    ],
   },
   {
     table: COUNT_MOVES_TABLE,
-    columns: `${DAY_COLUMN}, from_status AS fromStatus, to_status AS toStatus`,
+    columns: `${DAY_COLUMN}, from_status AS fromStatus, to_status AS toStatus, order_id AS orderId, concert_id AS concertId`,
     deltas: (row) => [
       { day: String(row.day), status: String(row.fromStatus), delta: -1 },
-      { day: String(row.day), status: String(row.toStatus), delta: 1 },
+      { day: String(row.day), status: String(row.toStatus), delta: 1, order: orderOf(row) },
     ],
   },
 ];
@@ -203,19 +219,18 @@ export class OrderCountFolding implements OnApplicationBootstrap, OnApplicationS
         [after],
       )) as Array<Record<string, unknown> & { id: number }>;
       if (rows.length > 0) {
-        const sums = new Map<string, Delta>();
-        for (const { day, status, delta } of rows.flatMap(deltas)) {
-          const key = `${day}|${status}`;
-          const sum = sums.get(key) ?? { day, status, delta: 0 };
-          sum.delta += delta;
-          sums.set(key, sum);
-        }
-        const totals = [...sums.values()].filter(({ delta }) => delta !== 0);
+        const totals = totalsOf(rows.flatMap(deltas)).filter(({ delta, bounds }) => delta !== 0 || bounds);
         if (totals.length > 0) {
           await runner.query(
-            `INSERT INTO ${DAILY_COUNTS_TABLE} (day, status, orders) VALUES ${totals.map(() => '(?, ?, ?)').join(', ')}
-             ON DUPLICATE KEY UPDATE orders = orders + VALUES(orders)`,
-            totals.flatMap(({ day, status, delta }) => [day, status, delta]),
+            `INSERT INTO ${DAILY_COUNTS_TABLE} (day, status, orders, ${BOUND_COLUMNS.join(', ')})
+             VALUES ${totals.map(() => '(?, ?, ?, ?, ?, ?, ?)').join(', ')}
+             ON DUPLICATE KEY UPDATE ${addedAndWidened('mysql')}`,
+            totals.flatMap(({ day, status, delta, bounds }) => [
+              day,
+              status,
+              delta,
+              ...(bounds ?? [null, null, null, null]),
+            ]),
           );
         }
         await runner.query(
@@ -262,4 +277,25 @@ export class OrderCountFolding implements OnApplicationBootstrap, OnApplicationS
       this.failing = true;
     }
   }
+}
+
+/** The counting rows' deltas summed per (day, status), with the bounds of the orders they bring. */
+export function totalsOf(deltas: Delta[]): Total[] {
+  const totals = new Map<string, Total>();
+  for (const { day, status, delta, order } of deltas) {
+    const key = `${day}|${status}`;
+    const total = totals.get(key) ?? { day, status, delta: 0 };
+    total.delta += delta;
+    if (order) {
+      const [firstId, lastId, lowest, highest] = total.bounds ?? [order.id, order.id, order.concertId, order.concertId];
+      total.bounds = [
+        Math.min(firstId, order.id),
+        Math.max(lastId, order.id),
+        Math.min(lowest, order.concertId),
+        Math.max(highest, order.concertId),
+      ];
+    }
+    totals.set(key, total);
+  }
+  return [...totals.values()];
 }

@@ -499,7 +499,7 @@ ORDER BY
 
 -- pending orders until March, by id
 -- an administrator; status PAYMENT_PENDING, created before 2025-04-01; sort orderId desc; page 1 of 20
--- counts answer: 40000 matching, 10000000 in the table, 2000000 in the range's days
+-- counts answer: 40000 matching, 10000000 in the table, 2000000 in the range's days, every match between 2118 and 9402771 in the sort's column, where asked
 -- plan: the embedded database chooses
 
 -- page, parameters: ["PAYMENT_PENDING","2025-04-01 00:00:00.000",20,0]
@@ -946,7 +946,7 @@ ORDER BY
 
 -- a status within a year, by concert
 -- an administrator; status PAYMENT_COMPLETED, created from 2025-01-01, created before 2026-01-01; sort concertId desc, orderId desc; page 1 of 20
--- counts answer: 4000000 matching, 10000000 in the table, 5000000 in the range's days
+-- counts answer: 4000000 matching, 10000000 in the table, 5000000 in the range's days, every match between 1 and 4980 in the sort's column, where asked
 -- plan: the embedded database chooses
 
 -- page, parameters: ["PAYMENT_COMPLETED","2025-01-01 00:00:00.000","2026-01-01 00:00:00.000",20,0]

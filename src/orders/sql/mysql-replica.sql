@@ -518,10 +518,10 @@ ORDER BY
 
 -- pending orders until March, by id
 -- an administrator; status PAYMENT_PENDING, created before 2025-04-01; sort orderId desc; page 1 of 20
--- counts answer: 40000 matching, 10000000 in the table, 2000000 in the range's days
+-- counts answer: 40000 matching, 10000000 in the table, 2000000 in the range's days, every match between 2118 and 9402771 in the sort's column, where asked
 -- plan: walk (idx_replica_orders_status_asc)
 
--- count, parameters: ["PAYMENT_PENDING","2025-04-01","PAYMENT_PENDING","PAYMENT_PENDING","PAYMENT_PENDING","2025-04-01","2025-03-31","PAYMENT_PENDING","2025-04-01"]
+-- count, parameters: ["PAYMENT_PENDING","2025-04-01","PAYMENT_PENDING",…,"2025-04-01"] (21 values)
 SELECT
   COALESCE(SUM(d.orders), 0) AS `whole`,
   (
@@ -553,6 +553,88 @@ SELECT
       )
       AND m.day < ?
   ) AS `moved`,
+  (
+    SELECT
+      CASE
+        WHEN MAX(u.unknown) = 1 THEN NULL
+        ELSE MIN(u.bound)
+      END
+    FROM
+      (
+        SELECT
+          b.first_id AS bound,
+          CASE
+            WHEN b.orders > 0
+            AND b.first_id IS NULL THEN 1
+            ELSE 0
+          END AS unknown
+        FROM
+          order_daily_counts b
+        WHERE
+          b.status = ?
+          AND b.day <= ?
+        UNION ALL
+        SELECT
+          c.order_id,
+          0
+        FROM
+          order_count_changes c
+        WHERE
+          c.order_id IS NOT NULL
+          AND c.status = ?
+          AND c.day <= ?
+        UNION ALL
+        SELECT
+          m.order_id,
+          0
+        FROM
+          order_count_moves m
+        WHERE
+          m.to_status = ?
+          AND m.day <= ?
+      ) u
+  ) AS `lowestBound`,
+  (
+    SELECT
+      CASE
+        WHEN MAX(u.unknown) = 1 THEN NULL
+        ELSE MAX(u.bound)
+      END
+    FROM
+      (
+        SELECT
+          b.last_id AS bound,
+          CASE
+            WHEN b.orders > 0
+            AND b.last_id IS NULL THEN 1
+            ELSE 0
+          END AS unknown
+        FROM
+          order_daily_counts b
+        WHERE
+          b.status = ?
+          AND b.day <= ?
+        UNION ALL
+        SELECT
+          c.order_id,
+          0
+        FROM
+          order_count_changes c
+        WHERE
+          c.order_id IS NOT NULL
+          AND c.status = ?
+          AND c.day <= ?
+        UNION ALL
+        SELECT
+          m.order_id,
+          0
+        FROM
+          order_count_moves m
+        WHERE
+          m.to_status = ?
+          AND m.day <= ?
+      ) u
+  ) AS `highestBound`,
   (
     SELECT
       MIN(`firstCreated`.`created_at`)
@@ -591,7 +673,7 @@ WHERE
   d.status = ?
   AND d.day < ?;
 
--- page, parameters: ["PAYMENT_PENDING","2025-04-01 00:00:00.000",20,0]
+-- page, parameters: ["PAYMENT_PENDING","2025-04-01 00:00:00.000",2118,9402771,20,0]
 SELECT
   `o`.`id` AS `id`,
   `o`.`user_id` AS `userId`,
@@ -617,6 +699,8 @@ FROM
     WHERE
       `i`.`status` = ?
       AND `i`.`created_at` < ?
+      AND `i`.`id` >= ?
+      AND `i`.`id` <= ?
     ORDER BY
       `i`.`id` DESC
     LIMIT
@@ -1044,10 +1128,10 @@ ORDER BY
 
 -- a status within a year, by concert
 -- an administrator; status PAYMENT_COMPLETED, created from 2025-01-01, created before 2026-01-01; sort concertId desc, orderId desc; page 1 of 20
--- counts answer: 4000000 matching, 10000000 in the table, 5000000 in the range's days
+-- counts answer: 4000000 matching, 10000000 in the table, 5000000 in the range's days, every match between 1 and 4980 in the sort's column, where asked
 -- plan: walk (idx_replica_orders_concert_desc)
 
--- count, parameters: ["PAYMENT_COMPLETED","2025-01-01","2026-01-01",…,"2026-01-01"] (13 values)
+-- count, parameters: ["PAYMENT_COMPLETED","2025-01-01","2026-01-01",…,"2026-01-01"] (31 values)
 SELECT
   COALESCE(SUM(d.orders), 0) AS `whole`,
   (
@@ -1083,6 +1167,94 @@ SELECT
   ) AS `moved`,
   (
     SELECT
+      CASE
+        WHEN MAX(u.unknown) = 1 THEN NULL
+        ELSE MIN(u.bound)
+      END
+    FROM
+      (
+        SELECT
+          b.lowest_concert_id AS bound,
+          CASE
+            WHEN b.orders > 0
+            AND b.lowest_concert_id IS NULL THEN 1
+            ELSE 0
+          END AS unknown
+        FROM
+          order_daily_counts b
+        WHERE
+          b.status = ?
+          AND b.day >= ?
+          AND b.day <= ?
+        UNION ALL
+        SELECT
+          c.concert_id,
+          0
+        FROM
+          order_count_changes c
+        WHERE
+          c.concert_id IS NOT NULL
+          AND c.status = ?
+          AND c.day >= ?
+          AND c.day <= ?
+        UNION ALL
+        SELECT
+          m.concert_id,
+          0
+        FROM
+          order_count_moves m
+        WHERE
+          m.to_status = ?
+          AND m.day >= ?
+          AND m.day <= ?
+      ) u
+  ) AS `lowestBound`,
+  (
+    SELECT
+      CASE
+        WHEN MAX(u.unknown) = 1 THEN NULL
+        ELSE MAX(u.bound)
+      END
+    FROM
+      (
+        SELECT
+          b.highest_concert_id AS bound,
+          CASE
+            WHEN b.orders > 0
+            AND b.highest_concert_id IS NULL THEN 1
+            ELSE 0
+          END AS unknown
+        FROM
+          order_daily_counts b
+        WHERE
+          b.status = ?
+          AND b.day >= ?
+          AND b.day <= ?
+        UNION ALL
+        SELECT
+          c.concert_id,
+          0
+        FROM
+          order_count_changes c
+        WHERE
+          c.concert_id IS NOT NULL
+          AND c.status = ?
+          AND c.day >= ?
+          AND c.day <= ?
+        UNION ALL
+        SELECT
+          m.concert_id,
+          0
+        FROM
+          order_count_moves m
+        WHERE
+          m.to_status = ?
+          AND m.day >= ?
+          AND m.day <= ?
+      ) u
+  ) AS `highestBound`,
+  (
+    SELECT
       COALESCE(SUM(r.orders), 0)
     FROM
       `order_daily_counts` `r`
@@ -1109,7 +1281,7 @@ WHERE
   AND d.day >= ?
   AND d.day < ?;
 
--- page, parameters: ["PAYMENT_COMPLETED","2025-01-01 00:00:00.000","2026-01-01 00:00:00.000",20,0]
+-- page, parameters: ["PAYMENT_COMPLETED","2025-01-01 00:00:00.000","2026-01-01 00:00:00.000",1,4980,20,0]
 SELECT
   `o`.`id` AS `id`,
   `o`.`user_id` AS `userId`,
@@ -1136,6 +1308,8 @@ FROM
       `i`.`status` = ?
       AND `i`.`created_at` >= ?
       AND `i`.`created_at` < ?
+      AND `i`.`concert_id` >= ?
+      AND `i`.`concert_id` <= ?
     ORDER BY
       `i`.`concert_id` DESC,
       `i`.`id` DESC

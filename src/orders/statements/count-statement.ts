@@ -2,7 +2,7 @@ import type { DataSource, ObjectLiteral, SelectQueryBuilder } from 'typeorm';
 import { storedDateTimeToEpochMs } from '../../common/time/local-time';
 import type { QueryShapes, QueryValues } from '../../database/query-shapes';
 import { COUNT_CHANGES_TABLE, COUNT_MOVES_TABLE, DAILY_COUNTS_TABLE } from '../counting/daily-counts';
-import type { OrderFilters } from '../model';
+import type { OrderFilters, RangeBounds } from '../model';
 import { Order } from '../order.entity';
 import type { MatchSizes } from '../read-plan';
 import { conditionsOf, matching, presentIn, valuesOf, type Condition } from './statement-parts';
@@ -16,6 +16,13 @@ const NEWER_THAN_WALK_COLUMN = 'newerThanWalk';
 const RANGE_COLUMN = 'rangeOrders';
 /** The columns of a count statement that hold when the oldest and newest orders were placed, for a month merge. */
 const SPAN_COLUMNS = { first: 'firstCreated', last: 'lastCreated' } as const;
+/** The columns of a count statement that hold where every match lies in a column, for the planner. */
+const BOUND_COLUMNS = { lowest: 'lowestBound', highest: 'highestBound' } as const;
+/** Each bounded field: the totals' columns of its bounds, and the counting rows' column it widens them by. */
+const BOUNDED = {
+  orderId: { lowest: 'first_id', highest: 'last_id', counted: 'order_id' },
+  concertId: { lowest: 'lowest_concert_id', highest: 'highest_concert_id', counted: 'concert_id' },
+} as const;
 
 export interface CountOptions {
   /** Also sum the whole table, for the planner. */
@@ -26,10 +33,12 @@ export interface CountOptions {
   withSpan?: boolean;
   /** Count only the orders a walk with this bound includes. */
   walkBound?: number;
+  /** Also read where every match lies in this column (a closed date range, no member or concert: the totals'). */
+  bounds?: RangeBounds['field'];
 }
 
-const countKey = ({ withTable, withRange, withSpan, walkBound }: CountOptions): string =>
-  `${withTable ? '|table' : ''}${withRange ? '|range' : ''}${withSpan ? '|span' : ''}${walkBound === undefined ? '' : '|walk'}`;
+const countKey = ({ withTable, withRange, withSpan, walkBound, bounds }: CountOptions): string =>
+  `${withTable ? '|table' : ''}${withRange ? '|range' : ''}${withSpan ? '|span' : ''}${walkBound === undefined ? '' : '|walk'}${bounds ? `|${bounds}` : ''}`;
 const toDay = (epochMs: number): string => new Date(epochMs).toISOString().slice(0, 10);
 
 /**
@@ -73,11 +82,13 @@ export class CountStatements {
     );
     const newer = this.newerThanWalk(filters, options.walkBound);
     const days = this.rangeDays(filters, options);
+    const touched = options.bounds ? this.touchedDays(filters) : [];
     const values = Object.assign(
       valuesOf(whole),
       ...edges.map((part) => valuesOf(part.conditions)),
       valuesOf(newer),
       valuesOf(days),
+      valuesOf(touched),
     ) as QueryValues;
     const key = `daily|${presentIn(whole)}|${edges.map((part) => `${part.name}:${presentIn(part.conditions)}`).join('|')}${countKey(options)}`;
     return this.shapes.statement(key, values, () => {
@@ -108,6 +119,7 @@ export class CountStatements {
         const rows = matching(this.dataSource, part.conditions, part.name).select('COUNT(*)');
         wholeDays.addSelect(`(${rows.getQuery()})`, part.name).setParameters(rows.getParameters());
       }
+      if (options.bounds) this.withBounds(wholeDays, options.bounds, touched);
       return this.withCountOptions(wholeDays, options, newer, days);
     });
   }
@@ -154,6 +166,51 @@ export class CountStatements {
     return days;
   }
 
+  /**
+   * Every day the date range touches, its edges whole, and the status: the (day, status)s whose bounds hold every
+   * match, and the counting rows not folded into them yet.
+   */
+  private touchedDays(filters: OrderFilters): Condition[] {
+    const touched: Condition[] = [];
+    if (filters.status !== undefined)
+      touched.push({ sql: 'status = :boundsStatus', name: 'boundsStatus', value: filters.status });
+    if (filters.createdFrom !== undefined)
+      touched.push({ sql: 'day >= :boundsFirstDay', name: 'boundsFirstDay', value: toDay(filters.createdFrom) });
+    if (filters.createdBefore !== undefined)
+      touched.push({ sql: 'day <= :boundsLastDay', name: 'boundsLastDay', value: toDay(filters.createdBefore - 1) });
+    return touched;
+  }
+
+  /**
+   * docs/adr/0014: the lowest and highest value of `field` among the matches' (day, status)s: the totals' bounds,
+   * widened by the counting rows not folded yet (a move by the status it reached). None where a (day, status) holding
+   * orders has no bounds (folded before they were kept), which then bounds nothing.
+   */
+  private withBounds<T extends ObjectLiteral>(
+    query: SelectQueryBuilder<T>,
+    field: RangeBounds['field'],
+    touched: Condition[],
+  ): void {
+    const { lowest, highest, counted } = BOUNDED[field];
+    const where = (alias: string, statusColumn = 'status') =>
+      touched.map(({ sql }) => `${alias}.${sql.replace(/^status /, `${statusColumn} `)}`).join(' AND ') || 'true';
+    for (const [aggregate, column, name] of [
+      ['MIN', lowest, BOUND_COLUMNS.lowest],
+      ['MAX', highest, BOUND_COLUMNS.highest],
+    ] as const) {
+      const sources = [
+        `SELECT b.${column} AS bound, CASE WHEN b.orders > 0 AND b.${column} IS NULL THEN 1 ELSE 0 END AS unknown FROM ${DAILY_COUNTS_TABLE} b WHERE ${where('b')}`,
+        `SELECT c.${counted}, 0 FROM ${COUNT_CHANGES_TABLE} c WHERE c.${counted} IS NOT NULL AND ${where('c')}`,
+        `SELECT m.${counted}, 0 FROM ${COUNT_MOVES_TABLE} m WHERE ${where('m', 'to_status')}`,
+      ];
+      query.addSelect(
+        `(SELECT CASE WHEN MAX(u.unknown) = 1 THEN NULL ELSE ${aggregate}(u.bound) END FROM (${sources.join(' UNION ALL ')}) u)`,
+        name,
+      );
+    }
+    query.setParameters(valuesOf(touched));
+  }
+
   private withCountOptions<T extends ObjectLiteral>(
     query: SelectQueryBuilder<T>,
     { withTable, withSpan }: CountOptions,
@@ -194,9 +251,25 @@ export class CountStatements {
 }
 
 /** The sizes a count statement's row holds: the matches, and the table's, the range's and the span where asked. */
-export function sizesOf(row: Record<string, number | string | Date | null> | undefined): MatchSizes {
+export function sizesOf(
+  row: Record<string, number | string | Date | null> | undefined,
+  boundsOf?: RangeBounds['field'],
+): MatchSizes {
   const sizes: MatchSizes = { matching: 0 };
-  const { [SPAN_COLUMNS.first]: first, [SPAN_COLUMNS.last]: last, ...counts } = row ?? {};
+  const {
+    [SPAN_COLUMNS.first]: first,
+    [SPAN_COLUMNS.last]: last,
+    [BOUND_COLUMNS.lowest]: lowest,
+    [BOUND_COLUMNS.highest]: highest,
+    ...counts
+  } = row ?? {};
+  if (boundsOf) {
+    sizes.bounds = {
+      field: boundsOf,
+      ...(lowest != null && { lowest: Number(lowest) }),
+      ...(highest != null && { highest: Number(highest) }),
+    };
+  }
   // An empty table has no span: every order placed since is then in the range's open part.
   if (first != null && last != null) {
     sizes.span = {

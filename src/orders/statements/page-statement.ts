@@ -7,6 +7,7 @@ import type { ReadPlan } from '../read-plan';
 import { REPLICA_COLUMN } from '../replica-indexes';
 import {
   conditionsOf,
+  type Condition,
   matching,
   presentIn,
   reversed,
@@ -15,7 +16,7 @@ import {
   valuesOf,
   walkConditions,
 } from './statement-parts';
-import type { OrderFilters, Seek, SortKey } from '../model';
+import type { OrderFilters, RangeBounds, Seek, SortKey } from '../model';
 
 /** A page to read: by offset, or, with `seek`, from a boundary key within a walk's bound (offset then unused). */
 export interface PageRequest {
@@ -54,11 +55,13 @@ export class PageStatements {
    * ORDER BY puts them back. Without one, each row also carries the walk bound
    * a link from this page starts with, read in the same snapshot.
    */
-  statement(request: PageRequest, read: ReadPlan | undefined): [string, unknown[]] {
+  statement(request: PageRequest, read: ReadPlan | undefined, bounds?: RangeBounds): [string, unknown[]] {
     const { sort, limit, seek } = request;
     const offset = seek ? 0 : request.offset;
     const indexes = read?.indexes;
-    const ids = read?.branches ? this.mergedIds(request, read.branches, indexes ?? []) : this.pageIds(request, indexes);
+    const ids = read?.branches
+      ? this.mergedIds(request, read.branches, indexes ?? [])
+      : this.pageIds(request, indexes, bounds);
     const values = { ...ids.values, pageLimit: limit, pageOffset: offset };
     const key = `page|${ids.key}|${sort.map(({ field, direction }) => `${field} ${direction}`).join(',')}|${indexes?.join(',') ?? ''}|${seek?.direction ?? ''}`;
     return this.shapes.statement(key, values, () => {
@@ -84,8 +87,12 @@ export class PageStatements {
     });
   }
 
-  private pageIds({ filters, sort, seek }: PageRequest, indexes: readonly string[] | undefined): PageIds {
-    const conditions = conditionsOf(filters, 'i');
+  private pageIds(
+    { filters, sort, seek }: PageRequest,
+    indexes: readonly string[] | undefined,
+    bounds: RangeBounds | undefined,
+  ): PageIds {
+    const conditions = [...conditionsOf(filters, 'i'), ...boundConditions(bounds, 'i')];
     const walk = seek && walkConditions(sort, seek, 'i');
     return {
       key: presentIn(conditions),
@@ -172,4 +179,23 @@ export class PageStatements {
       },
     };
   }
+}
+
+/**
+ * docs/adr/0014: where every match lies in the sort's column, as conditions the walked index reads as its range's
+ * ends. They leave the matches as they are, and spare the walk every order past them (a sale's, newer than the range).
+ */
+function boundConditions(bounds: RangeBounds | undefined, alias: string): Condition[] {
+  if (!bounds) return [];
+  const column = `${alias}.${bounds.field === 'orderId' ? 'id' : 'concertId'}`;
+  const conditions: Condition[] = [];
+  if (bounds.lowest !== undefined)
+    conditions.push({ sql: `${column} >= :lowestBound_${alias}`, name: `lowestBound_${alias}`, value: bounds.lowest });
+  if (bounds.highest !== undefined)
+    conditions.push({
+      sql: `${column} <= :highestBound_${alias}`,
+      name: `highestBound_${alias}`,
+      value: bounds.highest,
+    });
+  return conditions;
 }

@@ -3,6 +3,7 @@ import { DataSource, type DataSourceOptions, type QueryRunner } from 'typeorm';
 import { Role, type Caller } from '../../../src/auth/role';
 import { ProblemException } from '../../../src/common/problem/problem-details';
 import { LocalTimeFormatter } from '../../../src/common/time/local-time';
+import type { WallClock } from '../../../src/common/time/clock';
 import type { DatabaseConfig } from '../../../src/config/database.config';
 import {
   NoCapableServerException,
@@ -56,6 +57,8 @@ interface ListingRequest {
   exported?: boolean;
   /** What the count statements answer; the planner chooses among size-dependent plans by them. */
   sizes: Required<Pick<MatchSizes, 'matching' | 'table' | 'range'>>;
+  /** Where the counts answer that every match lies in the sort's column, where the repository asks (a closed range). */
+  bounds?: [lowest: number, highest: number];
 }
 
 const utc = (year: number, month: number, day = 1) => Date.UTC(year, month - 1, day);
@@ -63,6 +66,8 @@ const TABLE = 10_000_000;
 /** The seeded data's span of creation time (docs/BENCHMARKS.md): the open side of a range ends there. */
 const FIRST_CREATED = '2024-11-01 00:00:00.000';
 const LAST_CREATED = '2026-10-31 23:59:59.000';
+/** The day the catalogue is sent on: the ranges that end before it are closed (docs/adr/0014). */
+const TODAY: WallClock = { now: () => Date.UTC(2026, 10, 28) };
 
 /**
  * The catalogue: each way the repository builds a statement, and each plan the planner chooses on a server that
@@ -119,6 +124,7 @@ const REQUESTS: ListingRequest[] = [
     filters: { status: 'PAYMENT_PENDING', createdBefore: utc(2025, 4) },
     sort: ['orderId,desc'],
     sizes: { matching: 40_000, table: TABLE, range: 2_000_000 },
+    bounds: [2_118, 9_402_771],
   },
   {
     title: 'a month, newest first',
@@ -153,6 +159,7 @@ const REQUESTS: ListingRequest[] = [
     filters: { status: 'PAYMENT_COMPLETED', createdFrom: utc(2025, 1), createdBefore: utc(2026, 1) },
     sort: ['concertId,desc'],
     sizes: { matching: 4_000_000, table: TABLE, range: 5_000_000 },
+    bounds: [1, 4_980],
   },
   {
     title: 'a quarter by update time, newest first, from the middle of a month',
@@ -337,6 +344,8 @@ async function sendRequest(server: Server, request: ListingRequest): Promise<{ s
             rangeOrders: range,
             firstCreated: FIRST_CREATED,
             lastCreated: LAST_CREATED,
+            lowestBound: request.bounds?.[0] ?? null,
+            highestBound: request.bounds?.[1] ?? null,
           },
         ]);
       }
@@ -367,10 +376,15 @@ async function sendRequest(server: Server, request: ListingRequest): Promise<{ s
     },
   } as unknown as ObservedStatements;
   const service = new OrdersService(
-    new OrdersRepository(server.dataSource, statements, {
-      type: server.planner ? 'mysql' : 'sqlite',
-      fullSortMaxOrders: FULL_SORT_MAX_ORDERS,
-    } as DatabaseConfig),
+    new OrdersRepository(
+      server.dataSource,
+      statements,
+      {
+        type: server.planner ? 'mysql' : 'sqlite',
+        fullSortMaxOrders: FULL_SORT_MAX_ORDERS,
+      } as DatabaseConfig,
+      TODAY,
+    ),
     new LocalTimeFormatter('UTC'),
     reads,
   );
@@ -483,7 +497,7 @@ export async function listingSql(kind: ServerKind): Promise<string> {
     const lines = [
       `-- ${request.title}`,
       `-- ${describeRequest(request, sort.ok ? sort.keys : [])}`,
-      `-- counts answer: ${request.sizes.matching} matching, ${request.sizes.table} in the table, ${request.sizes.range} in the range's days`,
+      `-- counts answer: ${request.sizes.matching} matching, ${request.sizes.table} in the table, ${request.sizes.range} in the range's days${request.bounds ? `, every match between ${request.bounds[0]} and ${request.bounds[1]} in the sort's column, where asked` : ''}`,
       outcome.startsWith('refused') ? `-- ${outcome}` : `-- plan: ${outcome}`,
     ];
     for (const { kind: statementKind, sql, parameters } of sent) {
