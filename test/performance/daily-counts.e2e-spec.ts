@@ -231,6 +231,26 @@ describe('exact totals under a sale’s concurrent writes on MariaDB', () => {
     }
   });
 
+  it('refuses the fold of an earlier version, which would leave the bounds narrower than their orders (docs/adr/0014)', async () => {
+    await context.app.get(OrderCountFolding).foldPending();
+    const [{ day, status }] = await context.dataSource.query<Array<{ day: string; status: string }>>(
+      `SELECT DATE_FORMAT(day, '%Y-%m-%d') AS day, status FROM order_daily_counts WHERE orders > 0 LIMIT 1`,
+    );
+    // The upsert 2.6 folds with: the count alone, for a row there is and for one there is not.
+    const earlierFold = (foldedDay: string) =>
+      context.dataSource.query(
+        `INSERT INTO order_daily_counts (day, status, orders) VALUES (?, ?, 1)
+         ON DUPLICATE KEY UPDATE orders = orders + VALUES(orders)`,
+        [foldedDay, status],
+      );
+    await expect(earlierFold(day)).rejects.toThrow(/does not widen the order bounds/);
+    await expect(earlierFold('2019-01-01')).rejects.toThrow(/does not widen the order bounds/);
+    const [{ inserted }] = await context.dataSource.query<Array<{ inserted: number }>>(
+      `SELECT COUNT(*) AS inserted FROM order_daily_counts WHERE day = '2019-01-01'`,
+    );
+    expect(Number(inserted)).toBe(0);
+  });
+
   it('folds every change into the per-day totals, which then equal GROUP BY over orders', async () => {
     // This instance's own background fold may hold the turn at this moment; then it is the one that folds.
     await waitFor('every change folded', async () => {

@@ -14,12 +14,36 @@ import { replaceMysqlTriggers, replaceSqliteTriggers } from './trigger-replaceme
  * totals' bounds with them. A concert or id changed within the same day and status appends a row of its own, of
  * delta 0.
  *
- * On a live database: the columns are added in place (instant, no copy), the triggers replaced in one step, then the
- * bounds of the orders already there are read (a consistent read, no lock on `orders`) and written into the totals.
- * Every order is covered: those written before the replacement by that read, which starts after it (the replacement
- * waits for every open write on `orders`), and those after by their counting rows.
+ * An instance of an earlier version folds without widening the bounds, and would leave them narrower than their
+ * orders. So the totals refuse, from this migration on, a fold that does not widen: each fold adds one to `widened`,
+ * and a guard trigger rejects a change of `orders` that leaves it as it was (an earlier version's fold then fails and
+ * is logged; counts stay exact, since reads sum what is not folded, and the upgraded instances fold).
+ *
+ * On a live database: the columns are added in place (instant, no copy), the guard put on the totals, the count
+ * triggers replaced in one step, then the bounds of the orders already there are read (a consistent read, no lock on
+ * `orders`) and written into the totals. Every order is covered: those written before the replacement by that read,
+ * which starts after it (the replacement waits for every open write on `orders`), and those after by their counting
+ * rows, which no earlier version's fold can take away once the guard is on.
  */
 const BOUND_COLUMNS = ['first_id', 'last_id', 'lowest_concert_id', 'highest_concert_id'];
+
+const GUARD_MESSAGE = 'a fold that does not widen the order bounds (an earlier version): docs/adr/0014';
+const MYSQL_GUARDS: Record<string, string> = {
+  order_daily_counts_widened_insert: `BEFORE INSERT ON order_daily_counts FOR EACH ROW
+    IF NEW.orders <> 0 AND NEW.widened = 0 THEN
+      SIGNAL SQLSTATE '45000' SET MESSAGE_TEXT = '${GUARD_MESSAGE}';
+    END IF`,
+  order_daily_counts_widened_update: `BEFORE UPDATE ON order_daily_counts FOR EACH ROW
+    IF NEW.orders <> OLD.orders AND NEW.widened = OLD.widened THEN
+      SIGNAL SQLSTATE '45000' SET MESSAGE_TEXT = '${GUARD_MESSAGE}';
+    END IF`,
+};
+const SQLITE_GUARDS: Record<string, string> = {
+  order_daily_counts_widened_insert: `BEFORE INSERT ON order_daily_counts
+    WHEN NEW.orders <> 0 AND NEW.widened = 0 BEGIN SELECT RAISE(ABORT, '${GUARD_MESSAGE}'); END`,
+  order_daily_counts_widened_update: `BEFORE UPDATE ON order_daily_counts
+    WHEN NEW.orders <> OLD.orders AND NEW.widened = OLD.widened BEGIN SELECT RAISE(ABORT, '${GUARD_MESSAGE}'); END`,
+};
 
 const MYSQL_TRIGGER_BODIES: Record<string, string> = {
   orders_count_insert: `AFTER INSERT ON orders FOR EACH ROW
@@ -103,8 +127,11 @@ export class IdsAndConcertsPerDay1764288000000 implements MigrationInterface {
       // As in CountChangesOffTheWritePath: give up rather than queue every writer behind a long transaction's lock.
       await queryRunner.query('SET SESSION lock_wait_timeout = 10');
       await queryRunner.query(
-        `ALTER TABLE order_daily_counts ${BOUND_COLUMNS.map((column) => `ADD COLUMN ${column} BIGINT UNSIGNED NULL`).join(', ')}, ALGORITHM=INSTANT`,
+        `ALTER TABLE order_daily_counts ${BOUND_COLUMNS.map((column) => `ADD COLUMN ${column} BIGINT UNSIGNED NULL`).join(', ')},
+         ADD COLUMN widened BIGINT UNSIGNED NOT NULL DEFAULT 0, ALGORITHM=INSTANT`,
       );
+      for (const [name, body] of Object.entries(MYSQL_GUARDS))
+        await queryRunner.query(`CREATE TRIGGER ${name} ${body}`);
       for (const table of WRITTEN_TABLES) {
         await queryRunner.query(
           `ALTER TABLE ${table} ADD COLUMN order_id BIGINT UNSIGNED NULL, ADD COLUMN concert_id BIGINT UNSIGNED NULL, ALGORITHM=INSTANT`,
@@ -114,6 +141,9 @@ export class IdsAndConcertsPerDay1764288000000 implements MigrationInterface {
     } else {
       for (const column of BOUND_COLUMNS)
         await queryRunner.query(`ALTER TABLE order_daily_counts ADD COLUMN ${column} BIGINT NULL`);
+      await queryRunner.query('ALTER TABLE order_daily_counts ADD COLUMN widened BIGINT NOT NULL DEFAULT 0');
+      for (const [name, body] of Object.entries(SQLITE_GUARDS))
+        await queryRunner.query(`CREATE TRIGGER ${name} ${body}`);
       for (const table of WRITTEN_TABLES) {
         await queryRunner.query(`ALTER TABLE ${table} ADD COLUMN order_id BIGINT NULL`);
         await queryRunner.query(`ALTER TABLE ${table} ADD COLUMN concert_id BIGINT NULL`);
@@ -125,6 +155,7 @@ export class IdsAndConcertsPerDay1764288000000 implements MigrationInterface {
 
   async down(queryRunner: QueryRunner): Promise<void> {
     const mysql = queryRunner.connection.options.type === 'mysql';
+    for (const name of Object.keys(MYSQL_GUARDS)) await queryRunner.query(`DROP TRIGGER ${name}`);
     if (mysql) {
       await replaceMysqlTriggers(
         queryRunner,
@@ -134,7 +165,7 @@ export class IdsAndConcertsPerDay1764288000000 implements MigrationInterface {
       for (const table of WRITTEN_TABLES)
         await queryRunner.query(`ALTER TABLE ${table} DROP COLUMN order_id, DROP COLUMN concert_id`);
       await queryRunner.query(
-        `ALTER TABLE order_daily_counts ${BOUND_COLUMNS.map((column) => `DROP COLUMN ${column}`).join(', ')}`,
+        `ALTER TABLE order_daily_counts ${[...BOUND_COLUMNS, 'widened'].map((column) => `DROP COLUMN ${column}`).join(', ')}`,
       );
       return;
     }
@@ -146,6 +177,7 @@ export class IdsAndConcertsPerDay1764288000000 implements MigrationInterface {
       await queryRunner.query(`ALTER TABLE ${table} DROP COLUMN order_id`);
       await queryRunner.query(`ALTER TABLE ${table} DROP COLUMN concert_id`);
     }
-    for (const column of BOUND_COLUMNS) await queryRunner.query(`ALTER TABLE order_daily_counts DROP COLUMN ${column}`);
+    for (const column of [...BOUND_COLUMNS, 'widened'])
+      await queryRunner.query(`ALTER TABLE order_daily_counts DROP COLUMN ${column}`);
   }
 }

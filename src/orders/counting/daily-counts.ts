@@ -34,7 +34,8 @@ const WIDENS_BY = {
 
 /**
  * An upsert's assignments that add a row's count to the totals and widen their bounds by its own. A row without
- * bounds (changes that only take orders away) leaves them as they are.
+ * bounds (changes that only take orders away) leaves them as they are. `widened` tells the totals' guard that this
+ * fold keeps the bounds, which a fold of an earlier version does not (migration IdsAndConcertsPerDay).
  */
 export function addedAndWidened(dialect: 'mysql' | 'sqlite'): string {
   const incoming = (column: string) => (dialect === 'mysql' ? `VALUES(${column})` : `excluded.${column}`);
@@ -43,7 +44,7 @@ export function addedAndWidened(dialect: 'mysql' | 'sqlite'): string {
     const fn = dialect === 'mysql' ? WIDENS_BY[column] : WIDENS_BY[column] === 'LEAST' ? 'min' : 'max';
     return `${column} = COALESCE(${fn}(${column}, ${incoming(column)}), ${column}, ${incoming(column)})`;
   };
-  return [`orders = orders + ${incoming('orders')}`, ...BOUND_COLUMNS.map(widen)].join(', ');
+  return [`orders = orders + ${incoming('orders')}`, ...BOUND_COLUMNS.map(widen), 'widened = widened + 1'].join(', ');
 }
 
 /**
@@ -52,8 +53,8 @@ export function addedAndWidened(dialect: 'mysql' | 'sqlite'): string {
  */
 export function foldEverything(dialect: 'mysql' | 'sqlite'): string {
   return `
-    INSERT INTO ${DAILY_COUNTS_TABLE} (day, status, orders, ${BOUND_COLUMNS.join(', ')})
-    SELECT day, status, SUM(delta), MIN(order_id), MAX(order_id), MIN(concert_id), MAX(concert_id) FROM (
+    INSERT INTO ${DAILY_COUNTS_TABLE} (day, status, orders, ${BOUND_COLUMNS.join(', ')}, widened)
+    SELECT day, status, SUM(delta), MIN(order_id), MAX(order_id), MIN(concert_id), MAX(concert_id), 1 FROM (
       SELECT day, status, delta, order_id, concert_id FROM ${COUNT_CHANGES_TABLE}
       UNION ALL SELECT day, from_status, -1, NULL, NULL FROM ${COUNT_MOVES_TABLE}
       UNION ALL SELECT day, to_status, 1, order_id, concert_id FROM ${COUNT_MOVES_TABLE}

@@ -222,8 +222,8 @@ export class OrderCountFolding implements OnApplicationBootstrap, OnApplicationS
         const totals = totalsOf(rows.flatMap(deltas)).filter(({ delta, bounds }) => delta !== 0 || bounds);
         if (totals.length > 0) {
           await runner.query(
-            `INSERT INTO ${DAILY_COUNTS_TABLE} (day, status, orders, ${BOUND_COLUMNS.join(', ')})
-             VALUES ${totals.map(() => '(?, ?, ?, ?, ?, ?, ?)').join(', ')}
+            `INSERT INTO ${DAILY_COUNTS_TABLE} (day, status, orders, ${BOUND_COLUMNS.join(', ')}, widened)
+             VALUES ${totals.map(() => '(?, ?, ?, ?, ?, ?, ?, 1)').join(', ')}
              ON DUPLICATE KEY UPDATE ${addedAndWidened('mysql')}`,
             totals.flatMap(({ day, status, delta, bounds }) => [
               day,
