@@ -9,20 +9,16 @@ import type { ReadSession, ServerCapability } from '../database/read-router';
 import type { ServerCatalog } from '../database/server-catalog';
 import { ObservedStatements, type ListingStatement } from '../observability/observed-statements';
 import { Order } from './order.entity';
-import { effectiveOrder, fixedColumns, type OrderColumn, type OrdersIndex } from './index-fit';
+import type { OrderColumn, OrdersIndex } from './index-fit';
 import { ReadPlanner, type MatchSizes, type ReadPlan } from './read-plan';
 import { REPLICA_INDEXES } from './replica-indexes';
 import { CountStatements, sizesOf, type CountOptions } from './statements/count-statement';
 import { PageStatements, type PageRequest } from './statements/page-statement';
 import { SeatStatements, type SeatRow } from './statements/seat-statement';
-import type { OrderFilters, OrderRow, RangeBounds, SortKey } from './model';
+import type { OrderFilters, OrderRow, SortKey } from './model';
+import { boundedColumnOf } from './range-bounds';
 
 const ORDERS_TABLE = 'orders';
-/**
- * How long ago a date range must have ended for its days to count as closed: orders are placed at the time they are
- * written, so none is placed into a closed day, and the hour leaves room for the writers' clocks (docs/adr/0014).
- */
-const CLOSED_AFTER_MS = 3_600_000;
 
 /**
  * docs/API.md §14: how a page is read on the session's server, planned from what is known of it. `plan` is the one
@@ -140,8 +136,6 @@ export class OrdersRepository {
     const { catalog } = session;
     const planner = this.plannerFor(catalog);
     if (!planner) return { kind: 'ready', sizes };
-    // Where the counts know where every match lies in the sort's column, the walk starts there (docs/adr/0014).
-    if (!sizes && this.boundsFor(filters, sort)) return { kind: 'counts-first' };
     const most = this.mostReadWhole(catalog);
     const read = planner.plan(filters, sort, (seek ? 0 : offset) + limit, sizes, most);
     if (!read) return { kind: 'counts-first' };
@@ -178,22 +172,6 @@ export class OrdersRepository {
   }
 
   /**
-   * docs/adr/0014: the column whose bounds a walk of this shape starts and stops at, where the counts hold them: a
-   * closed date range (orders are placed into today, so no new one falls in it) without a member or concert (whose
-   * orders are counted from their own index), sorted first by id or by concert. A walk in that order otherwise passes
-   * every newer order, a sale's among them, before its first match.
-   */
-  private boundsFor(filters: OrderFilters, sort: readonly SortKey[]): RangeBounds['field'] | undefined {
-    const closed =
-      filters.createdBefore !== undefined && filters.createdBefore <= this.calendar.now() - CLOSED_AFTER_MS;
-    if (!closed || filters.userId !== undefined || filters.concertId !== undefined) return undefined;
-    const [first] = effectiveOrder(sort, fixedColumns(filters));
-    if (first?.column === 'id') return 'orderId';
-    if (first?.column === 'concertId') return 'concertId';
-    return undefined;
-  }
-
-  /**
    * Exact. Filtered by member or concert, a COUNT(*) over that index range is
    * small. Otherwise it sums the per-day totals (a few thousand rows instead
    * of a million) and the changes the triggers appended that are not folded
@@ -206,7 +184,11 @@ export class OrdersRepository {
     return (await this.readSizes(filters, { withTable: false, walkBound }, session)).matching;
   }
 
-  /** The counts a plan weighs, for a request on the session's server (`plan` says when it wants them). */
+  /**
+   * The counts a plan weighs, for a request on the session's server (`plan` says when it wants them), and where a
+   * closed range's matches lie in the sort's column (docs/adr/0014). Every plan of such a shape wants its counts: a
+   * date range is held in order by no index that a sort by id or by concert walks.
+   */
   async sizes(
     { filters, sort }: Pick<PageRequest, 'filters' | 'sort'>,
     session: ReadSession,
@@ -214,7 +196,7 @@ export class OrdersRepository {
   ): Promise<MatchSizes> {
     const planner = this.plannerFor(session.catalog);
     const wanted = planner?.sizesWanted(filters) ?? { table: false, range: false, span: false };
-    const bounds = planner && this.boundsFor(filters, sort);
+    const bounds = planner && boundedColumnOf(filters, sort, this.calendar.now());
     return this.readSizes(
       filters,
       { withTable: wanted.table, withRange: wanted.range, withSpan: wanted.span, walkBound, bounds },
