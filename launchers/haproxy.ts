@@ -33,21 +33,31 @@ export async function startHaproxy(instances: [string, string]): Promise<Haproxy
     stdio: 'ignore',
   });
   killOnExit(child);
-  const serverStates = async (): Promise<Record<string, string>> => {
+  /** Each server's state and its last health check's result (`L7OK` once one passed), from the stats' CSV. */
+  const servers = async (): Promise<Array<{ name: string; state: string; check: string }>> => {
     const csv = await (await fetch(`http://127.0.0.1:${statsPort}/stats;csv`)).text();
-    const states: Record<string, string> = {};
-    for (const line of csv.split('\n')) {
-      const fields = line.split(',');
-      if (fields[0] === 'orders_instances' && fields[1] !== 'BACKEND') states[fields[1]] = fields[17];
-    }
-    return states;
+    return csv
+      .split('\n')
+      .map((line) => line.split(','))
+      .filter((fields) => fields[0] === 'orders_instances' && fields[1] !== 'BACKEND')
+      .map((fields) => ({ name: fields[1], state: fields[17], check: fields[36] }));
   };
+  const serverStates = async (): Promise<Record<string, string>> =>
+    Object.fromEntries((await servers()).map(({ name, state }) => [name, state]));
   await waitFor('HAProxy to listen', () =>
     serverStates().then(
       () => true,
       () => false,
     ),
   );
+  // Until its checks have passed, HAProxy may take an instance out and answer 503 itself: a caller starts with both
+  // checked and in service, as after any start of a balancer in front of running instances.
+  await waitFor('HAProxy to have checked both instances and put them in service', async () => {
+    const checked = await servers();
+    return (
+      checked.length === instances.length && checked.every(({ state, check }) => state === 'UP' && check === 'L7OK')
+    );
+  });
   return {
     baseUrl: `http://127.0.0.1:${port}`,
     serverStates,
