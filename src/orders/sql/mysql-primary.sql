@@ -364,7 +364,7 @@ ORDER BY
 -- counts answer: 40000 matching, 10000000 in the table, 2000000 in the range's days, every match between 2118 and 9402771 in the sort's column, where asked
 -- plan: walk (PRIMARY)
 
--- count, parameters: ["PAYMENT_PENDING","2025-04-01","PAYMENT_PENDING",…,"2025-04-01"] (21 values)
+-- count, parameters: ["PAYMENT_PENDING","2025-04-01","PAYMENT_PENDING",…,"2025-04-01"] (15 values)
 SELECT
   COALESCE(SUM(d.orders), 0) AS `whole`,
   (
@@ -396,88 +396,8 @@ SELECT
       )
       AND m.day < ?
   ) AS `moved`,
-  (
-    SELECT
-      CASE
-        WHEN MAX(u.unknown) = 1 THEN NULL
-        ELSE MIN(u.bound)
-      END
-    FROM
-      (
-        SELECT
-          b.first_id AS bound,
-          CASE
-            WHEN b.orders > 0
-            AND b.first_id IS NULL THEN 1
-            ELSE 0
-          END AS unknown
-        FROM
-          order_daily_counts b
-        WHERE
-          b.status = ?
-          AND b.day <= ?
-        UNION ALL
-        SELECT
-          c.order_id,
-          0
-        FROM
-          order_count_changes c
-        WHERE
-          c.order_id IS NOT NULL
-          AND c.status = ?
-          AND c.day <= ?
-        UNION ALL
-        SELECT
-          m.order_id,
-          0
-        FROM
-          order_count_moves m
-        WHERE
-          m.to_status = ?
-          AND m.day <= ?
-      ) u
-  ) AS `lowestBound`,
-  (
-    SELECT
-      CASE
-        WHEN MAX(u.unknown) = 1 THEN NULL
-        ELSE MAX(u.bound)
-      END
-    FROM
-      (
-        SELECT
-          b.last_id AS bound,
-          CASE
-            WHEN b.orders > 0
-            AND b.last_id IS NULL THEN 1
-            ELSE 0
-          END AS unknown
-        FROM
-          order_daily_counts b
-        WHERE
-          b.status = ?
-          AND b.day <= ?
-        UNION ALL
-        SELECT
-          c.order_id,
-          0
-        FROM
-          order_count_changes c
-        WHERE
-          c.order_id IS NOT NULL
-          AND c.status = ?
-          AND c.day <= ?
-        UNION ALL
-        SELECT
-          m.order_id,
-          0
-        FROM
-          order_count_moves m
-        WHERE
-          m.to_status = ?
-          AND m.day <= ?
-      ) u
-  ) AS `highestBound`,
+  MAX(rb.lowest) AS `lowestBound`,
+  MAX(rb.highest) AS `highestBound`,
   (
     SELECT
       COALESCE(SUM(r.orders), 0)
@@ -500,6 +420,57 @@ SELECT
   ) AS `tableUnfolded`
 FROM
   `order_daily_counts` `d`
+  INNER JOIN (
+    SELECT
+      CASE
+        WHEN MAX(u.unknown) = 1 THEN NULL
+        ELSE MIN(u.low)
+      END AS lowest,
+      CASE
+        WHEN MAX(u.unknown) = 1 THEN NULL
+        ELSE MAX(u.high)
+      END AS highest
+    FROM
+      (
+        SELECT
+          b.first_id AS low,
+          b.last_id AS high,
+          CASE
+            WHEN b.orders > 0
+            AND (
+              b.first_id IS NULL
+              OR b.last_id IS NULL
+            ) THEN 1
+            ELSE 0
+          END AS unknown
+        FROM
+          order_daily_counts b
+        WHERE
+          b.status = ?
+          AND b.day <= ?
+        UNION ALL
+        SELECT
+          c.order_id,
+          c.order_id,
+          0
+        FROM
+          order_count_changes c
+        WHERE
+          c.order_id IS NOT NULL
+          AND c.status = ?
+          AND c.day <= ?
+        UNION ALL
+        SELECT
+          m.order_id,
+          m.order_id,
+          0
+        FROM
+          order_count_moves m
+        WHERE
+          m.to_status = ?
+          AND m.day <= ?
+      ) u
+  ) `rb` ON 1 = 1
 WHERE
   d.status = ?
   AND d.day < ?;

@@ -119,7 +119,7 @@ export class CountStatements {
         const rows = matching(this.dataSource, part.conditions, part.name).select('COUNT(*)');
         wholeDays.addSelect(`(${rows.getQuery()})`, part.name).setParameters(rows.getParameters());
       }
-      if (options.bounds) this.withBounds(wholeDays, options.bounds, touched);
+      if (options.bounds) this.withBounds(wholeDays, options.bounds, filters);
       return this.withCountOptions(wholeDays, options, newer, days);
     });
   }
@@ -168,12 +168,12 @@ export class CountStatements {
 
   /**
    * Every day the date range touches, its edges whole, and the status: the (day, status)s whose bounds hold every
-   * match, and the counting rows not folded into them yet.
+   * match, and the counting rows not folded into them yet (a move's by the status it reached, `statusColumn`).
    */
-  private touchedDays(filters: OrderFilters): Condition[] {
+  private touchedDays(filters: OrderFilters, statusColumn = 'status'): Condition[] {
     const touched: Condition[] = [];
     if (filters.status !== undefined)
-      touched.push({ sql: 'status = :boundsStatus', name: 'boundsStatus', value: filters.status });
+      touched.push({ sql: `${statusColumn} = :boundsStatus`, name: 'boundsStatus', value: filters.status });
     if (filters.createdFrom !== undefined)
       touched.push({ sql: 'day >= :boundsFirstDay', name: 'boundsFirstDay', value: toDay(filters.createdFrom) });
     if (filters.createdBefore !== undefined)
@@ -182,33 +182,36 @@ export class CountStatements {
   }
 
   /**
-   * docs/adr/0014: the lowest and highest value of `field` among the matches' (day, status)s: the totals' bounds,
-   * widened by the counting rows not folded yet (a move by the status it reached). None where a (day, status) holding
-   * orders has no bounds (folded before they were kept), which then bounds nothing.
+   * docs/adr/0014: the lowest and highest value of `field` among the matches' (day, status)s, in one pass over the
+   * totals' bounds and the counting rows not folded yet, joined to the totals' one row. None where a (day, status)
+   * holding orders has no bounds (folded before they were kept), or where no total matches (nothing folded there yet):
+   * the walk is then unbounded, as before.
    */
   private withBounds<T extends ObjectLiteral>(
     query: SelectQueryBuilder<T>,
     field: RangeBounds['field'],
-    touched: Condition[],
+    filters: OrderFilters,
   ): void {
     const { lowest, highest, counted } = BOUNDED[field];
-    const where = (alias: string, statusColumn = 'status') =>
-      touched.map(({ sql }) => `${alias}.${sql.replace(/^status /, `${statusColumn} `)}`).join(' AND ') || 'true';
-    for (const [aggregate, column, name] of [
-      ['MIN', lowest, BOUND_COLUMNS.lowest],
-      ['MAX', highest, BOUND_COLUMNS.highest],
-    ] as const) {
-      const sources = [
-        `SELECT b.${column} AS bound, CASE WHEN b.orders > 0 AND b.${column} IS NULL THEN 1 ELSE 0 END AS unknown FROM ${DAILY_COUNTS_TABLE} b WHERE ${where('b')}`,
-        `SELECT c.${counted}, 0 FROM ${COUNT_CHANGES_TABLE} c WHERE c.${counted} IS NOT NULL AND ${where('c')}`,
-        `SELECT m.${counted}, 0 FROM ${COUNT_MOVES_TABLE} m WHERE ${where('m', 'to_status')}`,
-      ];
-      query.addSelect(
-        `(SELECT CASE WHEN MAX(u.unknown) = 1 THEN NULL ELSE ${aggregate}(u.bound) END FROM (${sources.join(' UNION ALL ')}) u)`,
-        name,
-      );
-    }
-    query.setParameters(valuesOf(touched));
+    const where = (alias: string, statusColumn?: string) =>
+      this.touchedDays(filters, statusColumn)
+        .map(({ sql }) => `${alias}.${sql}`)
+        .join(' AND ');
+    const sources = [
+      `SELECT b.${lowest} AS low, b.${highest} AS high, CASE WHEN b.orders > 0 AND (b.${lowest} IS NULL OR b.${highest} IS NULL) THEN 1 ELSE 0 END AS unknown FROM ${DAILY_COUNTS_TABLE} b WHERE ${where('b')}`,
+      `SELECT c.${counted}, c.${counted}, 0 FROM ${COUNT_CHANGES_TABLE} c WHERE c.${counted} IS NOT NULL AND ${where('c')}`,
+      `SELECT m.${counted}, m.${counted}, 0 FROM ${COUNT_MOVES_TABLE} m WHERE ${where('m', 'to_status')}`,
+    ];
+    const known = (aggregate: string) => `CASE WHEN MAX(u.unknown) = 1 THEN NULL ELSE ${aggregate} END`;
+    query
+      .innerJoin(
+        `(SELECT ${known('MIN(u.low)')} AS lowest, ${known('MAX(u.high)')} AS highest FROM (${sources.join(' UNION ALL ')}) u)`,
+        'rb',
+        '1 = 1',
+      )
+      .addSelect('MAX(rb.lowest)', BOUND_COLUMNS.lowest)
+      .addSelect('MAX(rb.highest)', BOUND_COLUMNS.highest)
+      .setParameters(valuesOf(this.touchedDays(filters)));
   }
 
   private withCountOptions<T extends ObjectLiteral>(
