@@ -32,6 +32,8 @@ export interface ReadSession {
    */
   readonly behindSeconds?: number;
   statement<T>(execute: () => Promise<T>): Promise<T>;
+  /** The statements from here on read one snapshot, until the session's work ends (docs/adr/0015). */
+  beginSnapshot(): Promise<void>;
 }
 
 /** Reads kept on one server, each call with its own connection and deadline; `cancelled` stops the one running. */
@@ -142,7 +144,7 @@ export class ReadRouter {
       withConnection: async (work, cancelled) => {
         const deadline = this.deadlines.start();
         const batch = server.admission.withConnection(
-          (runner) => work(new ServerAttempt(runner, deadline, server, false, cancelled, behindSeconds)),
+          (runner) => new ServerAttempt(runner, deadline, server, false, cancelled, behindSeconds).run(work),
           deadline,
           // A batch is not a request: how long it holds its connection says nothing of when the next request is answered.
           { paced: false },
@@ -167,7 +169,7 @@ export class ReadRouter {
   ): Promise<T> {
     const attempt = (server: DatabaseServer, mayGiveUp: boolean, behind?: number) =>
       server.admission.withConnection(
-        (runner) => work(new ServerAttempt(runner, deadline, server, mayGiveUp, undefined, behind)),
+        (runner) => new ServerAttempt(runner, deadline, server, mayGiveUp, undefined, behind).run(work),
         deadline,
       );
     // Giving up early only makes sense where another server could answer; the retry is the last word.

@@ -19,6 +19,12 @@ export function giveUpAfterMs(p99Ms: number | undefined, budgetMs: number): numb
   return Math.min(ceiling, Math.max(GIVE_UP.floorMs, GIVE_UP.multipleOfP99 * p99Ms));
 }
 
+/** How a session begins and ends a snapshot that several statements read (ServerAttempt.beginSnapshot). */
+export const SNAPSHOT_STATEMENTS = {
+  begin: 'START TRANSACTION WITH CONSISTENT SNAPSHOT, READ ONLY',
+  end: 'COMMIT',
+} as const;
+
 /** The connection TypeORM's MySQL query runner holds once its first statement is sent. */
 interface HeldConnection {
   databaseConnection?: { threadId: number | null; destroy(): void };
@@ -58,6 +64,41 @@ export class ServerAttempt {
 
   get catalog(): ServerCatalog {
     return this.server.catalog;
+  }
+
+  /** Whether the statements since `beginSnapshot` read one snapshot, which `run` ends. */
+  private snapshotHeld = false;
+
+  /** Runs the request's work on this attempt, and ends the snapshot it began, if any, before its connection goes back. */
+  async run<T>(work: (session: ServerAttempt) => Promise<T>): Promise<T> {
+    try {
+      return await work(this);
+    } finally {
+      if (this.snapshotHeld) await this.endSnapshot();
+    }
+  }
+
+  /**
+   * The statements sent from here on read one snapshot of the server's data, as of the first of them (a read-only
+   * transaction at the servers' REPEATABLE READ), until the attempt's work ends (docs/adr/0015).
+   */
+  async beginSnapshot(): Promise<void> {
+    if (this.snapshotHeld) return;
+    await this.statement(() => this.runner.query(SNAPSHOT_STATEMENTS.begin));
+    this.snapshotHeld = true;
+  }
+
+  /**
+   * Sent whatever the deadline says: a pooled connection left inside the transaction would read this snapshot for
+   * every later request. One that cannot end it (stopped, abandoned) is closed rather than given back.
+   */
+  private async endSnapshot(): Promise<void> {
+    this.snapshotHeld = false;
+    try {
+      await this.runner.query(SNAPSHOT_STATEMENTS.end);
+    } catch {
+      (this.runner as unknown as HeldConnection).databaseConnection?.destroy();
+    }
   }
 
   async statement<T>(execute: () => Promise<T>): Promise<T> {

@@ -54,11 +54,12 @@ export interface Seek {
 }
 
 /**
- * The lowest and highest id or concert id among the orders of the days a closed date range covers, of the status
- * filtered (docs/adr/0014): every match lies within them, so a walk in that column's order starts and stops there.
+ * Where every match lies in the sort's first column (docs/adr/0014, 0015), from the orders of the (day, status)s the
+ * filters touch: the lowest and highest id or concert id, or for creation time the start of the first day and of the
+ * day after the last (epoch ms). A walk in that column's order starts and stops there.
  */
 export interface RangeBounds {
-  field: 'orderId' | 'concertId';
+  field: 'orderId' | 'concertId' | 'createdAt';
   lowest?: number;
   highest?: number;
 }

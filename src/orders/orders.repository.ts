@@ -1,7 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
-import { WallClock } from '../common/time/clock';
 import { DATABASE_CONFIG } from '../config/config.module';
 import type { DatabaseConfig } from '../config/database.config';
 import { QueryShapes } from '../database/query-shapes';
@@ -70,7 +69,6 @@ export class OrdersRepository {
     @InjectDataSource() private readonly dataSource: DataSource,
     private readonly statements: ObservedStatements,
     @Inject(DATABASE_CONFIG) config: DatabaseConfig,
-    private readonly calendar: WallClock,
   ) {
     const shapes = new QueryShapes(dataSource);
     this.pages = new PageStatements(dataSource, shapes);
@@ -185,9 +183,10 @@ export class OrdersRepository {
   }
 
   /**
-   * The counts a plan weighs, for a request on the session's server (`plan` says when it wants them), and where a
-   * closed range's matches lie in the sort's column (docs/adr/0014). Every plan of such a shape wants its counts: a
-   * date range is held in order by no index that a sort by id or by concert walks.
+   * The counts a plan weighs, for a request on the session's server (`plan` says when it wants them), and where the
+   * matches lie in the sort's column where a walk in that order could pass others first (docs/adr/0014). Those are
+   * read in the snapshot the page is then read in (docs/adr/0015): an order placed or changed between the two would
+   * otherwise match the page and lie past the bounds that it is walked within.
    */
   async sizes(
     { filters, sort }: Pick<PageRequest, 'filters' | 'sort'>,
@@ -196,7 +195,8 @@ export class OrdersRepository {
   ): Promise<MatchSizes> {
     const planner = this.plannerFor(session.catalog);
     const wanted = planner?.sizesWanted(filters) ?? { table: false, range: false, span: false };
-    const bounds = planner && boundedColumnOf(filters, sort, this.calendar.now());
+    const bounds = planner && boundedColumnOf(filters, sort);
+    if (bounds) await session.beginSnapshot();
     return this.readSizes(
       filters,
       { withTable: wanted.table, withRange: wanted.range, withSpan: wanted.span, walkBound, bounds },

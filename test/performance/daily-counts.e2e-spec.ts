@@ -231,6 +231,106 @@ describe('exact totals under a sale’s concurrent writes on MariaDB', () => {
     }
   });
 
+  it('lists a status alone newest first and by concert, and an open range by id, as ORDER BY over orders, with orders placed and moved past every bound their days held (docs/adr/0015)', async () => {
+    const firstIds = async (query: string) => {
+      const response = await api(context.server, adminToken()).get(`/orders?${query}&size=5`);
+      expect(response.status).toBe(200);
+      return (response.body as { elements: Array<{ orderId: number }> }).elements.map(({ orderId }) => orderId);
+    };
+    const expectedIds = async (where: string, orderBy: string) =>
+      (
+        await context.dataSource.query<Array<{ id: number }>>(
+          `SELECT id FROM orders WHERE ${where} ORDER BY ${orderBy} LIMIT 5`,
+        )
+      ).map(({ id }) => Number(id));
+    const folding = context.app.get(OrderCountFolding);
+    await folding.stop();
+    await folding.foldPending();
+    // A refund of a day after every refund so far, by status change; and a refund moved to a concert past every one.
+    const placed = await context.dataSource.query<{ insertId: number }>(
+      `INSERT INTO orders (user_id, concert_id, total_price, status, created_at, updated_at)
+       VALUES (1, 1, 10.00, 'PAYMENT_COMPLETED', '2027-02-02 10:00:00', '2027-02-02 10:00:00')`,
+    );
+    const refundedLast = Number(placed.insertId);
+    await context.dataSource.query(`UPDATE orders SET status = 'REFUNDED' WHERE id = ?`, [refundedLast]);
+    const [{ id: movedRefund }] = await context.dataSource.query<Array<{ id: number }>>(
+      `SELECT MIN(id) AS id FROM orders WHERE status = 'REFUNDED'`,
+    );
+    await context.dataSource.query('UPDATE orders SET concert_id = 9000001 WHERE id = ?', [movedRefund]);
+
+    for (const folded of [false, true]) {
+      if (folded) await folding.foldPending();
+      const newest = await firstIds('orderStatus=REFUNDED');
+      expect({ folded, newest }).toEqual({
+        folded,
+        newest: await expectedIds(`status = 'REFUNDED'`, 'created_at DESC, id DESC'),
+      });
+      expect(newest[0]).toBe(refundedLast);
+      const byConcert = await firstIds('orderStatus=REFUNDED&sort=concertId,desc');
+      expect({ folded, byConcert }).toEqual({
+        folded,
+        byConcert: await expectedIds(`status = 'REFUNDED'`, 'concert_id DESC, id DESC'),
+      });
+      expect(byConcert[0]).toBe(Number(movedRefund));
+      // The service's zone is nine hours ahead of UTC: from 2026-03-11 00:00 UTC on.
+      const openRange = await firstIds('startDate=2026-03-11T09:00:00&sort=orderId,asc');
+      expect(openRange).toEqual(await expectedIds(`created_at >= '2026-03-11 00:00:00'`, 'id ASC'));
+    }
+  });
+
+  it('reads the counts and the page of a bounded walk in one snapshot, and gives the connection back outside it (docs/adr/0015)', async () => {
+    const repository = context.app.get(OrdersRepository);
+    const { primary } = context.app.get(DatabaseServers);
+    const runner = context.dataSource.createQueryRunner();
+    const request = {
+      filters: { status: 'REFUNDED' as const },
+      sort: [
+        { field: 'createdAt' as const, direction: 'DESC' as const },
+        { field: 'orderId' as const, direction: 'DESC' as const },
+      ],
+      limit: 3,
+      offset: 0,
+    };
+    const inTransaction = async () =>
+      Number(((await runner.query('SELECT @@in_transaction AS held')) as Array<{ held: number }>)[0].held);
+    try {
+      const attempt = new ServerAttempt(runner, new RequestDeadline(Infinity, new MonotonicClock()), primary, false);
+      const { sizes, page, held, snapshotTotal } = await attempt.run(async (session) => {
+        const sizes = await repository.sizes(request, session);
+        const heldThen = await inTransaction();
+        // Placed once the counts are read: a refund of a later day than any, committed by another connection.
+        await context.dataSource.query(
+          `INSERT INTO orders (user_id, concert_id, total_price, status, created_at, updated_at)
+           VALUES (2, 2, 12.00, 'REFUNDED', '2027-05-01 10:00:00', '2027-05-01 10:00:00')`,
+        );
+        const plan = repository.plan(request, session, sizes);
+        if (plan.kind !== 'ready') throw new Error(`planned ${plan.kind}`);
+        const rows = await repository.findPage(request, plan, session);
+        const [{ total }] = (await runner.query(
+          `SELECT COUNT(*) AS total FROM orders WHERE status = 'REFUNDED'`,
+        )) as Array<{
+          total: number;
+        }>;
+        return { sizes, page: rows.map(({ id }) => Number(id)), held: heldThen, snapshotTotal: Number(total) };
+      });
+      expect(held).toBe(1);
+      expect(sizes.bounds?.field).toBe('createdAt');
+      // The page and the count are of the snapshot: the later refund is in neither, and nothing is left out instead.
+      expect(sizes.matching).toBe(snapshotTotal);
+      const [{ total: now }] = await context.dataSource.query<Array<{ total: number }>>(
+        `SELECT COUNT(*) AS total FROM orders WHERE status = 'REFUNDED'`,
+      );
+      expect(Number(now)).toBe(snapshotTotal + 1);
+      const expected = await context.dataSource.query<Array<{ id: number }>>(
+        `SELECT id FROM orders WHERE status = 'REFUNDED' AND created_at < '2027-05-01' ORDER BY created_at DESC, id DESC LIMIT 3`,
+      );
+      expect(page).toEqual(expected.map(({ id }) => Number(id)));
+      expect(await inTransaction()).toBe(0);
+    } finally {
+      await runner.release();
+    }
+  });
+
   it('refuses the fold of an earlier version, which would leave the bounds narrower than their orders (docs/adr/0014)', async () => {
     await context.app.get(OrderCountFolding).foldPending();
     const [{ day, status }] = await context.dataSource.query<Array<{ day: string; status: string }>>(

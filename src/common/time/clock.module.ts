@@ -1,15 +1,14 @@
 import { Global, Module } from '@nestjs/common';
-import { Clock, MonotonicClock, SystemWallClock, WallClock } from './clock';
+import { Clock, MonotonicClock } from './clock';
 import { EventLoopDelay, MonitoredEventLoopDelay } from './event-loop-delay';
 
-/** One clock, one wall clock, and one measure of the event loop's delay, for the whole application; tests of a single class pass their own. */
+/** One clock, and one measure of the event loop's delay, for the whole application; tests of a single class pass their own. */
 @Global()
 @Module({
   providers: [
     { provide: Clock, useClass: MonotonicClock },
-    { provide: WallClock, useClass: SystemWallClock },
     { provide: EventLoopDelay, useClass: MonitoredEventLoopDelay },
   ],
-  exports: [Clock, WallClock, EventLoopDelay],
+  exports: [Clock, EventLoopDelay],
 })
 export class ClockModule {}

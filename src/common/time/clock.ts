@@ -15,17 +15,3 @@ export class MonotonicClock extends Clock {
     return performance.now();
   }
 }
-
-/**
- * The wall clock, in epoch ms: what the calendar says now, for decisions about days (never for waits, which the
- * monotonic Clock measures). Injected, so that a test sets the day.
- */
-export abstract class WallClock {
-  abstract now(): number;
-}
-
-export class SystemWallClock extends WallClock {
-  now(): number {
-    return Date.now();
-  }
-}

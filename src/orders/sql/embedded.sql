@@ -410,7 +410,7 @@ ORDER BY
 
 -- refunds, newest first
 -- an administrator; status REFUNDED; sort createdAt desc, orderId desc; page 1 of 20
--- counts answer: 300000 matching, 10000000 in the table, 10000000 in the range's days
+-- counts answer: 300000 matching, 10000000 in the table, 10000000 in the range's days, every match between 20028 and 20753 in the sort's column, where asked
 -- plan: the embedded database chooses
 
 -- page, parameters: ["REFUNDED",20,0]

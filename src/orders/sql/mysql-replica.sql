@@ -416,10 +416,16 @@ ORDER BY
 
 -- refunds, newest first
 -- an administrator; status REFUNDED; sort createdAt desc, orderId desc; page 1 of 20
--- counts answer: 300000 matching, 10000000 in the table, 10000000 in the range's days
+-- counts answer: 300000 matching, 10000000 in the table, 10000000 in the range's days, every match between 20028 and 20753 in the sort's column, where asked
 -- plan: walk (idx_replica_orders_created_desc)
 
--- count, parameters: ["REFUNDED","REFUNDED","REFUNDED","REFUNDED","REFUNDED"]
+-- snapshot, parameters: []
+START TRANSACTION
+WITH
+  CONSISTENT SNAPSHOT,
+  READ ONLY;
+
+-- count, parameters: ["REFUNDED","REFUNDED","REFUNDED","REFUNDED","REFUNDED","REFUNDED","REFUNDED","REFUNDED"]
 SELECT
   COALESCE(SUM(d.orders), 0) AS `whole`,
   (
@@ -449,6 +455,8 @@ SELECT
         OR m.from_status = ?
       )
   ) AS `moved`,
+  MAX(rb.lowest) AS `lowestBound`,
+  MAX(rb.highest) AS `highestBound`,
   (
     SELECT
       COALESCE(SUM(t.orders), 0)
@@ -463,10 +471,52 @@ SELECT
   ) AS `tableUnfolded`
 FROM
   `order_daily_counts` `d`
+  INNER JOIN (
+    SELECT
+      CASE
+        WHEN MAX(u.unknown) = 1 THEN NULL
+        ELSE MIN(u.low)
+      END AS lowest,
+      CASE
+        WHEN MAX(u.unknown) = 1 THEN NULL
+        ELSE MAX(u.high)
+      END AS highest
+    FROM
+      (
+        SELECT
+          DATEDIFF(b.day, '1970-01-01') AS low,
+          DATEDIFF(b.day, '1970-01-01') AS high,
+          0 AS unknown
+        FROM
+          order_daily_counts b
+        WHERE
+          b.orders > 0
+          AND b.status = ?
+        UNION ALL
+        SELECT
+          DATEDIFF(c.day, '1970-01-01'),
+          DATEDIFF(c.day, '1970-01-01'),
+          0
+        FROM
+          order_count_changes c
+        WHERE
+          c.delta >= 0
+          AND c.status = ?
+        UNION ALL
+        SELECT
+          DATEDIFF(m.day, '1970-01-01'),
+          DATEDIFF(m.day, '1970-01-01'),
+          0
+        FROM
+          order_count_moves m
+        WHERE
+          m.to_status = ?
+      ) u
+  ) `rb` ON 1 = 1
 WHERE
   d.status = ?;
 
--- page, parameters: ["REFUNDED",20,0]
+-- page, parameters: ["REFUNDED","2024-11-01 00:00:00.000","2026-10-28 00:00:00.000",20,0]
 SELECT
   `o`.`id` AS `id`,
   `o`.`user_id` AS `userId`,
@@ -491,6 +541,8 @@ FROM
     USE INDEX (`idx_replica_orders_created_desc`)
     WHERE
       `i`.`status` = ?
+      AND `i`.`created_at` >= ?
+      AND `i`.`created_at` < ?
     ORDER BY
       `i`.`created_at` DESC,
       `i`.`id` DESC
@@ -516,10 +568,19 @@ ORDER BY
   `s`.`order_id` ASC,
   `s`.`seat_price_id` ASC;
 
+-- snapshot, parameters: []
+COMMIT;
+
 -- pending orders until March, by id
 -- an administrator; status PAYMENT_PENDING, created before 2025-04-01; sort orderId desc; page 1 of 20
 -- counts answer: 40000 matching, 10000000 in the table, 2000000 in the range's days, every match between 2118 and 9402771 in the sort's column, where asked
 -- plan: walk (idx_replica_orders_status_asc)
+
+-- snapshot, parameters: []
+START TRANSACTION
+WITH
+  CONSISTENT SNAPSHOT,
+  READ ONLY;
 
 -- count, parameters: ["PAYMENT_PENDING","2025-04-01","PAYMENT_PENDING",…,"2025-04-01"] (15 values)
 SELECT
@@ -605,17 +666,15 @@ FROM
           b.first_id AS low,
           b.last_id AS high,
           CASE
-            WHEN b.orders > 0
-            AND (
-              b.first_id IS NULL
-              OR b.last_id IS NULL
-            ) THEN 1
+            WHEN b.first_id IS NULL
+            OR b.last_id IS NULL THEN 1
             ELSE 0
           END AS unknown
         FROM
           order_daily_counts b
         WHERE
-          b.status = ?
+          b.orders > 0
+          AND b.status = ?
           AND b.day <= ?
         UNION ALL
         SELECT
@@ -625,7 +684,7 @@ FROM
         FROM
           order_count_changes c
         WHERE
-          c.order_id IS NOT NULL
+          c.delta >= 0
           AND c.status = ?
           AND c.day <= ?
         UNION ALL
@@ -694,6 +753,9 @@ WHERE
 ORDER BY
   `s`.`order_id` ASC,
   `s`.`seat_price_id` ASC;
+
+-- snapshot, parameters: []
+COMMIT;
 
 -- a month, newest first
 -- an administrator; created from 2025-06-01, created before 2025-07-01; sort createdAt desc, orderId desc; page 1 of 20
@@ -1102,6 +1164,12 @@ ORDER BY
 -- counts answer: 4000000 matching, 10000000 in the table, 5000000 in the range's days, every match between 1 and 4980 in the sort's column, where asked
 -- plan: walk (idx_replica_orders_concert_desc)
 
+-- snapshot, parameters: []
+START TRANSACTION
+WITH
+  CONSISTENT SNAPSHOT,
+  READ ONLY;
+
 -- count, parameters: ["PAYMENT_COMPLETED","2025-01-01","2026-01-01",…,"2026-01-01"] (22 values)
 SELECT
   COALESCE(SUM(d.orders), 0) AS `whole`,
@@ -1177,17 +1245,15 @@ FROM
           b.lowest_concert_id AS low,
           b.highest_concert_id AS high,
           CASE
-            WHEN b.orders > 0
-            AND (
-              b.lowest_concert_id IS NULL
-              OR b.highest_concert_id IS NULL
-            ) THEN 1
+            WHEN b.lowest_concert_id IS NULL
+            OR b.highest_concert_id IS NULL THEN 1
             ELSE 0
           END AS unknown
         FROM
           order_daily_counts b
         WHERE
-          b.status = ?
+          b.orders > 0
+          AND b.status = ?
           AND b.day >= ?
           AND b.day <= ?
         UNION ALL
@@ -1198,7 +1264,7 @@ FROM
         FROM
           order_count_changes c
         WHERE
-          c.concert_id IS NOT NULL
+          c.delta >= 0
           AND c.status = ?
           AND c.day >= ?
           AND c.day <= ?
@@ -1273,6 +1339,9 @@ WHERE
 ORDER BY
   `s`.`order_id` ASC,
   `s`.`seat_price_id` ASC;
+
+-- snapshot, parameters: []
+COMMIT;
 
 -- a quarter by update time, newest first, from the middle of a month
 -- an administrator; created from 2025-04-20, created before 2025-07-01; sort updatedAt desc, orderId desc; page 1 of 20

@@ -18,11 +18,31 @@ const RANGE_COLUMN = 'rangeOrders';
 const SPAN_COLUMNS = { first: 'firstCreated', last: 'lastCreated' } as const;
 /** The columns of a count statement that hold where every match lies in a column, for the planner. */
 const BOUND_COLUMNS = { lowest: 'lowestBound', highest: 'highestBound' } as const;
-/** Each bounded field: the totals' columns of its bounds, and the counting rows' column it widens them by. */
-const BOUNDED = {
-  orderId: { lowest: 'first_id', highest: 'last_id', counted: 'order_id' },
-  concertId: { lowest: 'lowest_concert_id', highest: 'highest_concert_id', counted: 'concert_id' },
-} as const;
+/** A day as a number, the days since 1970-01-01: what a bound by creation time is read as, in either dialect. */
+const dayNumber = (alias: string) => `DATEDIFF(${alias}.day, '1970-01-01')`;
+interface BoundedField {
+  /** The totals' lowest and highest, and the counting rows' value that widens them. */
+  lowest: (alias: string) => string;
+  highest: (alias: string) => string;
+  counted: (alias: string) => string;
+  /** Kept by the fold since docs/adr/0014's migration: a total folded before it may hold none. */
+  kept: boolean;
+}
+const BOUNDED: Record<RangeBounds['field'], BoundedField> = {
+  orderId: {
+    lowest: (t) => `${t}.first_id`,
+    highest: (t) => `${t}.last_id`,
+    counted: (c) => `${c}.order_id`,
+    kept: true,
+  },
+  concertId: {
+    lowest: (t) => `${t}.lowest_concert_id`,
+    highest: (t) => `${t}.highest_concert_id`,
+    counted: (c) => `${c}.concert_id`,
+    kept: true,
+  },
+  createdAt: { lowest: dayNumber, highest: dayNumber, counted: dayNumber, kept: false },
+};
 
 export interface CountOptions {
   /** Also sum the whole table, for the planner. */
@@ -33,7 +53,7 @@ export interface CountOptions {
   withSpan?: boolean;
   /** Count only the orders a walk with this bound includes. */
   walkBound?: number;
-  /** Also read where every match lies in this column (a closed date range, no member or concert: the totals'). */
+  /** Also read where every match lies in this column (no member or concert: the totals'; docs/adr/0014). */
   bounds?: RangeBounds['field'];
 }
 
@@ -192,15 +212,17 @@ export class CountStatements {
     field: RangeBounds['field'],
     filters: OrderFilters,
   ): void {
-    const { lowest, highest, counted } = BOUNDED[field];
-    const where = (alias: string, statusColumn?: string) =>
-      this.touchedDays(filters, statusColumn)
-        .map(({ sql }) => `${alias}.${sql}`)
-        .join(' AND ');
+    const { lowest, highest, counted, kept } = BOUNDED[field];
+    const where = (alias: string, first: string[], statusColumn?: string) =>
+      [...first, ...this.touchedDays(filters, statusColumn).map(({ sql }) => `${alias}.${sql}`)].join(' AND ') ||
+      '1 = 1';
+    const unknown = kept ? `CASE WHEN ${lowest('b')} IS NULL OR ${highest('b')} IS NULL THEN 1 ELSE 0 END` : '0';
+    // A total of none holds no order of its (day, status) but those the rows not folded yet bring, read too; a row
+    // taking an order away (a negative delta) leaves it out.
     const sources = [
-      `SELECT b.${lowest} AS low, b.${highest} AS high, CASE WHEN b.orders > 0 AND (b.${lowest} IS NULL OR b.${highest} IS NULL) THEN 1 ELSE 0 END AS unknown FROM ${DAILY_COUNTS_TABLE} b WHERE ${where('b')}`,
-      `SELECT c.${counted}, c.${counted}, 0 FROM ${COUNT_CHANGES_TABLE} c WHERE c.${counted} IS NOT NULL AND ${where('c')}`,
-      `SELECT m.${counted}, m.${counted}, 0 FROM ${COUNT_MOVES_TABLE} m WHERE ${where('m', 'to_status')}`,
+      `SELECT ${lowest('b')} AS low, ${highest('b')} AS high, ${unknown} AS unknown FROM ${DAILY_COUNTS_TABLE} b WHERE ${where('b', ['b.orders > 0'])}`,
+      `SELECT ${counted('c')}, ${counted('c')}, 0 FROM ${COUNT_CHANGES_TABLE} c WHERE ${where('c', ['c.delta >= 0'])}`,
+      `SELECT ${counted('m')}, ${counted('m')}, 0 FROM ${COUNT_MOVES_TABLE} m WHERE ${where('m', [], 'to_status')}`,
     ];
     const known = (aggregate: string) => `CASE WHEN MAX(u.unknown) = 1 THEN NULL ELSE ${aggregate} END`;
     query
@@ -267,10 +289,13 @@ export function sizesOf(
     ...counts
   } = row ?? {};
   if (boundsOf) {
+    // Creation time's are read as day numbers: the first day's start, and the start of the day after the last.
+    const valueOf = (bound: number | string | Date, daysAfter: number) =>
+      boundsOf === 'createdAt' ? (Number(bound) + daysAfter) * DAY_MS : Number(bound);
     sizes.bounds = {
       field: boundsOf,
-      ...(lowest != null && { lowest: Number(lowest) }),
-      ...(highest != null && { highest: Number(highest) }),
+      ...(lowest != null && { lowest: valueOf(lowest, 0) }),
+      ...(highest != null && { highest: valueOf(highest, 1) }),
     };
   }
   // An empty table has no span: every order placed since is then in the range's open part.

@@ -1,4 +1,5 @@
 import type { DataSource, ObjectLiteral } from 'typeorm';
+import { toStoredDateTime } from '../../common/time/local-time';
 import type { QueryShapes, QueryValues } from '../../database/query-shapes';
 import type { MonthBranch } from '../month-branches';
 import { Order } from '../order.entity';
@@ -183,19 +184,22 @@ export class PageStatements {
 
 /**
  * docs/adr/0014: where every match lies in the sort's column, as conditions the walked index reads as its range's
- * ends. They leave the matches as they are, and spare the walk every order past them (a sale's, newer than the range).
+ * ends. They leave the matches as they are, and spare the walk every order past them (a sale's, newer than them).
  */
 function boundConditions(bounds: RangeBounds | undefined, alias: string): Condition[] {
   if (!bounds) return [];
-  const column = `${alias}.${bounds.field === 'orderId' ? 'id' : 'concertId'}`;
+  const { field, lowest, highest } = bounds;
+  const column = `${alias}.${SORT_COLUMNS[field]}`;
+  // Creation time's highest is the start of the day after the last: an order of that last day's end lies before it.
+  const [value, below] = field === 'createdAt' ? [toStoredDateTime, '<'] : [(bound: number) => bound, '<='];
   const conditions: Condition[] = [];
-  if (bounds.lowest !== undefined)
-    conditions.push({ sql: `${column} >= :lowestBound_${alias}`, name: `lowestBound_${alias}`, value: bounds.lowest });
-  if (bounds.highest !== undefined)
+  if (lowest !== undefined)
+    conditions.push({ sql: `${column} >= :lowestBound_${alias}`, name: `lowestBound_${alias}`, value: value(lowest) });
+  if (highest !== undefined)
     conditions.push({
-      sql: `${column} <= :highestBound_${alias}`,
+      sql: `${column} ${below} :highestBound_${alias}`,
       name: `highestBound_${alias}`,
-      value: bounds.highest,
+      value: value(highest),
     });
   return conditions;
 }

@@ -3,7 +3,6 @@ import { DataSource, type DataSourceOptions, type QueryRunner } from 'typeorm';
 import { Role, type Caller } from '../../../src/auth/role';
 import { ProblemException } from '../../../src/common/problem/problem-details';
 import { LocalTimeFormatter } from '../../../src/common/time/local-time';
-import type { WallClock } from '../../../src/common/time/clock';
 import type { DatabaseConfig } from '../../../src/config/database.config';
 import {
   NoCapableServerException,
@@ -12,6 +11,7 @@ import {
   type ReadSession,
   type ServerCapability,
 } from '../../../src/database/read-router';
+import { SNAPSHOT_STATEMENTS } from '../../../src/database/server-attempt';
 import { EMBEDDED_CATALOG, type ServerCatalog } from '../../../src/database/server-catalog';
 import type { ListingStatement, ObservedStatements } from '../../../src/observability/observed-statements';
 import { ORDER_ENTITIES } from '../../../src/orders/order-entities';
@@ -57,7 +57,7 @@ interface ListingRequest {
   exported?: boolean;
   /** What the count statements answer; the planner chooses among size-dependent plans by them. */
   sizes: Required<Pick<MatchSizes, 'matching' | 'table' | 'range'>>;
-  /** Where the counts answer that every match lies in the sort's column, where the repository asks (a closed range). */
+  /** Where the counts answer that every match lies in the sort's column, where the repository asks (docs/adr/0014). */
   bounds?: [lowest: number, highest: number];
 }
 
@@ -66,8 +66,6 @@ const TABLE = 10_000_000;
 /** The seeded data's span of creation time (docs/BENCHMARKS.md): the open side of a range ends there. */
 const FIRST_CREATED = '2024-11-01 00:00:00.000';
 const LAST_CREATED = '2026-10-31 23:59:59.000';
-/** The day the catalogue is sent on: the ranges that end before it are closed (docs/adr/0014). */
-const TODAY: WallClock = { now: () => Date.UTC(2026, 10, 28) };
 
 /**
  * The catalogue: each way the repository builds a statement, and each plan the planner chooses on a server that
@@ -117,6 +115,8 @@ const REQUESTS: ListingRequest[] = [
     caller: 'administrator',
     filters: { status: 'REFUNDED' },
     sizes: { matching: 300_000, table: TABLE, range: TABLE },
+    // Days since 1970-01-01: from 2024-11-01 to 2026-10-27.
+    bounds: [20_028, 20_753],
   },
   {
     title: 'pending orders until March, by id',
@@ -223,7 +223,7 @@ class OfflineDataSource extends DataSource {
 }
 
 interface Sent {
-  kind: ListingStatement;
+  kind: ListingStatement | 'snapshot';
   sql: string;
   parameters: unknown[];
 }
@@ -357,10 +357,22 @@ async function sendRequest(server: Server, request: ListingRequest): Promise<{ s
     deadline: undefined as unknown as ReadSession['deadline'],
     catalog,
     statement: (execute) => execute(),
+    beginSnapshot: () => {
+      snapshot = true;
+      sent.push({ kind: 'snapshot', sql: SNAPSHOT_STATEMENTS.begin, parameters: [] });
+      return Promise.resolve();
+    },
   };
-  const connect = <T>(work: (session: ReadSession) => Promise<T>, capability?: ServerCapability): Promise<T> => {
-    if (capability && !capability(catalog)) return Promise.reject(new NoCapableServerException());
-    return work(session);
+  let snapshot = false;
+  // As a server attempt does: a snapshot begun ends with the work on its connection.
+  const connect = async <T>(work: (session: ReadSession) => Promise<T>, capability?: ServerCapability): Promise<T> => {
+    if (capability && !capability(catalog)) throw new NoCapableServerException();
+    try {
+      return await work(session);
+    } finally {
+      if (snapshot) sent.push({ kind: 'snapshot', sql: SNAPSHOT_STATEMENTS.end, parameters: [] });
+      snapshot = false;
+    }
   };
   const reads = {
     withConnection: connect,
@@ -376,15 +388,10 @@ async function sendRequest(server: Server, request: ListingRequest): Promise<{ s
     },
   } as unknown as ObservedStatements;
   const service = new OrdersService(
-    new OrdersRepository(
-      server.dataSource,
-      statements,
-      {
-        type: server.planner ? 'mysql' : 'sqlite',
-        fullSortMaxOrders: FULL_SORT_MAX_ORDERS,
-      } as DatabaseConfig,
-      TODAY,
-    ),
+    new OrdersRepository(server.dataSource, statements, {
+      type: server.planner ? 'mysql' : 'sqlite',
+      fullSortMaxOrders: FULL_SORT_MAX_ORDERS,
+    } as DatabaseConfig),
     new LocalTimeFormatter('UTC'),
     reads,
   );
