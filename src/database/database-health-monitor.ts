@@ -7,7 +7,15 @@ import type { DatabaseServer, ServerHealth, ServerName } from './database-server
 import { DatabaseServers } from './database-servers';
 import { ER_UNKNOWN_SYSTEM_VARIABLE, readAppliers, singleApplierWarning } from './replica-appliers';
 import { parseGtidPosition, PrimaryTimeline } from './replication-lag';
-import { CATALOG_STATEMENT, catalogOf, UNKNOWN_CATALOG, type CatalogRow } from './server-catalog';
+import {
+  CATALOG_STATEMENT,
+  catalogOf,
+  ISOLATION_STATEMENT,
+  isolationWarning,
+  UNKNOWN_CATALOG,
+  type CatalogRow,
+  type IsolationRow,
+} from './server-catalog';
 
 /** Health is checked about once a second (docs/ARCHITECTURE.md, "Read routing"), whatever asks for it. */
 export const CHECK_INTERVAL_MS = 1000;
@@ -151,7 +159,10 @@ export class DatabaseHealthMonitor implements OnApplicationBootstrap, BeforeAppl
     if (readAt !== undefined && this.clock.now() - readAt < intervalMs) return;
     this.catalogReadAt.set(server, this.clock.now());
     try {
-      server.recordCatalog(catalogOf(await server.check<CatalogRow>(CATALOG_STATEMENT)));
+      const isolation = await server.check<IsolationRow>(ISOLATION_STATEMENT);
+      server.recordCatalog(catalogOf(await server.check<CatalogRow>(CATALOG_STATEMENT), isolation));
+      const belowOneSnapshot = isolationWarning(server.name, isolation);
+      if (belowOneSnapshot) this.logger.warn(belowOneSnapshot);
       if (!server.isPrimary) await this.warnOfSingleApplier(server);
     } catch {
       // The health check itself says whether the server answers; the catalog is read again later.

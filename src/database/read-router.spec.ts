@@ -65,6 +65,8 @@ const holding = (server: DatabaseServer, indexes: string[], rows = 10_000_000) =
       ['PRIMARY', ...indexes].map(
         (indexName) => ({ tableName: 'orders', estimatedRows: rows, indexName }) as unknown as CatalogRow,
       ),
+      // Routing reads no isolation.
+      [],
     ),
   );
 /** A shape only an index named `x` bounds, as the listing would say of a sort by price. */

@@ -12,6 +12,11 @@ export interface ServerCatalog {
   indexes(table: string): ReadonlySet<string>;
   /** The server's own estimate (InnoDB's statistics: within a few tens of percent); Infinity while unknown. */
   estimatedRows(table: string): number;
+  /**
+   * Whether a transaction's statements read one snapshot at its sessions' isolation (REPEATABLE READ, the servers'
+   * default, or SERIALIZABLE): what a walk within its days' bounds needs (docs/adr/0015). False while unknown.
+   */
+  readonly readsOneSnapshot: boolean;
 }
 
 const NONE: ReadonlySet<string> = new Set();
@@ -21,12 +26,15 @@ export const UNKNOWN_CATALOG: ServerCatalog = {
   embedded: false,
   indexes: () => NONE,
   estimatedRows: () => Number.POSITIVE_INFINITY,
+  readsOneSnapshot: false,
 };
 
 export const EMBEDDED_CATALOG: ServerCatalog = {
   embedded: true,
   indexes: () => NONE,
   estimatedRows: () => 0,
+  // One connection, one statement at a time; nothing the listing plans there reads a snapshot across statements.
+  readsOneSnapshot: false,
 };
 
 /** One statement, to the server's own information schema, which shows only what the service's user may read. */
@@ -37,13 +45,43 @@ export const CATALOG_STATEMENT = `
     ON s.TABLE_SCHEMA = t.TABLE_SCHEMA AND s.TABLE_NAME = t.TABLE_NAME AND s.SEQ_IN_INDEX = 1
   WHERE t.TABLE_SCHEMA = DATABASE()`;
 
+/**
+ * The isolation the server's sessions start with: MariaDB 10.11 names it `tx_isolation`, MySQL 8 `transaction_isolation`
+ * (later MariaDB both); `SHOW VARIABLES` answers whichever the server has, where a `SELECT @@` of the other would fail.
+ */
+export const ISOLATION_STATEMENT = `SHOW VARIABLES WHERE Variable_name IN ('tx_isolation', 'transaction_isolation')`;
+
+export interface IsolationRow extends RowDataPacket {
+  Variable_name: string;
+  Value: string;
+}
+
+const ONE_SNAPSHOT_LEVELS = new Set(['REPEATABLE-READ', 'SERIALIZABLE']);
+
+function readsOneSnapshot([row]: readonly IsolationRow[]): boolean {
+  return row !== undefined && ONE_SNAPSHOT_LEVELS.has(String(row.Value).toUpperCase());
+}
+
+/**
+ * What operators are told where a server's sessions read below REPEATABLE READ: the listing then reads no day bounds
+ * there, and the walks they spare pass a sale's orders again (docs/adr/0015).
+ */
+export function isolationWarning(server: string, isolation: readonly IsolationRow[]): string | undefined {
+  const [row] = isolation;
+  if (!row || readsOneSnapshot(isolation)) return undefined;
+  return (
+    `${server} starts its sessions at ${row.Value} (${row.Variable_name}): a listing's count and page cannot read one ` +
+    `snapshot there, so no walk is bounded by its days' orders; set ${row.Variable_name} back to REPEATABLE-READ`
+  );
+}
+
 export interface CatalogRow extends RowDataPacket {
   tableName: string;
   estimatedRows: number | string | null;
   indexName: string | null;
 }
 
-export function catalogOf(rows: readonly CatalogRow[]): ServerCatalog {
+export function catalogOf(rows: readonly CatalogRow[], isolation: readonly IsolationRow[]): ServerCatalog {
   const indexes = new Map<string, Set<string>>();
   const sizes = new Map<string, number>();
   for (const { tableName, estimatedRows, indexName } of rows) {
@@ -56,5 +94,6 @@ export function catalogOf(rows: readonly CatalogRow[]): ServerCatalog {
     embedded: false,
     indexes: (table) => indexes.get(table) ?? NONE,
     estimatedRows: (table) => sizes.get(table) ?? Number.POSITIVE_INFINITY,
+    readsOneSnapshot: readsOneSnapshot(isolation),
   };
 }

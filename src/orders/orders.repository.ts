@@ -195,7 +195,8 @@ export class OrdersRepository {
   ): Promise<MatchSizes> {
     const planner = this.plannerFor(session.catalog);
     const wanted = planner?.sizesWanted(filters) ?? { table: false, range: false, span: false };
-    const bounds = planner && boundedColumnOf(filters, sort);
+    // Only where the counts and the page can read one snapshot: otherwise the bounds could leave a match out.
+    const bounds = planner && session.catalog.readsOneSnapshot ? boundedColumnOf(filters, sort) : undefined;
     if (bounds) await session.beginSnapshot();
     return this.readSizes(
       filters,

@@ -33,7 +33,7 @@ export interface MatchSizes {
   range?: number;
   /** When the oldest and newest orders were placed: given where `sizesWanted` asks for it, for a month merge. */
   span?: CreationSpan;
-  /** Where every match lies in the sort's column, for a closed date range: read where the repository asks for them. */
+  /** Where every match lies in the sort's first column (docs/adr/0014): read where the repository asks for them. */
   bounds?: RangeBounds;
 }
 

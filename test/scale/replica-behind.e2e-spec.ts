@@ -3,6 +3,7 @@ import { Logger } from '@nestjs/common';
 import type { RowDataPacket } from 'mysql2/promise';
 import request from 'supertest';
 import { migrateServers } from '../../src/cli/migrate-servers';
+import { DatabaseServers } from '../../src/database/database-servers';
 import { toDatabaseConfig } from '../../src/config/database.config';
 import { validateEnvironment } from '../../src/config/environment';
 import { shippedReplicaOptions } from '../../launchers/mysql-server';
@@ -103,6 +104,44 @@ describe('a replica behind (docs/API.md §18)', () => {
       );
     } finally {
       await replica.query('STOP SLAVE; SET GLOBAL slave_parallel_threads = 4; START SLAVE');
+    }
+  }, 60_000);
+
+  it('reads no day bounds from a replica whose sessions start below REPEATABLE READ, and warns naming the variable (docs/adr/0015)', async () => {
+    const warnings = jest.spyOn(Logger.prototype, 'warn').mockImplementation(() => undefined);
+    const replica = pair.root('replica');
+    const refundsByConcert = async (app: TestApp) => {
+      const response = await api(app.server, adminToken()).get(
+        '/orders?orderStatus=REFUNDED&sort=concertId,desc&size=5',
+      );
+      expect(response.status).toBe(200);
+      return (response.body as { elements: Array<{ orderId: number }> }).elements.map(({ orderId }) => orderId);
+    };
+    const [expected] = await pair
+      .root('primary')
+      .query<RowDataPacket[]>(
+        `SELECT id FROM orders_test.orders WHERE status = 'REFUNDED' ORDER BY concert_id DESC, id DESC LIMIT 5`,
+      );
+    const expectedIds = expected.map(({ id }) => Number(id));
+    const replicaOf = (app: TestApp) => app.app.get(DatabaseServers).replicas[0];
+
+    const atDefault = await startApp({ ...pair.environment, ...LARGE });
+    expect(replicaOf(atDefault).catalog.readsOneSnapshot).toBe(true);
+    expect(await refundsByConcert(atDefault)).toEqual(expectedIds);
+    await replica.query("SET GLOBAL tx_isolation = 'READ-COMMITTED'");
+    try {
+      warnings.mockClear();
+      const below = await startApp({ ...pair.environment, ...LARGE });
+      expect(warnings.mock.calls.map(([message]) => String(message))).toContainEqual(
+        expect.stringMatching(
+          /^replica-1 starts its sessions at READ-COMMITTED \(tx_isolation\): .* no walk is bounded/,
+        ),
+      );
+      expect(replicaOf(below).catalog.readsOneSnapshot).toBe(false);
+      // Served as before the bounds: walked past whatever lies above the matches, to the same orders.
+      expect(await refundsByConcert(below)).toEqual(expectedIds);
+    } finally {
+      await replica.query("SET GLOBAL tx_isolation = 'REPEATABLE-READ'");
     }
   }, 60_000);
 

@@ -319,7 +319,12 @@ async function serverOf(kind: ServerKind): Promise<Server> {
   return {
     kind,
     dataSource,
-    catalog: (orders) => ({ embedded: false, indexes: () => held, estimatedRows: () => orders }),
+    catalog: (orders) => ({
+      embedded: false,
+      indexes: () => held,
+      estimatedRows: () => orders,
+      readsOneSnapshot: true,
+    }),
     planner: new ReadPlanner(indexes),
   };
 }
