@@ -5,9 +5,9 @@ import { COUNT_CHANGES_TABLE, COUNT_MOVES_TABLE, DAILY_COUNTS_TABLE } from '../c
 import type { OrderFilters, RangeBounds } from '../model';
 import { Order } from '../order.entity';
 import type { MatchSizes } from '../read-plan';
-import { conditionsOf, matching, presentIn, valuesOf, type Condition } from './statement-parts';
+import { BOUND_COLUMNS, dayBoundsOf, touchedDays, withDayBounds } from './day-bounds';
+import { conditionsOf, DAY_MS, matching, presentIn, toDay, valuesOf, type Condition } from './statement-parts';
 
-const DAY_MS = 86_400_000;
 /** The columns of a count statement that hold the whole table's count, not the matching orders'. */
 const TABLE_TOTAL_COLUMNS = ['tableWholeDays', 'tableUnfolded'];
 /** The column of a count statement that holds the matching orders a walk leaves out, to be subtracted. */
@@ -16,34 +16,6 @@ const NEWER_THAN_WALK_COLUMN = 'newerThanWalk';
 const RANGE_COLUMN = 'rangeOrders';
 /** The columns of a count statement that hold when the oldest and newest orders were placed, for a month merge. */
 const SPAN_COLUMNS = { first: 'firstCreated', last: 'lastCreated' } as const;
-/** The columns of a count statement that hold where every match lies in a column, for the planner. */
-const BOUND_COLUMNS = { lowest: 'lowestBound', highest: 'highestBound' } as const;
-/** A day as a number, the days since 1970-01-01: what a bound by creation time is read as, in either dialect. */
-const dayNumber = (alias: string) => `DATEDIFF(${alias}.day, '1970-01-01')`;
-interface BoundedField {
-  /** The totals' lowest and highest, and the counting rows' value that widens them. */
-  lowest: (alias: string) => string;
-  highest: (alias: string) => string;
-  counted: (alias: string) => string;
-  /** Kept by the fold since docs/adr/0014's migration: a total folded before it may hold none. */
-  kept: boolean;
-}
-const BOUNDED: Record<RangeBounds['field'], BoundedField> = {
-  orderId: {
-    lowest: (t) => `${t}.first_id`,
-    highest: (t) => `${t}.last_id`,
-    counted: (c) => `${c}.order_id`,
-    kept: true,
-  },
-  concertId: {
-    lowest: (t) => `${t}.lowest_concert_id`,
-    highest: (t) => `${t}.highest_concert_id`,
-    counted: (c) => `${c}.concert_id`,
-    kept: true,
-  },
-  createdAt: { lowest: dayNumber, highest: dayNumber, counted: dayNumber, kept: false },
-};
-
 export interface CountOptions {
   /** Also sum the whole table, for the planner. */
   withTable: boolean;
@@ -59,7 +31,6 @@ export interface CountOptions {
 
 const countKey = ({ withTable, withRange, withSpan, walkBound, bounds }: CountOptions): string =>
   `${withTable ? '|table' : ''}${withRange ? '|range' : ''}${withSpan ? '|span' : ''}${walkBound === undefined ? '' : '|walk'}${bounds ? `|${bounds}` : ''}`;
-const toDay = (epochMs: number): string => new Date(epochMs).toISOString().slice(0, 10);
 
 /**
  * The count statements: exact, and with the other sizes the planner weighs where asked. Filtered by member or concert,
@@ -102,7 +73,7 @@ export class CountStatements {
     );
     const newer = this.newerThanWalk(filters, options.walkBound);
     const days = this.rangeDays(filters, options);
-    const touched = options.bounds ? this.touchedDays(filters) : [];
+    const touched = options.bounds ? touchedDays(filters) : [];
     const values = Object.assign(
       valuesOf(whole),
       ...edges.map((part) => valuesOf(part.conditions)),
@@ -139,7 +110,7 @@ export class CountStatements {
         const rows = matching(this.dataSource, part.conditions, part.name).select('COUNT(*)');
         wholeDays.addSelect(`(${rows.getQuery()})`, part.name).setParameters(rows.getParameters());
       }
-      if (options.bounds) this.withBounds(wholeDays, options.bounds, filters);
+      if (options.bounds) withDayBounds(wholeDays, options.bounds, filters);
       return this.withCountOptions(wholeDays, options, newer, days);
     });
   }
@@ -184,56 +155,6 @@ export class CountStatements {
     if (filters.createdBefore !== undefined)
       days.push({ sql: 'r.day <= :rangeLastDay', name: 'rangeLastDay', value: toDay(filters.createdBefore - 1) });
     return days;
-  }
-
-  /**
-   * Every day the date range touches, its edges whole, and the status: the (day, status)s whose bounds hold every
-   * match, and the counting rows not folded into them yet (a move's by the status it reached, `statusColumn`).
-   */
-  private touchedDays(filters: OrderFilters, statusColumn = 'status'): Condition[] {
-    const touched: Condition[] = [];
-    if (filters.status !== undefined)
-      touched.push({ sql: `${statusColumn} = :boundsStatus`, name: 'boundsStatus', value: filters.status });
-    if (filters.createdFrom !== undefined)
-      touched.push({ sql: 'day >= :boundsFirstDay', name: 'boundsFirstDay', value: toDay(filters.createdFrom) });
-    if (filters.createdBefore !== undefined)
-      touched.push({ sql: 'day <= :boundsLastDay', name: 'boundsLastDay', value: toDay(filters.createdBefore - 1) });
-    return touched;
-  }
-
-  /**
-   * docs/adr/0014: the lowest and highest value of `field` among the matches' (day, status)s, in one pass over the
-   * totals' bounds and the counting rows not folded yet, joined to the totals' one row. None where a (day, status)
-   * holding orders has no bounds (folded before they were kept), or where no total matches (nothing folded there yet):
-   * the walk is then unbounded, as before.
-   */
-  private withBounds<T extends ObjectLiteral>(
-    query: SelectQueryBuilder<T>,
-    field: RangeBounds['field'],
-    filters: OrderFilters,
-  ): void {
-    const { lowest, highest, counted, kept } = BOUNDED[field];
-    const where = (alias: string, first: string[], statusColumn?: string) =>
-      [...first, ...this.touchedDays(filters, statusColumn).map(({ sql }) => `${alias}.${sql}`)].join(' AND ') ||
-      '1 = 1';
-    const unknown = kept ? `CASE WHEN ${lowest('b')} IS NULL OR ${highest('b')} IS NULL THEN 1 ELSE 0 END` : '0';
-    // A total of none holds no order of its (day, status) but those the rows not folded yet bring, read too; a row
-    // taking an order away (a negative delta) leaves it out.
-    const sources = [
-      `SELECT ${lowest('b')} AS low, ${highest('b')} AS high, ${unknown} AS unknown FROM ${DAILY_COUNTS_TABLE} b WHERE ${where('b', ['b.orders > 0'])}`,
-      `SELECT ${counted('c')}, ${counted('c')}, 0 FROM ${COUNT_CHANGES_TABLE} c WHERE ${where('c', ['c.delta >= 0'])}`,
-      `SELECT ${counted('m')}, ${counted('m')}, 0 FROM ${COUNT_MOVES_TABLE} m WHERE ${where('m', [], 'to_status')}`,
-    ];
-    const known = (aggregate: string) => `CASE WHEN MAX(u.unknown) = 1 THEN NULL ELSE ${aggregate} END`;
-    query
-      .innerJoin(
-        `(SELECT ${known('MIN(u.low)')} AS lowest, ${known('MAX(u.high)')} AS highest FROM (${sources.join(' UNION ALL ')}) u)`,
-        'rb',
-        '1 = 1',
-      )
-      .addSelect('MAX(rb.lowest)', BOUND_COLUMNS.lowest)
-      .addSelect('MAX(rb.highest)', BOUND_COLUMNS.highest)
-      .setParameters(valuesOf(this.touchedDays(filters)));
   }
 
   private withCountOptions<T extends ObjectLiteral>(
@@ -288,16 +209,7 @@ export function sizesOf(
     [BOUND_COLUMNS.highest]: highest,
     ...counts
   } = row ?? {};
-  if (boundsOf) {
-    // Creation time's are read as day numbers: the first day's start, and the start of the day after the last.
-    const valueOf = (bound: number | string | Date, daysAfter: number) =>
-      boundsOf === 'createdAt' ? (Number(bound) + daysAfter) * DAY_MS : Number(bound);
-    sizes.bounds = {
-      field: boundsOf,
-      ...(lowest != null && { lowest: valueOf(lowest, 0) }),
-      ...(highest != null && { highest: valueOf(highest, 1) }),
-    };
-  }
+  if (boundsOf) sizes.bounds = dayBoundsOf(boundsOf, lowest, highest);
   // An empty table has no span: every order placed since is then in the range's open part.
   if (first != null && last != null) {
     sizes.span = {

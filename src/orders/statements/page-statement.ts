@@ -1,5 +1,4 @@
 import type { DataSource, ObjectLiteral } from 'typeorm';
-import { toStoredDateTime } from '../../common/time/local-time';
 import type { QueryShapes, QueryValues } from '../../database/query-shapes';
 import type { MonthBranch } from '../month-branches';
 import { Order } from '../order.entity';
@@ -8,7 +7,6 @@ import type { ReadPlan } from '../read-plan';
 import { REPLICA_COLUMN } from '../replica-indexes';
 import {
   conditionsOf,
-  type Condition,
   matching,
   presentIn,
   reversed,
@@ -17,6 +15,7 @@ import {
   valuesOf,
   walkConditions,
 } from './statement-parts';
+import { boundConditions } from './day-bounds';
 import type { OrderFilters, RangeBounds, Seek, SortKey } from '../model';
 
 /** A page to read: by offset, or, with `seek`, from a boundary key within a walk's bound (offset then unused). */
@@ -180,26 +179,4 @@ export class PageStatements {
       },
     };
   }
-}
-
-/**
- * docs/adr/0014: where every match lies in the sort's column, as conditions the walked index reads as its range's
- * ends. They leave the matches as they are, and spare the walk every order past them (a sale's, newer than them).
- */
-function boundConditions(bounds: RangeBounds | undefined, alias: string): Condition[] {
-  if (!bounds) return [];
-  const { field, lowest, highest } = bounds;
-  const column = `${alias}.${SORT_COLUMNS[field]}`;
-  // Creation time's highest is the start of the day after the last: an order of that last day's end lies before it.
-  const [value, below] = field === 'createdAt' ? [toStoredDateTime, '<'] : [(bound: number) => bound, '<='];
-  const conditions: Condition[] = [];
-  if (lowest !== undefined)
-    conditions.push({ sql: `${column} >= :lowestBound_${alias}`, name: `lowestBound_${alias}`, value: value(lowest) });
-  if (highest !== undefined)
-    conditions.push({
-      sql: `${column} ${below} :highestBound_${alias}`,
-      name: `highestBound_${alias}`,
-      value: value(highest),
-    });
-  return conditions;
 }

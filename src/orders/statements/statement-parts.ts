@@ -14,6 +14,10 @@ export interface Condition {
   value: unknown;
 }
 
+export const DAY_MS = 86_400_000;
+/** A UTC day as the per-day totals hold it. */
+export const toDay = (epochMs: number): string => new Date(epochMs).toISOString().slice(0, 10);
+
 export const TIME_FIELDS: ReadonlySet<SortField> = new Set(['createdAt', 'updatedAt']);
 
 export const reversed = (sort: SortKey[]): SortKey[] =>

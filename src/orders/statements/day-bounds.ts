@@ -1,0 +1,125 @@
+import type { ObjectLiteral, SelectQueryBuilder } from 'typeorm';
+import { toStoredDateTime } from '../../common/time/local-time';
+import { COUNT_CHANGES_TABLE, COUNT_MOVES_TABLE, DAILY_COUNTS_TABLE } from '../counting/daily-counts';
+import { SORT_COLUMNS } from '../index-fit';
+import type { OrderFilters, RangeBounds } from '../model';
+import { DAY_MS, toDay, valuesOf, type Condition } from './statement-parts';
+
+// docs/adr/0014, 0015: where a walk's matches lie in its first sort column, read with its counts from the per-day
+// totals and the counting rows not folded yet, and laid on its page statement as the walked index's range ends.
+
+/** The columns of a count statement that hold where every match lies in a column, for the planner. */
+export const BOUND_COLUMNS = { lowest: 'lowestBound', highest: 'highestBound' } as const;
+
+/** A day as a number, the days since 1970-01-01: what a bound by creation time is read as, in either dialect. */
+const dayNumber = (alias: string) => `DATEDIFF(${alias}.day, '1970-01-01')`;
+
+interface BoundedField {
+  /** The totals' lowest and highest, and the counting rows' value that widens them. */
+  lowest: (alias: string) => string;
+  highest: (alias: string) => string;
+  counted: (alias: string) => string;
+  /** Kept by the fold since docs/adr/0014's migration: a total folded before it may hold none. */
+  kept: boolean;
+}
+
+const BOUNDED: Record<RangeBounds['field'], BoundedField> = {
+  orderId: {
+    lowest: (t) => `${t}.first_id`,
+    highest: (t) => `${t}.last_id`,
+    counted: (c) => `${c}.order_id`,
+    kept: true,
+  },
+  concertId: {
+    lowest: (t) => `${t}.lowest_concert_id`,
+    highest: (t) => `${t}.highest_concert_id`,
+    counted: (c) => `${c}.concert_id`,
+    kept: true,
+  },
+  createdAt: { lowest: dayNumber, highest: dayNumber, counted: dayNumber, kept: false },
+};
+
+/**
+ * Every day the date range touches, its edges whole, and the status: the (day, status)s whose bounds hold every
+ * match, and the counting rows not folded into them yet (a move's by the status it reached, `statusColumn`).
+ */
+export function touchedDays(filters: OrderFilters, statusColumn = 'status'): Condition[] {
+  const touched: Condition[] = [];
+  if (filters.status !== undefined)
+    touched.push({ sql: `${statusColumn} = :boundsStatus`, name: 'boundsStatus', value: filters.status });
+  if (filters.createdFrom !== undefined)
+    touched.push({ sql: 'day >= :boundsFirstDay', name: 'boundsFirstDay', value: toDay(filters.createdFrom) });
+  if (filters.createdBefore !== undefined)
+    touched.push({ sql: 'day <= :boundsLastDay', name: 'boundsLastDay', value: toDay(filters.createdBefore - 1) });
+  return touched;
+}
+
+/**
+ * The lowest and highest value of `field` among the matches' (day, status)s, in one pass over the totals' bounds and
+ * the counting rows not folded yet, joined to the count's one row. None where a (day, status) holding orders has no
+ * bounds (folded before they were kept): the walk is then unbounded, as before.
+ */
+export function withDayBounds<T extends ObjectLiteral>(
+  query: SelectQueryBuilder<T>,
+  field: RangeBounds['field'],
+  filters: OrderFilters,
+): void {
+  const { lowest, highest, counted, kept } = BOUNDED[field];
+  const where = (alias: string, first: string[], statusColumn?: string) =>
+    [...first, ...touchedDays(filters, statusColumn).map(({ sql }) => `${alias}.${sql}`)].join(' AND ') || '1 = 1';
+  const unknown = kept ? `CASE WHEN ${lowest('b')} IS NULL OR ${highest('b')} IS NULL THEN 1 ELSE 0 END` : '0';
+  // A total of none holds no order of its (day, status) but those the rows not folded yet bring, read too; a row
+  // taking an order away (a negative delta) leaves it out.
+  const sources = [
+    `SELECT ${lowest('b')} AS low, ${highest('b')} AS high, ${unknown} AS unknown FROM ${DAILY_COUNTS_TABLE} b WHERE ${where('b', ['b.orders > 0'])}`,
+    `SELECT ${counted('c')}, ${counted('c')}, 0 FROM ${COUNT_CHANGES_TABLE} c WHERE ${where('c', ['c.delta >= 0'])}`,
+    `SELECT ${counted('m')}, ${counted('m')}, 0 FROM ${COUNT_MOVES_TABLE} m WHERE ${where('m', [], 'to_status')}`,
+  ];
+  const known = (aggregate: string) => `CASE WHEN MAX(u.unknown) = 1 THEN NULL ELSE ${aggregate} END`;
+  query
+    .innerJoin(
+      `(SELECT ${known('MIN(u.low)')} AS lowest, ${known('MAX(u.high)')} AS highest FROM (${sources.join(' UNION ALL ')}) u)`,
+      'rb',
+      '1 = 1',
+    )
+    .addSelect('MAX(rb.lowest)', BOUND_COLUMNS.lowest)
+    .addSelect('MAX(rb.highest)', BOUND_COLUMNS.highest)
+    .setParameters(valuesOf(touchedDays(filters)));
+}
+
+/** The bounds a count statement's row holds: creation time's read as day numbers, the first day's start and the next. */
+export function dayBoundsOf(
+  field: RangeBounds['field'],
+  lowest: number | string | Date | null | undefined,
+  highest: number | string | Date | null | undefined,
+): RangeBounds {
+  const valueOf = (bound: number | string | Date, daysAfter: number) =>
+    field === 'createdAt' ? (Number(bound) + daysAfter) * DAY_MS : Number(bound);
+  return {
+    field,
+    ...(lowest != null && { lowest: valueOf(lowest, 0) }),
+    ...(highest != null && { highest: valueOf(highest, 1) }),
+  };
+}
+
+/**
+ * Where every match lies in the sort's column, as conditions the walked index reads as its range's ends. They leave
+ * the matches as they are, and spare the walk every order past them (a sale's, newer than them).
+ */
+export function boundConditions(bounds: RangeBounds | undefined, alias: string): Condition[] {
+  if (!bounds) return [];
+  const { field, lowest, highest } = bounds;
+  const column = `${alias}.${SORT_COLUMNS[field]}`;
+  // Creation time's highest is the start of the day after the last: an order of that last day's end lies before it.
+  const [value, below] = field === 'createdAt' ? [toStoredDateTime, '<'] : [(bound: number) => bound, '<='];
+  const conditions: Condition[] = [];
+  if (lowest !== undefined)
+    conditions.push({ sql: `${column} >= :lowestBound_${alias}`, name: `lowestBound_${alias}`, value: value(lowest) });
+  if (highest !== undefined)
+    conditions.push({
+      sql: `${column} ${below} :highestBound_${alias}`,
+      name: `highestBound_${alias}`,
+      value: value(highest),
+    });
+  return conditions;
+}
