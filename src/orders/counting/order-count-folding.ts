@@ -79,17 +79,15 @@ const SOURCES: CountSource[] = [
 ];
 
 /**
- * Folds the rows the triggers append (`order_count_changes` and
- * `order_count_moves`) into the per-day totals, in the background.
+ * Folds the rows the triggers append (`order_count_changes` and `order_count_moves`) into the per-day totals, in the
+ * background.
  *
- * Exactness does not depend on it: a count sums the totals and the rows
- * not yet folded in one statement, and a fold moves rows from one table to
- * the other in one transaction. What it bounds is the reads' extra work, the
- * rows not folded yet. Nor does it slow the writers: it locks only change
- * rows that writers have committed (it waits for one still being written,
- * never the other way round), and totals rows that no writer touches. Under
- * READ COMMITTED it takes no gap locks, so inserts past the rows it folds go
- * on. Every instance runs one; they take turns under a named lock.
+ * Exactness does not depend on it: a count sums the totals and the rows not yet folded in one statement, and a fold
+ * moves rows from one table to the other in one transaction. What it bounds is the reads' extra work, the rows not
+ * folded yet. Nor does it slow the writers: it locks only change rows that writers have committed (it waits for one
+ * still being written, never the other way round), and totals rows that no writer touches. Under READ COMMITTED it
+ * takes no gap locks, so inserts past the rows it folds go on. Every instance runs one; they take turns under a named
+ * lock.
  */
 @Injectable()
 export class OrderCountFolding implements OnApplicationBootstrap, OnApplicationShutdown {

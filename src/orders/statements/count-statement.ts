@@ -5,7 +5,7 @@ import { COUNT_CHANGES_TABLE, COUNT_MOVES_TABLE, DAILY_COUNTS_TABLE } from '../c
 import type { OrderFilters, RangeBounds } from '../model';
 import { Order } from '../order.entity';
 import type { MatchSizes } from '../read-plan';
-import { BOUND_COLUMNS, dayBoundsOf, touchedDays, withDayBounds } from './day-bounds';
+import { BOUNDS_READ_COLUMNS, dayBoundsOf, touchedDays, withDayBounds } from './day-bounds';
 import { conditionsOf, DAY_MS, matching, presentIn, toDay, valuesOf, type Condition } from './statement-parts';
 
 /** The columns of a count statement that hold the whole table's count, not the matching orders'. */
@@ -205,8 +205,8 @@ export function sizesOf(
   const {
     [SPAN_COLUMNS.first]: first,
     [SPAN_COLUMNS.last]: last,
-    [BOUND_COLUMNS.lowest]: lowest,
-    [BOUND_COLUMNS.highest]: highest,
+    [BOUNDS_READ_COLUMNS.lowest]: lowest,
+    [BOUNDS_READ_COLUMNS.highest]: highest,
     ...counts
   } = row ?? {};
   if (boundsOf) sizes.bounds = dayBoundsOf(boundsOf, lowest, highest);

@@ -9,7 +9,7 @@ import { DAY_MS, toDay, valuesOf, type Condition } from './statement-parts';
 // totals and the counting rows not folded yet, and laid on its page statement as the walked index's range ends.
 
 /** The columns of a count statement that hold where every match lies in a column, for the planner. */
-export const BOUND_COLUMNS = { lowest: 'lowestBound', highest: 'highestBound' } as const;
+export const BOUNDS_READ_COLUMNS = { lowest: 'lowestBound', highest: 'highestBound' } as const;
 
 /** A day as a number, the days since 1970-01-01: what a bound by creation time is read as, in either dialect. */
 const dayNumber = (alias: string) => `DATEDIFF(${alias}.day, '1970-01-01')`;
@@ -82,8 +82,8 @@ export function withDayBounds<T extends ObjectLiteral>(
       'rb',
       '1 = 1',
     )
-    .addSelect('MAX(rb.lowest)', BOUND_COLUMNS.lowest)
-    .addSelect('MAX(rb.highest)', BOUND_COLUMNS.highest)
+    .addSelect('MAX(rb.lowest)', BOUNDS_READ_COLUMNS.lowest)
+    .addSelect('MAX(rb.highest)', BOUNDS_READ_COLUMNS.highest)
     .setParameters(valuesOf(touchedDays(filters)));
 }
 
