@@ -20,10 +20,28 @@ import { boundedColumnOf } from './range-bounds';
 const ORDERS_TABLE = 'orders';
 
 /**
- * docs/API.md §14: how a page is read on the session's server, planned from what is known of it. `plan` is the one
- * way in: it answers what the rest needs, or that the counts decide, in which case it is asked again with them.
+ * docs/API.md §14: a listing's plan, the one way in to planning: which servers can answer it (what routing asks before
+ * any statement), and on the server routing chose, how each of its pages is read.
  */
-export type ListingPlan = CountsFirst | ReadyPlan | RefusedPlan;
+export interface ListingPlan {
+  /** Which servers can answer the listing within its deadline: one whose indexes bound it, or small enough to sort. */
+  readonly servers: ServerCapability;
+  /**
+   * How a page is read on the session's server: from the shape, or, where the counts decide it, from the counts read
+   * first (or `known` from an earlier batch of the same walk; with `walkBound`, a followed walk's). Refused where it
+   * would read more orders whole than the server sorts in time.
+   */
+  on(request: PageRequest, session: ReadSession, known?: KnownSizes): Promise<ReadyPlan | RefusedPlan>;
+}
+
+/** What a page's plan may start from: counts already read for its walk, or the bound of the walk to count. */
+export interface KnownSizes {
+  sizes?: MatchSizes;
+  walkBound?: number;
+}
+
+/** How a page is read on one server, from what is known of it so far. */
+type ServerPlan = CountsFirst | ReadyPlan | RefusedPlan;
 
 /** The best plan depends on how many orders match: count them (`sizes`), then plan again with the counts. */
 interface CountsFirst {
@@ -101,12 +119,25 @@ export class OrdersRepository {
     return planner;
   }
 
+  /** The listing's plan (docs/API.md §14): which servers can answer it, and how a page is read on the one chosen. */
+  planFor(filters: OrderFilters, sort: SortKey[]): ListingPlan {
+    return {
+      servers: this.servers(filters, sort),
+      on: async (request, session, { sizes, walkBound } = {}) => {
+        const first = this.plan(request, session, sizes);
+        return first.kind === 'counts-first'
+          ? this.plan(request, session, await this.sizes(request, session, walkBound))
+          : first;
+      },
+    };
+  }
+
   /**
    * docs/API.md §14: which servers can answer a listing of these filters in this sort within its deadline. One
    * whose indexes bound the work by the page, or whose table is small enough to be sorted whole; the embedded
    * database always.
    */
-  servers(filters: OrderFilters, sort: SortKey[]): ServerCapability {
+  private servers(filters: OrderFilters, sort: SortKey[]): ServerCapability {
     // Routing asks of a server more than once per request (its pick, whether another could take a retry).
     const answers = new Map<ServerCatalog, boolean>();
     return (catalog) => {
@@ -128,9 +159,13 @@ export class OrdersRepository {
    * sorts within the deadline (DB_FULL_SORT_MAX_ORDERS), it is refused: a date range sorted by update time is such a
    * plan, no index reading it in order, as update time follows creation time.
    */
-  plan(request: PageRequest, session: ReadSession, sizes: MatchSizes): ReadyPlan | RefusedPlan;
-  plan(request: PageRequest, session: ReadSession, sizes?: MatchSizes): ListingPlan;
-  plan({ filters, sort, limit, offset, seek }: PageRequest, session: ReadSession, sizes?: MatchSizes): ListingPlan {
+  private plan(request: PageRequest, session: ReadSession, sizes: MatchSizes): ReadyPlan | RefusedPlan;
+  private plan(request: PageRequest, session: ReadSession, sizes?: MatchSizes): ServerPlan;
+  private plan(
+    { filters, sort, limit, offset, seek }: PageRequest,
+    session: ReadSession,
+    sizes?: MatchSizes,
+  ): ServerPlan {
     const { catalog } = session;
     const planner = this.plannerFor(catalog);
     if (!planner) return { kind: 'ready', sizes };
@@ -188,7 +223,7 @@ export class OrdersRepository {
    * read in the snapshot the page is then read in (docs/adr/0015): an order placed or changed between the two would
    * otherwise match the page and lie past the bounds that it is walked within.
    */
-  async sizes(
+  private async sizes(
     { filters, sort }: Pick<PageRequest, 'filters' | 'sort'>,
     session: ReadSession,
     walkBound?: number,

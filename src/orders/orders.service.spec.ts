@@ -1,12 +1,15 @@
 import { beforeEach, describe, expect, it, jest } from '@jest/globals';
 import { Role } from '../auth/role';
 import { LocalTimeFormatter } from '../common/time/local-time';
-import { NoCapableServerException, type ReadRouter, type ReadSession } from '../database/read-router';
+import {
+  NoCapableServerException,
+  type ReadRouter,
+  type ReadSession,
+  type ServerCapability,
+} from '../database/read-router';
 import { ProblemException } from '../common/problem/problem-details';
-import type { ListingPlan, OrdersRepository } from './orders.repository';
-import type { PageRequest } from './statements/page-statement';
+import type { ListingPlan, OrdersRepository, ReadyPlan } from './orders.repository';
 import type { SeatRow } from './statements/seat-statement';
-import type { MatchSizes } from './read-plan';
 import { listingVariantOf } from './listing-variant';
 import type { OrderRow } from './model';
 import { OrdersService } from './orders.service';
@@ -23,7 +26,7 @@ const row = (id: number, userId = 7): OrderRow => ({
 });
 
 /** A plan read from the shape alone: what the repository answers for most shapes. */
-const READY: ListingPlan = { kind: 'ready' };
+const READY: ReadyPlan = { kind: 'ready' };
 
 /** Stands for the one connection a request's statements share; the repository mock only passes it along. */
 const session = { name: 'the request’s connection and deadline' } as unknown as ReadSession;
@@ -48,27 +51,28 @@ const memberQuery = (overrides: Partial<ListOrdersQuery> = {}): ListOrdersQuery 
   query({ variant: MEMBER, filters: MEMBER.scope({}), ...overrides });
 
 describe('OrdersService', () => {
+  let listing: { servers: jest.Mock<ServerCapability>; on: jest.Mock<ListingPlan['on']> };
   let repository: {
-    plan: jest.Mock<(request: PageRequest, session: ReadSession, sizes?: MatchSizes) => ListingPlan>;
-    sizes: jest.Mock<OrdersRepository['sizes']>;
+    planFor: jest.Mock<OrdersRepository['planFor']>;
     findPage: jest.Mock<OrdersRepository['findPage']>;
     count: jest.Mock<OrdersRepository['count']>;
     findSeats: jest.Mock<OrdersRepository['findSeats']>;
-    servers: jest.Mock<OrdersRepository['servers']>;
   };
   let reads: { withConnection: jest.Mock<ReadRouter['withConnection']>; pinned: jest.Mock<ReadRouter['pinned']> };
   let service: OrdersService;
 
   beforeEach(() => {
-    repository = {
+    listing = {
+      // Which servers can serve a shape is the repository's and the router's to tell (their own tests); here any can.
+      servers: jest.fn(() => true),
       // Most shapes are planned from the shape alone (ReadPlanner has its own tests); the tests of counts say otherwise.
-      plan: jest.fn((): ListingPlan => READY),
-      sizes: jest.fn(),
+      on: jest.fn(() => Promise.resolve<ReadyPlan>(READY)),
+    };
+    repository = {
+      planFor: jest.fn(() => listing),
       findPage: jest.fn(),
       count: jest.fn(),
       findSeats: jest.fn(),
-      // Which servers can serve a shape is the repository's and the router's to tell (their own tests); here any can.
-      servers: jest.fn(() => () => true),
     };
     // Routing lends a connection at once and a deadline that never passes: routing and queueing are tested on their own.
     reads = {
@@ -196,10 +200,7 @@ describe('OrdersService', () => {
 
     beforeEach(() => {
       // The plan depends on how many match; the count says 5M orders of these dates would be sorted for each page.
-      repository.plan.mockImplementation((_, __, sizes) =>
-        sizes ? { kind: 'refused', read: 5_000_000, most: 1_000_000 } : { kind: 'counts-first' },
-      );
-      repository.sizes.mockResolvedValue({ matching: 3_500_000, table: 10_000_000, range: 5_000_000 });
+      listing.on.mockResolvedValue({ kind: 'refused', read: 5_000_000, most: 1_000_000 });
     });
 
     it('refuses the page with a 422 saying how many and how to narrow it, after the count and before the page', async () => {
@@ -213,10 +214,11 @@ describe('OrdersService', () => {
           ),
         },
       });
-      expect(repository.plan).toHaveBeenLastCalledWith(
+      expect(repository.planFor).toHaveBeenCalledWith(year, byUpdate);
+      expect(listing.on).toHaveBeenLastCalledWith(
         { filters: year, sort: byUpdate, limit: 2, offset: 0, seek: undefined },
         session,
-        { matching: 3_500_000, table: 10_000_000, range: 5_000_000 },
+        { walkBound: undefined },
       );
       expect(repository.findPage).not.toHaveBeenCalled();
     });
@@ -229,6 +231,19 @@ describe('OrdersService', () => {
       await expect(batches.next()).rejects.toMatchObject({ problem: { status: 422 } });
       expect(repository.findPage).not.toHaveBeenCalled();
     });
+  });
+
+  it('plans a listing once, and routes its page and its export by the servers its plan names', async () => {
+    repository.findPage.mockResolvedValue([]);
+    repository.findSeats.mockResolvedValue([]);
+    await service.list(query());
+    expect(repository.planFor).toHaveBeenCalledTimes(1);
+    expect(reads.withConnection).toHaveBeenCalledWith(expect.any(Function), listing.servers);
+    reads.pinned.mockReturnValue({ withConnection: reads.withConnection } as unknown as ReturnType<
+      ReadRouter['pinned']
+    >);
+    for await (const batch of service.exportBatches(query(), new AbortController().signal)) expect(batch).toEqual([]);
+    expect(reads.pinned).toHaveBeenCalledWith(listing.servers);
   });
 
   it('reads a member’s page and count from the orders the variant scoped: their own', async () => {
@@ -276,22 +291,18 @@ describe('OrdersService', () => {
     expect(page.totalElementCount).toBe(0);
   });
 
-  it('counts first where the plan depends on the sizes, and answers that count as the total', async () => {
-    // 41 of 1,000 orders match: what the planner weighs, and the total the envelope must carry.
-    const sizes = { matching: 41, table: 1000 };
-    repository.plan.mockImplementation((_, __, given) =>
-      given ? { kind: 'ready', sizes: given } : { kind: 'counts-first' },
-    );
-    repository.sizes.mockResolvedValue(sizes);
+  it('answers the count a plan was decided by as the total, and counts no more', async () => {
+    // 41 of 1,000 orders match: what the planner weighed, and the total the envelope must carry.
+    const plan: ReadyPlan = { kind: 'ready', sizes: { matching: 41, table: 1000 } };
+    listing.on.mockResolvedValue(plan);
     repository.findPage.mockResolvedValue([row(11), row(10)]);
     repository.findSeats.mockResolvedValue([]);
     const filters = { status: 'REFUNDED' as const };
     const sort = [{ field: 'updatedAt' as const, direction: 'DESC' as const }];
     const { page } = await service.list(query({ filters, sort }));
-    expect(repository.sizes).toHaveBeenCalledWith(expect.objectContaining({ filters, sort }), session, undefined);
     expect(repository.findPage).toHaveBeenCalledWith(
       { filters, sort, limit: 2, offset: 0, seek: undefined },
-      { kind: 'ready', sizes },
+      plan,
       session,
     );
     expect(repository.count).not.toHaveBeenCalled();

@@ -1,10 +1,16 @@
 import { Injectable } from '@nestjs/common';
 import { LocalTimeFormatter } from '../common/time/local-time';
-import { NoCapableServerException, ReadRouter, type PinnedReads, type ReadSession } from '../database/read-router';
+import {
+  NoCapableServerException,
+  ReadRouter,
+  type PinnedReads,
+  type ReadSession,
+  type ServerCapability,
+} from '../database/read-router';
 import { ProblemException, problemOf } from '../common/problem/problem-details';
 import type { AdminOrderDto, OrderElement, SeatDto, UserOrderDto } from './dto/order.dto';
 import type { ListingVariant } from './listing-variant';
-import { OrdersRepository, type ReadyPlan } from './orders.repository';
+import { OrdersRepository, type ReadyPlan, type RefusedPlan } from './orders.repository';
 import type { PageRequest } from './statements/page-statement';
 import type { SeatRow } from './statements/seat-statement';
 import { sortValuesOf } from './statements/statement-parts';
@@ -77,6 +83,15 @@ function refusalOf(error: unknown, filters: OrderFilters, sort: SortKey[]): unkn
     : error;
 }
 
+/**
+ * docs/API.md §14: a shape whose plan would read more orders whole than its server sorts in time is refused once its
+ * count tells so, before its page is read, rather than read until the deadline answers 503.
+ */
+function readyOrRefused(plan: ReadyPlan | RefusedPlan, sort: SortKey[]): ReadyPlan {
+  if (plan.kind === 'ready') return plan;
+  throw new ProblemException(problemOf('queryTooBroad', { detail: tooManyToSortDetail(sort, plan.read, plan.most) }));
+}
+
 @Injectable()
 export class OrdersService {
   constructor(
@@ -93,26 +108,31 @@ export class OrdersService {
     const { filters, sort, size, seek } = query;
     const offset = (query.page - 1) * size;
 
-    const { rows, more, total, seats, behindSeconds } = await this.onServingServer(filters, sort, async (session) => {
-      // One order past a followed page tells whether its walk goes on.
-      const request: PageRequest = { filters, sort, limit: seek ? size + 1 : size, offset, seek };
-      // A followed page counts the orders of its walk: those matching now, but for any placed since it began.
-      const plan = await this.planned(request, session, { walkBound: seek?.bound });
-      const read = await this.orders.findPage(request, plan, session);
-      // Backwards, the order past the page is its first (the outer ORDER BY puts the rows back in sort order).
-      const rows = seek?.direction === 'before' ? read.slice(-size) : read.slice(0, size);
-      // Where the counts decided the plan, the count is the page's total.
-      const total =
-        plan.sizes?.matching ??
-        (seek
-          ? await this.orders.count(filters, session, seek.bound)
-          : await this.countMatching(filters, rows.length, offset, size, session));
-      const seats = await this.orders.findSeats(
-        rows.map((row) => row.id),
-        session,
-      );
-      return { rows, more: read.length > size, total, seats, behindSeconds: session.behindSeconds };
-    });
+    const listing = this.orders.planFor(filters, sort);
+    const { rows, more, total, seats, behindSeconds } = await this.onServingServer(
+      listing.servers,
+      query,
+      async (session) => {
+        // One order past a followed page tells whether its walk goes on.
+        const request: PageRequest = { filters, sort, limit: seek ? size + 1 : size, offset, seek };
+        // A followed page counts the orders of its walk: those matching now, but for any placed since it began.
+        const plan = readyOrRefused(await listing.on(request, session, { walkBound: seek?.bound }), sort);
+        const read = await this.orders.findPage(request, plan, session);
+        // Backwards, the order past the page is its first (the outer ORDER BY puts the rows back in sort order).
+        const rows = seek?.direction === 'before' ? read.slice(-size) : read.slice(0, size);
+        // Where the counts decided the plan, the count is the page's total.
+        const total =
+          plan.sizes?.matching ??
+          (seek
+            ? await this.orders.count(filters, session, seek.bound)
+            : await this.countMatching(filters, rows.length, offset, size, session));
+        const seats = await this.orders.findSeats(
+          rows.map((row) => row.id),
+          session,
+        );
+        return { rows, more: read.length > size, total, seats, behindSeconds: session.behindSeconds };
+      },
+    );
 
     const page = buildPage(this.elementsOf(rows, seats, query.variant), total, query.page, size) as OrdersPage;
     const [first, last] = [rows.at(0), rows.at(-1)];
@@ -151,9 +171,10 @@ export class OrdersService {
     pinned?: (behindSeconds: number | undefined) => void,
   ): AsyncGenerator<OrderElement[]> {
     const { filters, sort } = query;
+    const listing = this.orders.planFor(filters, sort);
     let reads: PinnedReads;
     try {
-      reads = this.reads.pinned(this.orders.servers(filters, sort));
+      reads = this.reads.pinned(listing.servers);
     } catch (error) {
       throw refusalOf(error, filters, sort);
     }
@@ -163,7 +184,7 @@ export class OrdersService {
     const readPage = (seek: Seek | undefined): Promise<ExportPage> =>
       reads.withConnection(async (session) => {
         const request: PageRequest = { filters, sort, limit: EXPORT_BATCH_SIZE + 1, offset: 0, seek };
-        const plan = await this.planned(request, session, { sizes });
+        const plan = readyOrRefused(await listing.on(request, session, { sizes }), sort);
         sizes = plan.sizes;
         const read = await this.orders.findPage(request, plan, session);
         return { rows: read.slice(0, EXPORT_BATCH_SIZE), more: read.length > EXPORT_BATCH_SIZE, seek };
@@ -210,39 +231,15 @@ export class OrdersService {
 
   /** A listing's reads, on a server that can answer its shape within bounds (docs/API.md §14). */
   private async onServingServer<T>(
-    filters: OrderFilters,
-    sort: SortKey[],
+    servers: ServerCapability,
+    { filters, sort }: Pick<ListOrdersQuery, 'filters' | 'sort'>,
     work: (session: ReadSession) => Promise<T>,
   ): Promise<T> {
     try {
-      return await this.reads.withConnection(work, this.orders.servers(filters, sort));
+      return await this.reads.withConnection(work, servers);
     } catch (error) {
       throw refusalOf(error, filters, sort);
     }
-  }
-
-  /**
-   * The page's plan on the session's server: planned from the shape, or, where the counts decide it, from the counts
-   * read first (or `known` from an earlier batch of the same walk). docs/API.md §14: a shape whose plan would read more
-   * orders whole than the server sorts in time is refused once its count tells so, before its page is read, rather
-   * than read until the deadline answers 503.
-   */
-  private async planned(
-    request: PageRequest,
-    session: ReadSession,
-    known: { sizes?: MatchSizes; walkBound?: number },
-  ): Promise<ReadyPlan> {
-    const first = this.orders.plan(request, session, known.sizes);
-    const plan =
-      first.kind === 'counts-first'
-        ? this.orders.plan(request, session, await this.orders.sizes(request, session, known.walkBound))
-        : first;
-    if (plan.kind === 'refused') {
-      throw new ProblemException(
-        problemOf('queryTooBroad', { detail: tooManyToSortDetail(request.sort, plan.read, plan.most) }),
-      );
-    }
-    return plan;
   }
 
   private elementsOf(rows: OrderRow[], seats: SeatRow[], variant: ListingVariant): OrderElement[] {

@@ -296,15 +296,15 @@ describe('exact totals under a sale’s concurrent writes on MariaDB', () => {
     try {
       const attempt = new ServerAttempt(runner, new RequestDeadline(Infinity, new MonotonicClock()), primary, false);
       const { sizes, page, held, snapshotTotal } = await attempt.run(async (session) => {
-        const sizes = await repository.sizes(request, session);
+        const plan = await repository.planFor(request.filters, request.sort).on(request, session);
+        if (plan.kind !== 'ready' || !plan.sizes) throw new Error(`planned ${plan.kind} without counts`);
+        const { sizes } = plan;
         const heldThen = await inTransaction();
         // Placed once the counts are read: a refund of a later day than any, committed by another connection.
         await context.dataSource.query(
           `INSERT INTO orders (user_id, concert_id, total_price, status, created_at, updated_at)
            VALUES (2, 2, 12.00, 'REFUNDED', '2027-05-01 10:00:00', '2027-05-01 10:00:00')`,
         );
-        const plan = repository.plan(request, session, sizes);
-        if (plan.kind !== 'ready') throw new Error(`planned ${plan.kind}`);
         const rows = await repository.findPage(request, plan, session);
         const [{ total }] = (await runner.query(
           `SELECT COUNT(*) AS total FROM orders WHERE status = 'REFUNDED'`,
