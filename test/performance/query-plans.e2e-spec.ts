@@ -116,8 +116,10 @@ describe('query plans and statements on MariaDB', () => {
       for (const row of await explain(count as Statement)) {
         // The per-day totals hold a few rows per day, and the changes and moves not folded yet about a second's
         // worth of writes: reading them whole (for the matches, the whole table, the dates' range and the day bounds,
-        // `b` and the derived table that gathers them) is the point of keeping them.
-        if (['d', 'c', 'm', 't', 'u', 'r', 'b'].includes(row.table) || row.table.startsWith('<')) continue;
+        // `b` and the derived table that gathers them) is the point of keeping them. A row of no table reads none (a
+        // day bound taken from the ends of an index).
+        if (!row.table || ['d', 'c', 'm', 't', 'u', 'r', 'b'].includes(row.table) || row.table.startsWith('<'))
+          continue;
         expect({ table: row.table, type: row.type, extra: row.Extra ?? '' }).toEqual({
           table: row.table,
           type: expect.not.stringMatching(/^ALL$/),

@@ -484,18 +484,17 @@ FROM
     FROM
       (
         SELECT
-          DATEDIFF(b.day, '1970-01-01') AS low,
-          DATEDIFF(b.day, '1970-01-01') AS high,
+          DATEDIFF(MIN(b.day), '1970-01-01') AS low,
+          DATEDIFF(MAX(b.day), '1970-01-01') AS high,
           0 AS unknown
         FROM
           order_daily_counts b
         WHERE
-          b.orders > 0
-          AND b.status = ?
+          b.status = ?
         UNION ALL
         SELECT
-          DATEDIFF(c.day, '1970-01-01'),
-          DATEDIFF(c.day, '1970-01-01'),
+          DATEDIFF(MIN(c.day), '1970-01-01'),
+          DATEDIFF(MAX(c.day), '1970-01-01'),
           0
         FROM
           order_count_changes c
@@ -504,8 +503,8 @@ FROM
           AND c.status = ?
         UNION ALL
         SELECT
-          DATEDIFF(m.day, '1970-01-01'),
-          DATEDIFF(m.day, '1970-01-01'),
+          DATEDIFF(MIN(m.day), '1970-01-01'),
+          DATEDIFF(MAX(m.day), '1970-01-01'),
           0
         FROM
           order_count_moves m
@@ -663,13 +662,15 @@ FROM
     FROM
       (
         SELECT
-          b.first_id AS low,
-          b.last_id AS high,
-          CASE
-            WHEN b.first_id IS NULL
-            OR b.last_id IS NULL THEN 1
-            ELSE 0
-          END AS unknown
+          MIN(b.first_id) AS low,
+          MAX(b.last_id) AS high,
+          MAX(
+            CASE
+              WHEN b.first_id IS NULL
+              OR b.last_id IS NULL THEN 1
+              ELSE 0
+            END
+          ) AS unknown
         FROM
           order_daily_counts b
         WHERE
@@ -678,8 +679,8 @@ FROM
           AND b.day <= ?
         UNION ALL
         SELECT
-          c.order_id,
-          c.order_id,
+          MIN(c.order_id),
+          MAX(c.order_id),
           0
         FROM
           order_count_changes c
@@ -689,8 +690,8 @@ FROM
           AND c.day <= ?
         UNION ALL
         SELECT
-          m.order_id,
-          m.order_id,
+          MIN(m.order_id),
+          MAX(m.order_id),
           0
         FROM
           order_count_moves m
@@ -1242,13 +1243,15 @@ FROM
     FROM
       (
         SELECT
-          b.lowest_concert_id AS low,
-          b.highest_concert_id AS high,
-          CASE
-            WHEN b.lowest_concert_id IS NULL
-            OR b.highest_concert_id IS NULL THEN 1
-            ELSE 0
-          END AS unknown
+          MIN(b.lowest_concert_id) AS low,
+          MAX(b.highest_concert_id) AS high,
+          MAX(
+            CASE
+              WHEN b.lowest_concert_id IS NULL
+              OR b.highest_concert_id IS NULL THEN 1
+              ELSE 0
+            END
+          ) AS unknown
         FROM
           order_daily_counts b
         WHERE
@@ -1258,8 +1261,8 @@ FROM
           AND b.day <= ?
         UNION ALL
         SELECT
-          c.concert_id,
-          c.concert_id,
+          MIN(c.concert_id),
+          MAX(c.concert_id),
           0
         FROM
           order_count_changes c
@@ -1270,8 +1273,8 @@ FROM
           AND c.day <= ?
         UNION ALL
         SELECT
-          m.concert_id,
-          m.concert_id,
+          MIN(m.concert_id),
+          MAX(m.concert_id),
           0
         FROM
           order_count_moves m

@@ -12,31 +12,37 @@ import { DAY_MS, toDay, valuesOf, type Condition } from './statement-parts';
 export const BOUNDS_READ_COLUMNS = { lowest: 'lowestBound', highest: 'highestBound' } as const;
 
 /** A day as a number, the days since 1970-01-01: what a bound by creation time is read as, in either dialect. */
-const dayNumber = (alias: string) => `DATEDIFF(${alias}.day, '1970-01-01')`;
+const dayNumber = (day: string) => `DATEDIFF(${day}, '1970-01-01')`;
 
+/** How the bounds of a field are read, each an aggregate over the rows of one table (`alias`). */
 interface BoundedField {
-  /** The totals' lowest and highest, and the counting rows' value that widens them. */
+  /** The lowest and highest over the totals read. */
   lowest: (alias: string) => string;
   highest: (alias: string) => string;
-  counted: (alias: string) => string;
-  /** Kept by the fold since docs/adr/0014's migration: a total folded before it may hold none. */
-  kept: boolean;
+  /** The lowest (`MIN`) or highest (`MAX`) over the counting rows read, which widen the totals'. */
+  counted: (aggregate: 'MIN' | 'MAX', alias: string) => string;
+  /**
+   * The totals' columns that may be missing (kept since docs/adr/0014's migration, and not by a total folded before
+   * it); read from the totals that hold orders. A day is every total's own, read from the (status, day) index alone.
+   */
+  kept?: { lowest: string; highest: string };
 }
 
+const keptBy = (lowest: string, highest: string, counted: string): BoundedField => ({
+  lowest: (t) => `MIN(${t}.${lowest})`,
+  highest: (t) => `MAX(${t}.${highest})`,
+  counted: (aggregate, c) => `${aggregate}(${c}.${counted})`,
+  kept: { lowest, highest },
+});
+
 const BOUNDED: Record<RangeBounds['field'], BoundedField> = {
-  orderId: {
-    lowest: (t) => `${t}.first_id`,
-    highest: (t) => `${t}.last_id`,
-    counted: (c) => `${c}.order_id`,
-    kept: true,
+  orderId: keptBy('first_id', 'last_id', 'order_id'),
+  concertId: keptBy('lowest_concert_id', 'highest_concert_id', 'concert_id'),
+  createdAt: {
+    lowest: (t) => dayNumber(`MIN(${t}.day)`),
+    highest: (t) => dayNumber(`MAX(${t}.day)`),
+    counted: (aggregate, c) => dayNumber(`${aggregate}(${c}.day)`),
   },
-  concertId: {
-    lowest: (t) => `${t}.lowest_concert_id`,
-    highest: (t) => `${t}.highest_concert_id`,
-    counted: (c) => `${c}.concert_id`,
-    kept: true,
-  },
-  createdAt: { lowest: dayNumber, highest: dayNumber, counted: dayNumber, kept: false },
 };
 
 /**
@@ -67,13 +73,14 @@ export function withDayBounds<T extends ObjectLiteral>(
   const { lowest, highest, counted, kept } = BOUNDED[field];
   const where = (alias: string, first: string[], statusColumn?: string) =>
     [...first, ...touchedDays(filters, statusColumn).map(({ sql }) => `${alias}.${sql}`)].join(' AND ') || '1 = 1';
-  const unknown = kept ? `CASE WHEN ${lowest('b')} IS NULL OR ${highest('b')} IS NULL THEN 1 ELSE 0 END` : '0';
+  const unknown = kept ? `MAX(CASE WHEN b.${kept.lowest} IS NULL OR b.${kept.highest} IS NULL THEN 1 ELSE 0 END)` : '0';
   // A total of none holds no order of its (day, status) but those the rows not folded yet bring, read too; a row
-  // taking an order away (a negative delta) leaves it out.
+  // taking an order away (a negative delta) leaves it out. Days are read from every total, orders or none: wider
+  // where every order of a (day, status) has left it, never narrower, and two steps into the index.
   const sources = [
-    `SELECT ${lowest('b')} AS low, ${highest('b')} AS high, ${unknown} AS unknown FROM ${DAILY_COUNTS_TABLE} b WHERE ${where('b', ['b.orders > 0'])}`,
-    `SELECT ${counted('c')}, ${counted('c')}, 0 FROM ${COUNT_CHANGES_TABLE} c WHERE ${where('c', ['c.delta >= 0'])}`,
-    `SELECT ${counted('m')}, ${counted('m')}, 0 FROM ${COUNT_MOVES_TABLE} m WHERE ${where('m', [], 'to_status')}`,
+    `SELECT ${lowest('b')} AS low, ${highest('b')} AS high, ${unknown} AS unknown FROM ${DAILY_COUNTS_TABLE} b WHERE ${where('b', kept ? ['b.orders > 0'] : [])}`,
+    `SELECT ${counted('MIN', 'c')}, ${counted('MAX', 'c')}, 0 FROM ${COUNT_CHANGES_TABLE} c WHERE ${where('c', ['c.delta >= 0'])}`,
+    `SELECT ${counted('MIN', 'm')}, ${counted('MAX', 'm')}, 0 FROM ${COUNT_MOVES_TABLE} m WHERE ${where('m', [], 'to_status')}`,
   ];
   const known = (aggregate: string) => `CASE WHEN MAX(u.unknown) = 1 THEN NULL ELSE ${aggregate} END`;
   query
