@@ -183,23 +183,32 @@ describe('exact totals under a sale’s concurrent writes on MariaDB', () => {
     },
   );
 
+  /** The ids of a listing's first five elements, as an administrator is answered. */
+  async function firstListedIds(query: string): Promise<number[]> {
+    const response = await api(context.server, adminToken()).get(`/orders?${query}&size=5`);
+    expect(response.status).toBe(200);
+    return (response.body as { elements: Array<{ orderId: number }> }).elements.map(({ orderId }) => orderId);
+  }
+
+  /** The first five ids that ORDER BY over `orders` gives: what a listing must answer. */
+  async function firstIdsWhere(where: string, orderBy: string, parameters: unknown[] = []): Promise<number[]> {
+    const rows = await context.dataSource.query<Array<{ id: number }>>(
+      `SELECT id FROM orders WHERE ${where} ORDER BY ${orderBy} LIMIT 5`,
+      parameters,
+    );
+    return rows.map(({ id }) => Number(id));
+  }
+
   it('lists a closed range by id and by concert as ORDER BY over orders, with an order re-dated into it and one moved to another concert (docs/adr/0014)', async () => {
     const range = { from: '2026-03-10 00:00:00', before: '2026-03-13 00:00:00' };
     // The service's zone is nine hours ahead of UTC: these are the UTC days of `range`.
     const query = 'orderStatus=PAYMENT_COMPLETED&startDate=2026-03-10T09:00:00&endDate=2026-03-13T08:59:59';
-    const firstIds = async (sort: string) => {
-      const response = await api(context.server, adminToken()).get(`/orders?${query}&sort=${sort}&size=5`);
-      expect(response.status).toBe(200);
-      return (response.body as { elements: Array<{ orderId: number }> }).elements.map(({ orderId }) => orderId);
-    };
-    const expectedIds = async (orderBy: string) =>
-      (
-        await context.dataSource.query<Array<{ id: number }>>(
-          `SELECT id FROM orders WHERE status = 'PAYMENT_COMPLETED' AND created_at >= ? AND created_at < ?
-           ORDER BY ${orderBy} LIMIT 5`,
-          [range.from, range.before],
-        )
-      ).map(({ id }) => Number(id));
+    const firstIds = (sort: string) => firstListedIds(`${query}&sort=${sort}`);
+    const expectedIds = (orderBy: string) =>
+      firstIdsWhere(`status = 'PAYMENT_COMPLETED' AND created_at >= ? AND created_at < ?`, orderBy, [
+        range.from,
+        range.before,
+      ]);
     // Everything folded, then folding only when told: the first look reads the totals' bounds widened by the
     // counting rows of the two changes below.
     const folding = context.app.get(OrderCountFolding);
@@ -232,17 +241,6 @@ describe('exact totals under a sale’s concurrent writes on MariaDB', () => {
   });
 
   it('lists a status alone newest first and by concert, and an open range by id, as ORDER BY over orders, with orders placed and moved past every bound their days held (docs/adr/0015)', async () => {
-    const firstIds = async (query: string) => {
-      const response = await api(context.server, adminToken()).get(`/orders?${query}&size=5`);
-      expect(response.status).toBe(200);
-      return (response.body as { elements: Array<{ orderId: number }> }).elements.map(({ orderId }) => orderId);
-    };
-    const expectedIds = async (where: string, orderBy: string) =>
-      (
-        await context.dataSource.query<Array<{ id: number }>>(
-          `SELECT id FROM orders WHERE ${where} ORDER BY ${orderBy} LIMIT 5`,
-        )
-      ).map(({ id }) => Number(id));
     const folding = context.app.get(OrderCountFolding);
     await folding.stop();
     await folding.foldPending();
@@ -260,21 +258,21 @@ describe('exact totals under a sale’s concurrent writes on MariaDB', () => {
 
     for (const folded of [false, true]) {
       if (folded) await folding.foldPending();
-      const newest = await firstIds('orderStatus=REFUNDED');
+      const newest = await firstListedIds('orderStatus=REFUNDED');
       expect({ folded, newest }).toEqual({
         folded,
-        newest: await expectedIds(`status = 'REFUNDED'`, 'created_at DESC, id DESC'),
+        newest: await firstIdsWhere(`status = 'REFUNDED'`, 'created_at DESC, id DESC'),
       });
       expect(newest[0]).toBe(refundedLast);
-      const byConcert = await firstIds('orderStatus=REFUNDED&sort=concertId,desc');
+      const byConcert = await firstListedIds('orderStatus=REFUNDED&sort=concertId,desc');
       expect({ folded, byConcert }).toEqual({
         folded,
-        byConcert: await expectedIds(`status = 'REFUNDED'`, 'concert_id DESC, id DESC'),
+        byConcert: await firstIdsWhere(`status = 'REFUNDED'`, 'concert_id DESC, id DESC'),
       });
       expect(byConcert[0]).toBe(Number(movedRefund));
       // The service's zone is nine hours ahead of UTC: from 2026-03-11 00:00 UTC on.
-      const openRange = await firstIds('startDate=2026-03-11T09:00:00&sort=orderId,asc');
-      expect(openRange).toEqual(await expectedIds(`created_at >= '2026-03-11 00:00:00'`, 'id ASC'));
+      const openRange = await firstListedIds('startDate=2026-03-11T09:00:00&sort=orderId,asc');
+      expect(openRange).toEqual(await firstIdsWhere(`created_at >= '2026-03-11 00:00:00'`, 'id ASC'));
     }
   });
 
