@@ -32,8 +32,13 @@ export interface ReadSession {
    */
   readonly behindSeconds?: number;
   statement<T>(execute: () => Promise<T>): Promise<T>;
+  /**
+   * One statement on the session's connection, through `statement`; `last`: the work sends nothing more here, so
+   * the snapshot, if one is held, ends in the same round trip.
+   */
+  query<T>(sql: string, parameters: unknown[], options?: { last?: boolean }): Promise<T>;
   /** The statements from here on read one snapshot, until the session's work ends (docs/adr/0015). */
-  beginSnapshot(): Promise<void>;
+  beginSnapshot(): void;
 }
 
 /** Reads kept on one server, each call with its own connection and deadline; `cancelled` stops the one running. */

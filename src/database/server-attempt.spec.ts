@@ -42,7 +42,10 @@ describe('ServerAttempt', () => {
   });
 
   describe('a snapshot (docs/adr/0015)', () => {
-    /** A runner that records what it is sent; `failing` names the statement it answers with an error. */
+    /**
+     * A runner that records what it is sent and answers each statement of a round trip with a result naming it, as
+     * the driver answers several statements with one result each; `failing` names a round trip answered with an error.
+     */
     const recordingRunner = (failing?: string) => {
       const sent: string[] = [];
       const connection = { threadId: 7, destroy: jest.fn() };
@@ -50,7 +53,9 @@ describe('ServerAttempt', () => {
         databaseConnection: connection,
         query: (sql: string) => {
           sent.push(sql);
-          return sql === failing ? Promise.reject(new Error('Connection lost')) : Promise.resolve([]);
+          if (sql === failing) return Promise.reject(new Error('Connection lost'));
+          const results = sql.split(';\n').map((statement) => `result of ${statement}`);
+          return Promise.resolve(results.length === 1 ? results[0] : results);
         },
       } as unknown as QueryRunner;
       // A server that answers; only its timings are read around each statement.
@@ -63,40 +68,69 @@ describe('ServerAttempt', () => {
       );
       return { attempt, sent, connection };
     };
+    const { begin, end } = SNAPSHOT_STATEMENTS;
 
-    it('is begun once, and ended when the work on its connection ends', async () => {
+    it('begins in the round trip of the next statement and ends in that of the last, adding none', async () => {
       const { attempt, sent, connection } = recordingRunner();
-      await expect(
-        attempt.run(async (session) => {
-          await session.beginSnapshot();
-          await session.beginSnapshot();
-          await session.statement(() => session.runner.query('SELECT 1'));
-          return 'page';
-        }),
-      ).resolves.toBe('page');
-      expect(sent).toEqual([SNAPSHOT_STATEMENTS.begin, 'SELECT 1', SNAPSHOT_STATEMENTS.end]);
+      const answers = await attempt.run(async (session) => {
+        session.beginSnapshot();
+        session.beginSnapshot();
+        return [
+          await session.query('SELECT 1', []),
+          await session.query('SELECT 2', []),
+          await session.query('SELECT 3', [], { last: true }),
+        ];
+      });
+      expect(sent).toEqual([`${begin};\nSELECT 1`, 'SELECT 2', `SELECT 3;\n${end}`]);
+      // Each statement is answered its own result, not the snapshot's.
+      expect(answers).toEqual(['result of SELECT 1', 'result of SELECT 2', 'result of SELECT 3']);
       expect(connection.destroy).not.toHaveBeenCalled();
     });
 
-    it('is ended when the work fails, and a connection that cannot end it is closed, not pooled', async () => {
+    it('is ended on its own when the work fails before its last statement, or that statement fails', async () => {
       const failed = recordingRunner();
       await expect(
         failed.attempt.run(async (session) => {
-          await session.beginSnapshot();
+          session.beginSnapshot();
+          await session.query('SELECT 1', []);
           throw new Error('the page failed');
         }),
       ).rejects.toThrow('the page failed');
-      expect(failed.sent).toEqual([SNAPSHOT_STATEMENTS.begin, SNAPSHOT_STATEMENTS.end]);
+      expect(failed.sent).toEqual([`${begin};\nSELECT 1`, end]);
 
-      const lost = recordingRunner(SNAPSHOT_STATEMENTS.end);
-      await expect(lost.attempt.run((session) => session.beginSnapshot())).resolves.toBeUndefined();
+      const lastFailed = recordingRunner(`SELECT 2;\n${end}`);
+      await expect(
+        lastFailed.attempt.run(async (session) => {
+          session.beginSnapshot();
+          await session.query('SELECT 1', []);
+          return session.query('SELECT 2', [], { last: true });
+        }),
+      ).rejects.toThrow('Connection lost');
+      expect(lastFailed.sent).toEqual([`${begin};\nSELECT 1`, `SELECT 2;\n${end}`, end]);
+    });
+
+    it('closes a connection that cannot end it rather than pooling it', async () => {
+      const lost = recordingRunner(end);
+      await expect(
+        lost.attempt.run(async (session) => {
+          session.beginSnapshot();
+          return session.query('SELECT 1', []);
+        }),
+      ).resolves.toBe('result of SELECT 1');
+      expect(lost.sent).toEqual([`${begin};\nSELECT 1`, end]);
       expect(lost.connection.destroy).toHaveBeenCalledTimes(1);
     });
 
-    it('sends nothing around work that began none', async () => {
-      const { attempt, sent } = recordingRunner();
-      await expect(attempt.run(() => Promise.resolve(3))).resolves.toBe(3);
-      expect(sent).toEqual([]);
+    it('sends nothing for a snapshot asked for before no statement, nor around work that asked for none', async () => {
+      const asked = recordingRunner();
+      await expect(asked.attempt.run((session) => Promise.resolve(session.beginSnapshot()))).resolves.toBeUndefined();
+      expect(asked.sent).toEqual([]);
+
+      const none = recordingRunner();
+      await expect(none.attempt.run((session) => session.query('SELECT 1', [], { last: true }))).resolves.toBe(
+        'result of SELECT 1',
+      );
+      expect(none.sent).toEqual(['SELECT 1']);
     });
   });
 });

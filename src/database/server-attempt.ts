@@ -19,11 +19,23 @@ export function giveUpAfterMs(p99Ms: number | undefined, budgetMs: number): numb
   return Math.min(ceiling, Math.max(GIVE_UP.floorMs, GIVE_UP.multipleOfP99 * p99Ms));
 }
 
-/** How a session begins and ends a snapshot that several statements read (ServerAttempt.beginSnapshot). */
+/**
+ * How a session begins and ends a snapshot that several statements read (ServerAttempt.beginSnapshot): each sent in
+ * the same round trip as a statement of the request's own, the one before it and the one after it.
+ */
 export const SNAPSHOT_STATEMENTS = {
   begin: 'START TRANSACTION WITH CONSISTENT SNAPSHOT, READ ONLY',
   end: 'COMMIT',
 } as const;
+
+/** Where a session's snapshot stands: none asked for, asked for and begun with the next statement, or held. */
+type SnapshotState = 'none' | 'asked' | 'held';
+
+/** A statement as sent when it also begins or ends the session's snapshot, and which of the results is its own. */
+export function withSnapshotStatements(sql: string, begins: boolean, ends: boolean): { sql: string; result: number } {
+  const sent = [...(begins ? [SNAPSHOT_STATEMENTS.begin] : []), sql, ...(ends ? [SNAPSHOT_STATEMENTS.end] : [])];
+  return { sql: sent.join(';\n'), result: begins ? 1 : 0 };
+}
 
 /** The connection TypeORM's MySQL query runner holds once its first statement is sent. */
 interface HeldConnection {
@@ -66,26 +78,42 @@ export class ServerAttempt {
     return this.server.catalog;
   }
 
-  /** Whether the statements since `beginSnapshot` read one snapshot, which `run` ends. */
-  private snapshotHeld = false;
+  private snapshot: SnapshotState = 'none';
 
   /** Runs the request's work on this attempt, and ends the snapshot it began, if any, before its connection goes back. */
   async run<T>(work: (session: ServerAttempt) => Promise<T>): Promise<T> {
     try {
       return await work(this);
     } finally {
-      if (this.snapshotHeld) await this.endSnapshot();
+      if (this.snapshot === 'held') await this.endSnapshot();
+      this.snapshot = 'none';
     }
   }
 
   /**
    * The statements sent from here on read one snapshot of the server's data, as of the first of them (a read-only
-   * transaction at the servers' REPEATABLE READ), until the attempt's work ends (docs/adr/0015).
+   * transaction at the servers' REPEATABLE READ), until the attempt's work ends (docs/adr/0015). The transaction
+   * begins in the next statement's round trip.
    */
-  async beginSnapshot(): Promise<void> {
-    if (this.snapshotHeld) return;
-    await this.statement(() => this.runner.query(SNAPSHOT_STATEMENTS.begin));
-    this.snapshotHeld = true;
+  beginSnapshot(): void {
+    if (this.snapshot === 'none') this.snapshot = 'asked';
+  }
+
+  /**
+   * Sends one statement through `statement`, with the snapshot's beginning before it when one was asked for, and
+   * its end after it when `last` says the work sends nothing more here: a round trip costs this process more than
+   * the statements' text (docs/BENCHMARKS.md), so the snapshot adds none.
+   */
+  async query<T>(sql: string, parameters: unknown[], { last = false } = {}): Promise<T> {
+    const begins = this.snapshot === 'asked';
+    // Held from the moment it is sent: whether a failed round trip began it is unknown, and COMMIT ends none harmlessly.
+    if (begins) this.snapshot = 'held';
+    const ends = last && this.snapshot === 'held';
+    if (!begins && !ends) return this.statement(() => this.runner.query(sql, parameters) as Promise<T>);
+    const sent = withSnapshotStatements(sql, begins, ends);
+    const results = await this.statement(() => this.runner.query(sent.sql, parameters) as Promise<T[]>);
+    if (ends) this.snapshot = 'none';
+    return results[sent.result];
   }
 
   /**
@@ -93,7 +121,6 @@ export class ServerAttempt {
    * every later request. One that cannot end it (stopped, abandoned) is closed rather than given back.
    */
   private async endSnapshot(): Promise<void> {
-    this.snapshotHeld = false;
     try {
       await this.runner.query(SNAPSHOT_STATEMENTS.end);
     } catch {

@@ -55,6 +55,11 @@ export interface ReadyPlan {
   sizes?: MatchSizes;
 }
 
+/** `last`: the request sends nothing more on its connection after this statement (ReadSession.query). */
+export interface LastOnConnection {
+  last?: boolean;
+}
+
 /** The plan would sort more orders whole for each page than this server sorts within the deadline. */
 export interface RefusedPlan {
   kind: 'refused';
@@ -200,8 +205,13 @@ export class OrdersRepository {
    * ORDER BY puts them back. Without one, each row also carries the walk bound
    * a link from this page starts with, read in the same snapshot.
    */
-  findPage(request: PageRequest, { read, sizes }: ReadyPlan, session: ReadSession): Promise<OrderRow[]> {
-    return this.run<OrderRow[]>('page', this.pages.statement(request, read, sizes?.bounds), session);
+  findPage(
+    request: PageRequest,
+    { read, sizes }: ReadyPlan,
+    session: ReadSession,
+    onConnection: LastOnConnection = {},
+  ): Promise<OrderRow[]> {
+    return this.run<OrderRow[]>('page', this.pages.statement(request, read, sizes?.bounds), session, onConnection);
   }
 
   /**
@@ -232,7 +242,7 @@ export class OrdersRepository {
     const wanted = planner?.sizesWanted(filters) ?? { table: false, range: false, span: false };
     // Only where the counts and the page can read one snapshot: otherwise the bounds could leave a match out.
     const bounds = planner && session.catalog.readsOneSnapshot ? boundedColumnOf(filters, sort) : undefined;
-    if (bounds) await session.beginSnapshot();
+    if (bounds) session.beginSnapshot();
     return this.readSizes(
       filters,
       { withTable: wanted.table, withRange: wanted.range, withSpan: wanted.span, walkBound, bounds },
@@ -249,9 +259,9 @@ export class OrdersRepository {
     return sizesOf(row, options.bounds);
   }
 
-  findSeats(orderIds: number[], session: ReadSession): Promise<SeatRow[]> {
+  findSeats(orderIds: number[], session: ReadSession, onConnection: LastOnConnection = {}): Promise<SeatRow[]> {
     if (orderIds.length === 0) return Promise.resolve([]);
-    return this.run<SeatRow[]>('seats', this.seats.statement(orderIds), session);
+    return this.run<SeatRow[]>('seats', this.seats.statement(orderIds), session, onConnection);
   }
 
   /**
@@ -259,10 +269,12 @@ export class OrdersRepository {
    * its kind, through the session (which starts none once the request's
    * deadline has passed, and gives up on a server that stopped answering).
    */
-  private run<T>(kind: ListingStatement, [sql, parameters]: [string, unknown[]], session: ReadSession): Promise<T> {
-    const { runner } = session;
-    return this.statements.run(kind, runner, () =>
-      session.statement(() => runner.query(sql, parameters) as Promise<T>),
-    );
+  private run<T>(
+    kind: ListingStatement,
+    [sql, parameters]: [string, unknown[]],
+    session: ReadSession,
+    { last }: LastOnConnection = {},
+  ): Promise<T> {
+    return this.statements.run(kind, session.runner, () => session.query<T>(sql, parameters, { last }));
   }
 }

@@ -340,7 +340,7 @@ describe('OrdersService', () => {
       session,
     );
     expect(repository.count).toHaveBeenCalledWith(query().filters, session, 300);
-    expect(repository.findSeats).toHaveBeenCalledWith([8, 7], session);
+    expect(repository.findSeats).toHaveBeenCalledWith([8, 7], session, { last: true });
     expect(listed.page).toMatchObject({ currentPage: 5, totalElementCount: 40, currentElementCount: 2 });
     // The sort of these queries is createdAt alone, and every row here was created at the same time.
     const createdAt = Date.parse('2026-03-09T15:00:00.999Z');
@@ -383,7 +383,8 @@ describe('OrdersService', () => {
     repository.findSeats.mockResolvedValue(seats);
     const { page } = await service.list(query());
     expect(repository.findSeats).toHaveBeenCalledTimes(1);
-    expect(repository.findSeats).toHaveBeenCalledWith([11, 10], session);
+    // The seats are the request's last statement on its connection: a snapshot held ends in their round trip.
+    expect(repository.findSeats).toHaveBeenCalledWith([11, 10], session, { last: true });
     expect(JSON.stringify(page.elements[0])).toBe(
       JSON.stringify({
         orderId: 11,

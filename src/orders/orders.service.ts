@@ -129,6 +129,7 @@ export class OrdersService {
         const seats = await this.orders.findSeats(
           rows.map((row) => row.id),
           session,
+          { last: true },
         );
         return { rows, more: read.length > size, total, seats, behindSeconds: session.behindSeconds };
       },
@@ -186,7 +187,7 @@ export class OrdersService {
         const request: PageRequest = { filters, sort, limit: EXPORT_BATCH_SIZE + 1, offset: 0, seek };
         const plan = readyOrRefused(await listing.on(request, session, { sizes }), sort);
         sizes = plan.sizes;
-        const read = await this.orders.findPage(request, plan, session);
+        const read = await this.orders.findPage(request, plan, session, { last: true });
         return { rows: read.slice(0, EXPORT_BATCH_SIZE), more: read.length > EXPORT_BATCH_SIZE, seek };
       }, cancelled);
     const readSeats = (rows: readonly OrderRow[]): Promise<SeatRow[]> =>

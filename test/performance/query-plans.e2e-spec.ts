@@ -10,6 +10,7 @@ import { freshMysqlDatabase, mysqlEnvironment } from '../support/app/test-databa
 import { startTestApp, type TestApp } from '../support/app/test-app';
 import { adminToken, userToken } from '../support/app/tokens';
 import {
+  ownStatement,
   StatementRecorder,
   type PlanRow,
   type RecordedStatement as Statement,
@@ -76,7 +77,7 @@ describe('query plans and statements on MariaDB', () => {
   }
 
   const explain = (statement: Statement) =>
-    context.dataSource.query<PlanRow[]>(`EXPLAIN ${statement.sql}`, statement.parameters);
+    context.dataSource.query<PlanRow[]>(`EXPLAIN ${ownStatement(statement.sql)}`, statement.parameters);
   // The page's ids joined back to their rows (the count's day bounds are a derived table too, joined otherwise).
   const pageStatement = (statements: Statement[]) =>
     statements.find((statement) => /\) `p` ON p\.id = `o`\.`id`/.test(statement.sql));

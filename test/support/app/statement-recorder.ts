@@ -1,4 +1,5 @@
 import type { Logger } from 'typeorm';
+import { SNAPSHOT_STATEMENTS } from '../../../src/database/server-attempt';
 
 export interface RecordedStatement {
   sql: string;
@@ -27,3 +28,14 @@ export class StatementRecorder implements Partial<Logger> {
   logMigration(): void {}
   log(): void {}
 }
+
+/** Whether a statement of a round trip is the beginning or the end of a snapshot (ServerAttempt.query). */
+export const isSnapshotStatement = (statement: string): boolean =>
+  (Object.values(SNAPSHOT_STATEMENTS) as string[]).includes(statement);
+
+/** A round trip's own statement, without the snapshot's beginning or end sent with it; empty for those alone. */
+export const ownStatement = (sql: string): string =>
+  sql
+    .split(';\n')
+    .filter((statement) => !isSnapshotStatement(statement))
+    .join(';\n');
