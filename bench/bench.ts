@@ -53,14 +53,15 @@ Each mode runs its variants interleaved in one run, so that machine drift cancel
                            primary alone; the service's warnings; with --writes, then the sale's writes
                            on throw-away durable primaries holding the largest size, against the bare
                            tables (as --writes --preload <largest>)
-  --sale [--orders 10000000 --writers 64 --shares 50,100 --sale-seconds 180 --apply-seconds 60]
+  --sale [--orders 10000000 --writers 64 --shares 50,100 --sale-seconds 180 --apply-seconds 60 --window-redo-mb 2048,4096]
                            docs/API.md §18: on the growth pair of that size (its replica started from
                            deploy/mariadb/replica.cnf), the primary's full speed alone and the replica's apply
                            rate alone with the shipped settings, and with its redo log's size, applier threads
                            and flushing each at the server's default, the other way of flushing
                            once a second, then all three;
                            then a sale at each share of the full speed while one client reads replica-only
-                           admin shapes and members' pages through the service: the lag, the reads, the sale
+                           admin shapes and members' pages through the service: the lag, the reads, the sale;
+                           with --window-redo-mb, each window once per replica redo log size, in turn
   --writes [--writers 16,64,256 --work 0,2 --preload 200000 --redo-log-mb 1024 --listings]
                            what the listing's schema costs the order writers: a throw-away durable primary per
                            schema, each frozen during the other's rounds (redo logs the server's default unless
@@ -95,6 +96,7 @@ async function main(): Promise<void> {
       shares: { type: 'string', default: '50,100' },
       'sale-seconds': { type: 'string', default: '180' },
       'apply-seconds': { type: 'string', default: '60' },
+      'window-redo-mb': { type: 'string', default: '' },
       'without-naive': { type: 'boolean', default: false },
       orders: { type: 'string', default: '1000000,10000000' },
       'export-seconds': { type: 'string', default: '24' },
@@ -138,6 +140,7 @@ async function main(): Promise<void> {
         shares: list(values.shares),
         saleSeconds: Number(values['sale-seconds']),
         applySeconds: Number(values['apply-seconds']),
+        windowRedoLogBytes: values['window-redo-mb'] ? list(values['window-redo-mb']).map((mb) => mb * 2 ** 20) : [],
       },
     );
     return;

@@ -41,6 +41,8 @@ export interface SaleBenchOptions {
   shares: number[];
   /** How long the sale runs for each apply-rate measurement. */
   applySeconds: number;
+  /** The replica's redo log sizes each window is run with in turn, the rest shipped; the shipped size alone if empty. */
+  windowRedoLogBytes: number[];
 }
 
 /** Shapes only the replica's own indexes bound at this size, as the back-office sends them. */
@@ -79,9 +81,15 @@ const FLUSHING: Record<ReplicaSetting['flushAtCommit'], string> = {
   1: 'flush at every commit',
   2: 'flush once a second',
 };
+const redoLogLabel = (bytes: number) =>
+  `${bytes >= 2 ** 30 ? `${bytes / 2 ** 30} GiB` : `${bytes / 2 ** 20} MiB`} redo log`;
 const settingLabel = ({ threads, flushAtCommit, redoLogBytes }: ReplicaSetting) =>
-  `${Math.max(1, threads)} thread${threads > 1 ? 's' : ''}, ${FLUSHING[flushAtCommit]}, ` +
-  `${redoLogBytes >= 2 ** 30 ? `${redoLogBytes / 2 ** 30} GiB` : `${redoLogBytes / 2 ** 20} MiB`} redo log`;
+  `${Math.max(1, threads)} thread${threads > 1 ? 's' : ''}, ${FLUSHING[flushAtCommit]}, ${redoLogLabel(redoLogBytes)}`;
+/** A window by its share, and by the replica's redo log where the windows ran with several. */
+const windowLabel = ({ share, replica }: WindowResult, windows: WindowResult[]) =>
+  new Set(windows.map((window) => window.replica.redoLogBytes)).size > 1
+    ? `${share} %, ${redoLogLabel(replica.redoLogBytes)}`
+    : `${share} %`;
 /**
  * What the replica's apply rate depends on: the shipped settings, each of them in turn at the server's default (its
  * redo log's size, one applier thread, a flush at every commit), the other way of flushing once a second, then all
@@ -118,6 +126,8 @@ interface ReadStats {
 
 interface WindowResult {
   share: number;
+  /** The replica's settings during the window. */
+  replica: ReplicaSetting;
   targetOrdersPerSecond: number;
   ordersPerSecond: number;
   failures: number;
@@ -206,6 +216,66 @@ async function configureReplica(pair: GrowthPair, { threads, flushAtCommit, redo
   } finally {
     await replica.end();
   }
+}
+
+/** Changed pages a replica may hold when a window starts: what an idle page cleaner leaves within seconds. */
+const SETTLED_DIRTY_PAGES = 2_000;
+
+/**
+ * Writes the replica's changed pages out before a window, so that every window starts as a sale after a quiet spell
+ * would, with little for a checkpoint to write, whatever the windows and measurements before it left: the page
+ * cleaner is let flush at any pace until the pages are written, then set back. Returns the seconds it took.
+ */
+async function settleReplica(pair: GrowthPair): Promise<number> {
+  const replica = await pair.root('replica');
+  const started = performance.now();
+  const [[before]] = await replica.query<RowDataPacket[]>(
+    `SELECT @@innodb_io_capacity AS capacity, @@innodb_io_capacity_max AS capacityMax,
+            @@innodb_max_dirty_pages_pct AS dirtyPercent`,
+  );
+  try {
+    await replica.query(
+      `SET GLOBAL innodb_io_capacity_max = 100000; SET GLOBAL innodb_io_capacity = 100000;
+       SET GLOBAL innodb_max_dirty_pages_pct = 0`,
+    );
+    await secondsUntil(
+      "the replica's changed pages to be written",
+      async () => {
+        const [[dirty]] = await replica.query<RowDataPacket[]>(
+          "SHOW GLOBAL STATUS LIKE 'Innodb_buffer_pool_pages_dirty'",
+        );
+        return Number(dirty.Value) < SETTLED_DIRTY_PAGES;
+      },
+      500,
+    );
+  } finally {
+    await replica.query(
+      `SET GLOBAL innodb_max_dirty_pages_pct = ${Number(before.dirtyPercent)};
+       SET GLOBAL innodb_io_capacity = ${Number(before.capacity)};
+       SET GLOBAL innodb_io_capacity_max = ${Number(before.capacityMax)}`,
+    );
+    await replica.end();
+  }
+  return (performance.now() - started) / 1000;
+}
+
+/**
+ * Waits until the service reads a replica-only shape from the replica as fresh (no `Data-Staleness`): a window that
+ * follows a change of the replica's settings, which stops its replication, starts once the service has seen it
+ * catch up, not with answers it marks behind for a stop of the bench's own. Returns the seconds it took.
+ */
+function serviceReadsFresh(baseUrl: string, adminToken: string): Promise<number> {
+  return secondsUntil(
+    'the service to read the replica as fresh',
+    async () => {
+      const response = await fetch(`${baseUrl}/orders?${ADMIN_SHAPES[0]}`, {
+        headers: { authorization: `Bearer ${adminToken}` },
+      });
+      await response.arrayBuffer();
+      return response.status === 200 && !response.headers.has('data-staleness');
+    },
+    200,
+  );
 }
 
 /**
@@ -343,9 +413,22 @@ export async function run(tokens: ReaderTokens, options: SaleBenchOptions): Prom
         const idleReads = startReads(baseUrl, tokens);
         await sleep(Math.min(60, options.saleSeconds) * 1000);
         idle = await idleReads.stop();
-        for (const share of options.shares) {
+        const replicaSettings = (
+          options.windowRedoLogBytes.length > 0 ? options.windowRedoLogBytes : [SHIPPED.redoLogBytes]
+        ).map((redoLogBytes) => ({ ...SHIPPED, redoLogBytes }));
+        for (const [share, replica] of options.shares.flatMap((share) =>
+          replicaSettings.map((setting) => [share, setting] as const),
+        )) {
           const target = (fullSpeed * share) / 100;
-          console.error(`a sale at ${share} % (${format(target)} orders/s) for ${options.saleSeconds} s, with reads`);
+          await configureReplica(pair, replica);
+          console.error(`  the replica's changed pages written in ${(await settleReplica(pair)).toFixed(0)} s`);
+          console.error(
+            `  the service read it fresh after ${(await serviceReadsFresh(baseUrl, tokens.admin)).toFixed(1)} s`,
+          );
+          console.error(
+            `a sale at ${share} % (${format(target)} orders/s) for ${options.saleSeconds} s, with reads; ` +
+              `the replica: ${settingLabel(replica)}`,
+          );
           const [reads, lag] = [startReads(baseUrl, tokens), startLagSampler(pair)];
           const sale = await runSale(pair.primary.port, GROWTH_DATABASE, {
             connections: options.writers,
@@ -355,6 +438,7 @@ export async function run(tokens: ReaderTokens, options: SaleBenchOptions): Prom
           const [read, lagSamples] = [await reads.stop(), await lag.stop()];
           windows.push({
             share,
+            replica,
             targetOrdersPerSecond: target,
             ordersPerSecond: sale.placed / options.saleSeconds,
             failures: Object.values(sale.failures).reduce((sum, count) => sum + count, 0),
@@ -417,14 +501,15 @@ function report(
   for (const window of windows) {
     const maxLag = Math.max(...window.lag.map(({ lagSeconds }) => lagSeconds));
     console.log(
-      `| ${window.share} % | ${format(window.ordersPerSecond)} (${(window.ordersPerSecond / fullSpeed).toFixed(2)}×)` +
+      `| ${windowLabel(window, windows)} | ${format(window.ordersPerSecond)} (${(window.ordersPerSecond / fullSpeed).toFixed(2)}×)` +
         `${window.failures > 0 ? `, ${window.failures} failed` : ''} | ${maxLag.toFixed(1)} s | ${grows(window.lag)} | ` +
         `${percentiles(window.admin)} | ${percentiles(window.member)} | ${percentiles(window.busiest)} | ` +
         `${refused(window)} | ${window.stale} |`,
     );
   }
-  console.log(`\nEach shape's median, ms: idle, then at ${windows.map(({ share }) => `${share} %`).join(', ')}.\n`);
-  console.log(`| shape | idle | ${windows.map(({ share }) => `${share} %`).join(' | ')} |`);
+  const labels = windows.map((window) => windowLabel(window, windows));
+  console.log(`\nEach shape's median, ms: idle, then at ${labels.join('; ')}.\n`);
+  console.log(`| shape | idle | ${labels.join(' | ')} |`);
   console.log(`| --- | --- | ${windows.map(() => '---').join(' | ')} |`);
   for (const [kind, shapes] of [
     ['admin', ADMIN_SHAPES],
@@ -441,7 +526,7 @@ function report(
     const course = window.lag
       .filter((_, index) => index % every === 0)
       .map(({ atSeconds, lagSeconds }) => `${Math.round(atSeconds)} s: ${lagSeconds.toFixed(1)}`);
-    console.log(`\nLag at ${window.share} %, every 10 s: ${course.join(', ')}`);
+    console.log(`\nLag at ${windowLabel(window, windows)}, every 10 s: ${course.join(', ')}`);
   }
 }
 
@@ -479,9 +564,9 @@ function chart(options: SaleBenchOptions, applies: ApplyResult[], windows: Windo
     layer: [
       {
         data: {
-          values: windows.flatMap(({ share, lag }) =>
-            lag.map(({ atSeconds, lagSeconds }) => ({
-              sale: `a sale at ${share} % of full speed`,
+          values: windows.flatMap((window) =>
+            window.lag.map(({ atSeconds, lagSeconds }) => ({
+              sale: `a sale at ${windowLabel(window, windows)} of full speed`,
               seconds: Number(atSeconds.toFixed(1)),
               lag: Number(lagSeconds.toFixed(2)),
             })),
