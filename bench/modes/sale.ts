@@ -85,11 +85,14 @@ const redoLogLabel = (bytes: number) =>
   `${bytes >= 2 ** 30 ? `${bytes / 2 ** 30} GiB` : `${bytes / 2 ** 20} MiB`} redo log`;
 const settingLabel = ({ threads, flushAtCommit, redoLogBytes }: ReplicaSetting) =>
   `${Math.max(1, threads)} thread${threads > 1 ? 's' : ''}, ${FLUSHING[flushAtCommit]}, ${redoLogLabel(redoLogBytes)}`;
-/** A window by its share, and by the replica's redo log where the windows ran with several. */
-const windowLabel = ({ share, replica }: WindowResult, windows: WindowResult[]) =>
+/** The replica's redo log of a window, where the windows ran with several sizes; nothing where they ran with one. */
+const windowRedoLog = ({ replica }: WindowResult, windows: WindowResult[]) =>
   new Set(windows.map((window) => window.replica.redoLogBytes)).size > 1
-    ? `${share} %, ${redoLogLabel(replica.redoLogBytes)}`
-    : `${share} %`;
+    ? `, ${redoLogLabel(replica.redoLogBytes)}`
+    : '';
+/** A window by its share, and by the replica's redo log where the windows ran with several. */
+const windowLabel = (window: WindowResult, windows: WindowResult[]) =>
+  `${window.share} %${windowRedoLog(window, windows)}`;
 /**
  * What the replica's apply rate depends on: the shipped settings, each of them in turn at the server's default (its
  * redo log's size, one applier thread, a flush at every commit), the other way of flushing once a second, then all
@@ -566,7 +569,7 @@ function chart(options: SaleBenchOptions, applies: ApplyResult[], windows: Windo
         data: {
           values: windows.flatMap((window) =>
             window.lag.map(({ atSeconds, lagSeconds }) => ({
-              sale: `a sale at ${windowLabel(window, windows)} of full speed`,
+              sale: `a sale at ${window.share} % of full speed${windowRedoLog(window, windows)}`,
               seconds: Number(atSeconds.toFixed(1)),
               lag: Number(lagSeconds.toFixed(2)),
             })),
