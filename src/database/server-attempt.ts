@@ -31,10 +31,13 @@ export const SNAPSHOT_STATEMENTS = {
 /** Where a session's snapshot stands: none asked for, asked for and begun with the next statement, or held. */
 type SnapshotState = 'none' | 'asked' | 'held';
 
+/** What separates the statements sent in one round trip. */
+export const STATEMENT_SEPARATOR = ';\n';
+
 /** A statement as sent when it also begins or ends the session's snapshot, and which of the results is its own. */
-export function withSnapshotStatements(sql: string, begins: boolean, ends: boolean): { sql: string; result: number } {
+function withSnapshotStatements(sql: string, begins: boolean, ends: boolean): { sql: string; result: number } {
   const sent = [...(begins ? [SNAPSHOT_STATEMENTS.begin] : []), sql, ...(ends ? [SNAPSHOT_STATEMENTS.end] : [])];
-  return { sql: sent.join(';\n'), result: begins ? 1 : 0 };
+  return { sql: sent.join(STATEMENT_SEPARATOR), result: begins ? 1 : 0 };
 }
 
 /** The connection TypeORM's MySQL query runner holds once its first statement is sent. */

@@ -1,5 +1,5 @@
 import type { Logger } from 'typeorm';
-import { SNAPSHOT_STATEMENTS } from '../../../src/database/server-attempt';
+import { SNAPSHOT_STATEMENTS, STATEMENT_SEPARATOR } from '../../../src/database/server-attempt';
 
 export interface RecordedStatement {
   sql: string;
@@ -36,6 +36,6 @@ export const isSnapshotStatement = (statement: string): boolean =>
 /** A round trip's own statement, without the snapshot's beginning or end sent with it; empty for those alone. */
 export const ownStatement = (sql: string): string =>
   sql
-    .split(';\n')
+    .split(STATEMENT_SEPARATOR)
     .filter((statement) => !isSnapshotStatement(statement))
-    .join(';\n');
+    .join(STATEMENT_SEPARATOR);

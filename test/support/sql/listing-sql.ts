@@ -14,7 +14,7 @@ import {
 import { MonotonicClock } from '../../../src/common/time/clock';
 import type { DatabaseServer } from '../../../src/database/database-server';
 import { RequestDeadline } from '../../../src/database/request-deadline';
-import { ServerAttempt } from '../../../src/database/server-attempt';
+import { ServerAttempt, STATEMENT_SEPARATOR } from '../../../src/database/server-attempt';
 import { isSnapshotStatement, ownStatement } from '../app/statement-recorder';
 import { StatementTimings } from '../../../src/database/statement-timings';
 import { EMBEDDED_CATALOG, type ServerCatalog } from '../../../src/database/server-catalog';
@@ -365,7 +365,9 @@ async function sendRequest(server: Server, request: ListingRequest): Promise<{ s
   const runner = {
     query: (sql: string, parameters: unknown[]) => {
       sent.push({ kind: ownStatement(sql) === '' ? 'snapshot' : kind, sql, parameters });
-      const results = sql.split(';\n').map((statement) => (isSnapshotStatement(statement) ? {} : answer()));
+      const results = sql
+        .split(STATEMENT_SEPARATOR)
+        .map((statement) => (isSnapshotStatement(statement) ? {} : answer()));
       return Promise.resolve(results.length === 1 ? results[0] : results);
     },
   } as unknown as QueryRunner;
