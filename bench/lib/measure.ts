@@ -20,14 +20,18 @@ export const cpuMs = (pid: number): number => {
   return userMs + systemMs;
 };
 
-/** autocannon against one URL for `duration` seconds. */
-export async function load(target: string, token: string, duration: number, concurrency: number) {
+/**
+ * autocannon against one URL for `duration` seconds: each connection sends its next request as soon as its last is
+ * answered, or, with `rate`, the connections together send that many a second, however fast they are answered.
+ */
+export async function load(target: string, token: string, duration: number, concurrency: number, rate?: number) {
   const result = await autocannon({
     url: target,
     connections: concurrency,
     duration,
     timeout: 60,
     headers: { authorization: `Bearer ${token}` },
+    ...(rate !== undefined && { overallRate: rate }),
   });
   return {
     rps: result.requests.average,

@@ -21,12 +21,17 @@ export async function compareNode(context: BenchContext, otherNode: string): Pro
 }
 
 /** `--compare-builds=DIR,DIR,…`: the builds (`dist/`) in those checkouts, each started as production starts it. */
-export async function compareBuilds(context: BenchContext, directories: string[]): Promise<void> {
+export async function compareBuilds(
+  context: BenchContext,
+  directories: string[],
+  options: { rate?: number } = {},
+): Promise<void> {
   await compareVariants(
     context,
     'Builds side by side',
     directories.map((cwd, index) => ({ label: basename(cwd), port: 3950 + index, node: process.execPath, cwd })),
     ['user page 1', 'admin page 1', 'admin orderStatus', 'admin all filters'],
+    options,
   );
 }
 
@@ -43,69 +48,102 @@ export async function compareFlags(context: BenchContext, flags: string[]): Prom
   );
 }
 
+/** Untimed, before the first round: the first window of a variant would otherwise carry its compilation and its caches' filling. */
+const WARM_UP_SECONDS = 3;
+
+interface Window {
+  rps: number;
+  p50: number;
+  p99: number;
+  errors: number;
+  cpuMs: number;
+  answered: number;
+}
+
+const cpuPerRequest = (runs: Window[]) =>
+  runs.reduce((sum, run) => sum + run.cpuMs, 0) /
+  Math.max(
+    1,
+    runs.reduce((sum, run) => sum + run.answered, 0),
+  );
+
 /**
- * The same scenarios on each variant, interleaved (the order rotates every
- * round): throughput, latency, ratio to the first variant, and peak memory.
+ * The same scenarios on each variant, interleaved (the order rotates every round), after a warm-up: throughput,
+ * latency, CPU per request and its ratio to the first variant's, and peak memory. The ratio is given over the whole
+ * run and, since this machine's speed drifts from window to window, as the median and range of each round's own,
+ * whose windows ran next to each other. With `rate`, every window is offered that many requests a second: the CPU a
+ * variant spends on the same traffic, where a closed loop gives the faster variant more requests to share its wake-ups.
  */
 export async function compareVariants(
   context: BenchContext,
   title: string,
   variants: Variant[],
   scenarioNames: string[],
+  { rate }: { rate?: number } = {},
 ): Promise<void> {
   const { seconds, rounds, connections, scenarios } = context;
   const children: ChildProcess[] = [];
   for (const variant of variants) children.push(await startVariant(variant));
   const picked = scenarios.filter((scenario) => scenarioNames.includes(scenario.name));
-  const samples = new Map<
-    string,
-    Array<{ rps: number; p50: number; p99: number; errors: number; cpuMs: number; answered: number }>
-  >();
+  const target = (variant: Variant, query: string) =>
+    `http://127.0.0.1:${variant.port}/orders${query ? `?${query}` : ''}`;
+  for (const scenario of picked) {
+    for (const variant of variants) {
+      process.stderr.write(`warm-up: ${scenario.name} on ${variant.label}\n`);
+      await load(target(variant, scenario.query), scenario.token, WARM_UP_SECONDS, connections, rate);
+      await drain(context);
+    }
+  }
+  const samples = new Map<string, Window[]>();
   for (let round = 0; round < rounds; round += 1) {
     for (const scenario of picked) {
       const order = variants.map((_, index) => variants[(index + round) % variants.length]);
       for (const variant of order) {
         process.stderr.write(`round ${round + 1}: ${scenario.name} on ${variant.label}\n`);
         const key = `${scenario.name}|${variant.label}`;
-        const target = `http://127.0.0.1:${variant.port}/orders${scenario.query ? `?${scenario.query}` : ''}`;
         const pid = children[variants.indexOf(variant)].pid ?? 0;
         const cpuBefore = cpuMs(pid);
-        const result = await load(target, scenario.token, seconds, connections);
+        const result = await load(target(variant, scenario.query), scenario.token, seconds, connections, rate);
         samples.set(key, [...(samples.get(key) ?? []), { ...result, cpuMs: cpuMs(pid) - cpuBefore }]);
         await drain(context);
       }
     }
   }
-  console.log(`\n## ${title} (${connections} connections, ${rounds} × ${seconds} s, interleaved)\n`);
+  const offered =
+    rate === undefined ? `${connections} connections` : `${rate} requests/s offered over ${connections} connections`;
+  console.log(
+    `\n## ${title} (${offered}, ${rounds} × ${seconds} s after ${WARM_UP_SECONDS} s of warm-up, interleaved)\n`,
+  );
   console.log(
     `| scenario | ${variants.map((variant) => `${variant.label} req/s (p50 / p99 ms; CPU ms/req)`).join(' | ')} | ${variants
       .slice(1)
-      .map((variant) => `${variant.label} / ${variants[0].label} req/s; CPU`)
+      .map((variant) => `${variant.label} / ${variants[0].label} req/s; CPU (rounds' median, range)`)
       .join(' | ')} | failed |`,
   );
   console.log(`|${'---|'.repeat(variants.length * 2 + 1)}`);
   for (const scenario of picked) {
+    const runsOf = (variant: Variant) => samples.get(`${scenario.name}|${variant.label}`) ?? [];
     const stats = variants.map((variant) => {
-      const runs = samples.get(`${scenario.name}|${variant.label}`) ?? [];
+      const runs = runsOf(variant);
       return {
         rps: mean(runs.map((run) => run.rps)),
         p50: median(runs.map((run) => run.p50)),
         p99: Math.max(...runs.map((run) => run.p99)),
         errors: runs.reduce((sum, run) => sum + run.errors, 0),
-        cpuPerRequest:
-          runs.reduce((sum, run) => sum + run.cpuMs, 0) /
-          Math.max(
-            1,
-            runs.reduce((sum, run) => sum + run.answered, 0),
-          ),
+        cpuPerRequest: cpuPerRequest(runs),
       };
     });
+    const perRound = (variant: Variant) => {
+      const [first, runs] = [runsOf(variants[0]), runsOf(variant)];
+      const ratios = runs.map((run, round) => cpuPerRequest([run]) / cpuPerRequest([first[round]]));
+      return `${median(ratios).toFixed(2)}, ${Math.min(...ratios).toFixed(2)}–${Math.max(...ratios).toFixed(2)}`;
+    };
     console.log(
       `| ${scenario.name} | ${stats.map((stat) => `${stat.rps.toFixed(0)} (${stat.p50} / ${stat.p99}; ${stat.cpuPerRequest.toFixed(3)})`).join(' | ')} | ${stats
         .slice(1)
         .map(
-          (stat) =>
-            `${(stat.rps / stats[0].rps).toFixed(3)}×; ${(stat.cpuPerRequest / stats[0].cpuPerRequest).toFixed(2)}×`,
+          (stat, index) =>
+            `${(stat.rps / stats[0].rps).toFixed(3)}×; ${(stat.cpuPerRequest / stats[0].cpuPerRequest).toFixed(2)}× (${perRound(variants[index + 1])})`,
         )
         .join(' | ')} | ${stats.map((stat) => stat.errors).join(' / ')} |`,
     );
