@@ -138,32 +138,40 @@ async function waitUntilBelow(
 }
 
 /**
- * Writes every page the preload left dirty before the first round, at full pace rather than the idle one, so that
- * no schema's rounds pay for writing out gigabytes of loaded pages (the project's schema loads 1.6× the bare
- * tables' pages).
+ * Writes a server's dirty pages at full pace rather than the idle one, until fewer than `belowPages` remain, then sets
+ * its page cleaner back. Returns how many were dirty before.
+ */
+export async function writeOutDirtyPages(connection: Connection, belowPages: number): Promise<number> {
+  const [[before]] = await connection.query<Array<{ dirtyPct: number; io: number; ioMax: number } & RowDataPacket>>(
+    'SELECT @@innodb_max_dirty_pages_pct AS dirtyPct, @@innodb_io_capacity AS io, @@innodb_io_capacity_max AS ioMax',
+  );
+  const dirty = await globalStatus(connection, 'Innodb_buffer_pool_pages_dirty');
+  await connection.query('SET GLOBAL innodb_io_capacity_max = 40000');
+  await connection.query('SET GLOBAL innodb_io_capacity = 20000');
+  await connection.query('SET GLOBAL innodb_max_dirty_pages_pct = 0');
+  try {
+    await waitUntilBelow(connection, 'Innodb_buffer_pool_pages_dirty', belowPages, {
+      everyMs: 500,
+      limitMs: WRITE_OUT_LIMIT_MS,
+      failure: 'the dirty pages were not written',
+    });
+  } finally {
+    await connection.query('SET GLOBAL innodb_max_dirty_pages_pct = ?', [before.dirtyPct]);
+    await connection.query('SET GLOBAL innodb_io_capacity = ?', [before.io]);
+    await connection.query('SET GLOBAL innodb_io_capacity_max = ?', [before.ioMax]);
+  }
+  return dirty;
+}
+
+/**
+ * Writes every page the preload left dirty before the first round, so that no schema's rounds pay for writing out
+ * gigabytes of loaded pages (the project's schema loads 1.6× the bare tables' pages).
  */
 export async function writeOutPreload(server: ThrowawayMysql, schema: SchemaUnderTest): Promise<void> {
   const connection = await createConnection({ host: '127.0.0.1', port: server.port, user: 'root' });
   try {
     const started = Date.now();
-    const [[before]] = await connection.query<Array<{ dirtyPct: number; io: number; ioMax: number } & RowDataPacket>>(
-      'SELECT @@innodb_max_dirty_pages_pct AS dirtyPct, @@innodb_io_capacity AS io, @@innodb_io_capacity_max AS ioMax',
-    );
-    const dirty = await globalStatus(connection, 'Innodb_buffer_pool_pages_dirty');
-    await connection.query('SET GLOBAL innodb_io_capacity_max = 40000');
-    await connection.query('SET GLOBAL innodb_io_capacity = 20000');
-    await connection.query('SET GLOBAL innodb_max_dirty_pages_pct = 0');
-    try {
-      await waitUntilBelow(connection, 'Innodb_buffer_pool_pages_dirty', WRITTEN_OUT_DIRTY_PAGES, {
-        everyMs: 500,
-        limitMs: WRITE_OUT_LIMIT_MS,
-        failure: 'the dirty pages were not written',
-      });
-    } finally {
-      await connection.query('SET GLOBAL innodb_max_dirty_pages_pct = ?', [before.dirtyPct]);
-      await connection.query('SET GLOBAL innodb_io_capacity = ?', [before.io]);
-      await connection.query('SET GLOBAL innodb_io_capacity_max = ?', [before.ioMax]);
-    }
+    const dirty = await writeOutDirtyPages(connection, WRITTEN_OUT_DIRTY_PAGES);
     console.error(`${schema.name}: preload written out, ${thousands(dirty)} dirty pages in ${Date.now() - started} ms`);
   } finally {
     await connection.end();

@@ -15,6 +15,7 @@ import {
 } from '../lib/growth-servers';
 import { median, thousands as format } from '../lib/measure';
 import { runSale, sleep } from '../lib/sale-orders';
+import { writeOutDirtyPages } from '../lib/write-schemas';
 import { shippedReplicaOptions } from '../../launchers/mysql-server';
 import { warm, withServices } from './growth';
 
@@ -226,37 +227,15 @@ const SETTLED_DIRTY_PAGES = 2_000;
 
 /**
  * Writes the replica's changed pages out before a window, so that every window starts as a sale after a quiet spell
- * would, with little for a checkpoint to write, whatever the windows and measurements before it left: the page
- * cleaner is let flush at any pace until the pages are written, then set back. Returns the seconds it took.
+ * would, with little for a checkpoint to write, whatever the windows and measurements before it left. Returns the
+ * seconds it took.
  */
 async function settleReplica(pair: GrowthPair): Promise<number> {
   const replica = await pair.root('replica');
   const started = performance.now();
-  const [[before]] = await replica.query<RowDataPacket[]>(
-    `SELECT @@innodb_io_capacity AS capacity, @@innodb_io_capacity_max AS capacityMax,
-            @@innodb_max_dirty_pages_pct AS dirtyPercent`,
-  );
   try {
-    await replica.query(
-      `SET GLOBAL innodb_io_capacity_max = 100000; SET GLOBAL innodb_io_capacity = 100000;
-       SET GLOBAL innodb_max_dirty_pages_pct = 0`,
-    );
-    await secondsUntil(
-      "the replica's changed pages to be written",
-      async () => {
-        const [[dirty]] = await replica.query<RowDataPacket[]>(
-          "SHOW GLOBAL STATUS LIKE 'Innodb_buffer_pool_pages_dirty'",
-        );
-        return Number(dirty.Value) < SETTLED_DIRTY_PAGES;
-      },
-      500,
-    );
+    await writeOutDirtyPages(replica, SETTLED_DIRTY_PAGES);
   } finally {
-    await replica.query(
-      `SET GLOBAL innodb_max_dirty_pages_pct = ${Number(before.dirtyPercent)};
-       SET GLOBAL innodb_io_capacity = ${Number(before.capacity)};
-       SET GLOBAL innodb_io_capacity_max = ${Number(before.capacityMax)}`,
-    );
     await replica.end();
   }
   return (performance.now() - started) / 1000;
