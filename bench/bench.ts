@@ -8,6 +8,7 @@ import { validateEnvironment } from '../src/config/environment';
 import { generationOf } from './lib/growth-servers';
 import { createContext } from './lib/context';
 import { benchJwtSecret } from './lib/secret';
+import * as applyDelay from './modes/apply-delay';
 import * as burst from './modes/burst';
 import * as compare from './modes/compare';
 import * as cpu from './modes/cpu';
@@ -64,6 +65,9 @@ Each mode runs its variants interleaved in one run, so that machine drift cancel
                            then a sale at each share of the full speed while one client reads replica-only
                            admin shapes and members' pages through the service: the lag, the reads, the sale;
                            with --window-redo-mb, each window once per replica redo log size, in turn
+  --apply-delay [--probes 500]
+                           how long after a payment commits an idle replica (deploy/mariadb/replica.cnf) has
+                           applied it, as a request would wait for it: what DB_REPLICA_WAIT_MS is weighed against
   --writes [--writers 16,64,256 --work 0,2 --preload 200000 --redo-log-mb 1024 --listings]
                            what the listing's schema costs the order writers: a throw-away durable primary per
                            schema, each frozen during the other's rounds (redo logs the server's default unless
@@ -96,6 +100,8 @@ async function main(): Promise<void> {
       listings: { type: 'boolean', default: false },
       growth: { type: 'boolean', default: false },
       sale: { type: 'boolean', default: false },
+      'apply-delay': { type: 'boolean', default: false },
+      probes: { type: 'string', default: '500' },
       shares: { type: 'string', default: '50,100' },
       'sale-seconds': { type: 'string', default: '180' },
       'apply-seconds': { type: 'string', default: '60' },
@@ -123,6 +129,10 @@ async function main(): Promise<void> {
       redoLogMb: values['redo-log-mb'] === undefined ? undefined : Number(values['redo-log-mb']),
       listings: values.listings,
     });
+  if (values['apply-delay']) {
+    await applyDelay.run({ probes: Number(values.probes) });
+    return;
+  }
   if (values.sale) {
     const auth = toAuthConfig(validateEnvironment(process.env));
     // One size: the largest the growth bench seeds unless told.

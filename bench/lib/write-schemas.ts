@@ -76,6 +76,7 @@ async function open(server: ThrowawayMysql, database: string, poolSize = 4): Pro
         replicas: [],
         replicaMaxLagSeconds: 5,
         replicaMaxStalenessSeconds: 300,
+        replicaWaitMs: 50,
         fullSortMaxOrders: 1_000_000,
       },
       'maintenance',

@@ -21,6 +21,8 @@ export type DatabaseConfig =
       replicaMaxLagSeconds: number;
       /** DB_REPLICA_MAX_STALENESS_S: how far behind a replica may be to serve what only it can (docs/API.md §18). */
       replicaMaxStalenessSeconds: number;
+      /** DB_REPLICA_WAIT_MS: how long a read waits for a replica to apply what it must reflect (docs/API.md §19). */
+      replicaWaitMs: number;
       /** DB_FULL_SORT_MAX_ORDERS: past it, a sort no index of a server reads in order is not sent to that server. */
       fullSortMaxOrders: number;
       /** DB_SSL and DB_SSL_CA, for the primary and every replica; plain TCP when absent. */
@@ -46,6 +48,7 @@ export function toDatabaseConfig(env: EnvironmentVariables): DatabaseConfig {
     }),
     replicaMaxLagSeconds: env.DB_REPLICA_MAX_LAG_S,
     replicaMaxStalenessSeconds: env.DB_REPLICA_MAX_STALENESS_S,
+    replicaWaitMs: env.DB_REPLICA_WAIT_MS,
     fullSortMaxOrders: env.DB_FULL_SORT_MAX_ORDERS,
     tls: readDatabaseTls(env).tls,
   };

@@ -113,7 +113,10 @@ export class EnvironmentVariables {
   @Matches(/^[^\s:,]+:\d{1,5}$/, { each: true, message: 'DB_REPLICAS must be a comma-separated list of host:port' })
   DB_REPLICAS: string[] = [];
 
-  /** A replica further behind the primary than this is not read from until it catches up. */
+  /**
+   * docs/API.md §19: a replica within this is healthy, and tried first; freshness is each read's own, against the
+   * primary's position. A replica further behind is not waited for.
+   */
   @IsInt()
   @Min(1)
   @Max(86400)
@@ -128,6 +131,15 @@ export class EnvironmentVariables {
   @Min(1)
   @Max(86400)
   DB_REPLICA_MAX_STALENESS_S: number = 300;
+
+  /**
+   * docs/API.md §19: how long a read waits, on its own connection, for a replica to apply every write the primary had
+   * when it came (or the writer's position it names) before the primary serves it instead (docs/adr/0016).
+   */
+  @IsInt()
+  @Min(0)
+  @Max(1000)
+  DB_REPLICA_WAIT_MS: number = 50;
 
   /**
    * The most orders a server sorts whole for one request, in a sort none of its indexes reads in order (docs/API.md

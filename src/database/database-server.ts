@@ -6,6 +6,7 @@ import type { DatabaseConfig } from '../config/database.config';
 import type { DatabaseTls } from '../config/database-tls';
 import { DatabaseAdmission } from './database-admission';
 import { reasonOf } from './database-errors';
+import { contains, union, type AppliedTransactions } from './gtid';
 import type { GtidPosition } from './replication-lag';
 import { EMBEDDED_CATALOG, UNKNOWN_CATALOG, type ServerCatalog } from './server-catalog';
 import { StatementTimings } from './statement-timings';
@@ -44,6 +45,46 @@ export interface ServerHealth {
 type ServerState = 'up' | 'down' | 'healthy' | 'stopped' | 'lagging';
 
 /**
+ * A connection of a server's own, outside its pool, opened on first use; statements that start together share it
+ * rather than each open one, and any failure closes it so that the next statement starts afresh.
+ */
+class SideConnection {
+  private connection?: Promise<Connection>;
+
+  constructor(private readonly options: () => ConnectionOptions) {}
+
+  async query<T extends RowDataPacket>(sql: string): Promise<T[]> {
+    const { host, port, username, password, database, ssl } = this.options();
+    const connection = (this.connection ??= createConnection({
+      host,
+      port,
+      user: username,
+      password,
+      database,
+      ssl,
+      connectTimeout: PROBE_TIMEOUT_MS,
+    }));
+    try {
+      const [rows] = await (await connection).query<T[]>({ sql, timeout: PROBE_TIMEOUT_MS });
+      return rows;
+    } catch (error) {
+      this.close(connection);
+      throw error;
+    }
+  }
+
+  /** Closes the connection, unless a later statement has already replaced the one that failed. */
+  close(failed = this.connection): void {
+    if (!failed || failed !== this.connection) return;
+    this.connection = undefined;
+    failed.then(
+      (connection) => connection.destroy(),
+      () => undefined,
+    );
+  }
+}
+
+/**
  * One database server the listing can read from: its TypeORM DataSource (with
  * its own pool and admission), what is known of its health, and a connection
  * of its own for the background health checks, so that a check never waits
@@ -60,8 +101,10 @@ export class DatabaseServer {
   /** When a request last found this server failing; a check started before that cannot clear it. */
   private failedAt = Number.NEGATIVE_INFINITY;
   private loggedState?: ServerState;
-  /** The check connection, as a promise: checks that start together share one connection rather than each open one. */
-  private probe?: Promise<Connection>;
+  private readonly probe = new SideConnection(() => this.dataSource.options as ConnectionOptions);
+  private readonly positionConnection = new SideConnection(() => this.dataSource.options as ConnectionOptions);
+  /** What waits on this replica saw it apply since it was last found not replicating. */
+  private confirmed?: AppliedTransactions;
   // Logged under the context operators know these lines by (docs/OPERATIONS.md).
   private readonly logger = new Logger('ReadRouter');
   private readonly maxLagSeconds: number;
@@ -144,6 +187,8 @@ export class DatabaseServer {
   recordCheck(health: ServerHealth, checkStartedAt: number): void {
     // A check that started before a request found the server failing cannot declare it answering.
     if (health.answering && checkStartedAt < this.failedAt) return;
+    // A replica that stopped, or came back (perhaps rebuilt), is known to hold only what the check read.
+    if (!health.answering || !health.replicating) this.confirmed = undefined;
     this.current = health;
     this.checkedAt = this.clock.now();
     this.logState();
@@ -152,6 +197,7 @@ export class DatabaseServer {
   /** A request found the server failing: it is not read from until a later check finds it answering. */
   markFailed(reason: string): void {
     this.failedAt = this.clock.now();
+    this.confirmed = undefined;
     if (!this.current.answering) return;
     this.current = { ...this.current, answering: false, problem: `failed during a request: ${reason}` };
     this.logState();
@@ -159,24 +205,31 @@ export class DatabaseServer {
 
   /** Runs one statement of a health check; any failure closes the check's connection so the next one starts afresh. */
   async check<T extends RowDataPacket>(sql: string): Promise<T[]> {
-    const { host, port, username, password, database, ssl } = this.dataSource.options as ConnectionOptions;
-    const probe = (this.probe ??= createConnection({
-      host,
-      port,
-      user: username,
-      password,
-      database,
-      ssl,
-      connectTimeout: PROBE_TIMEOUT_MS,
-    }));
-    try {
-      const [rows] = await (await probe).query<T[]>({ sql, timeout: PROBE_TIMEOUT_MS });
-      this.timings.heardFrom();
-      return rows;
-    } catch (error) {
-      this.closeCheck(probe);
-      throw error;
-    }
+    const rows = await this.probe.query<T>(sql);
+    this.timings.heardFrom();
+    return rows;
+  }
+
+  /**
+   * docs/API.md §19: one statement that reads no table, on a connection of its own, so that a position read waits
+   * neither behind requests for a pooled connection nor behind a health check.
+   */
+  async readVariable(sql: string): Promise<string> {
+    const [row] = await this.positionConnection.query<RowDataPacket>(sql);
+    this.timings.heardFrom();
+    return String(Object.values(row ?? {})[0] ?? '');
+  }
+
+  /** Whether this replica is known to have applied `target`: by the last check, or by a wait that saw it. */
+  hasApplied(target: AppliedTransactions): boolean {
+    const { position } = this.current;
+    if (position && contains({ flavour: 'mariadb', domains: position }, target)) return true;
+    return this.confirmed !== undefined && contains(this.confirmed, target);
+  }
+
+  /** A wait on this replica saw it apply `target`. */
+  recordApplied(target: AppliedTransactions): void {
+    this.confirmed = this.confirmed ? union(this.confirmed, target) : target;
   }
 
   /**
@@ -248,18 +301,9 @@ export class DatabaseServer {
   }
 
   async close(): Promise<void> {
-    this.closeCheck();
+    this.probe.close();
+    this.positionConnection.close();
     if (!this.isPrimary && this.dataSource.isInitialized) await this.dataSource.destroy();
-  }
-
-  /** Closes the check connection, unless a later check has already replaced the one that failed. */
-  private closeCheck(failed = this.probe): void {
-    if (!failed || failed !== this.probe) return;
-    this.probe = undefined;
-    failed.then(
-      (connection) => connection.destroy(),
-      () => undefined,
-    );
   }
 
   private logState(): void {

@@ -20,6 +20,8 @@ export class DatabaseServers implements OnApplicationShutdown {
   readonly all: DatabaseServer[];
   /** DB_REPLICA_MAX_STALENESS_S; none without replicas. */
   readonly replicaMaxStalenessSeconds: number;
+  /** DB_REPLICA_WAIT_MS: how long a read waits for a replica to apply what it must reflect (docs/API.md §19). */
+  readonly replicaWaitMs: number;
   private readonly byDataSource = new Map<DataSource, DatabaseServer>();
 
   constructor(@InjectDataSource() primary: DataSource, @Inject(DATABASE_CONFIG) config: DatabaseConfig, clock: Clock) {
@@ -41,6 +43,7 @@ export class DatabaseServers implements OnApplicationShutdown {
         : [];
     this.all = [this.primary, ...this.replicas];
     this.replicaMaxStalenessSeconds = config.type === 'mysql' ? config.replicaMaxStalenessSeconds : 0;
+    this.replicaWaitMs = config.type === 'mysql' ? config.replicaWaitMs : 0;
     for (const server of this.all) this.byDataSource.set(server.dataSource, server);
   }
 

@@ -9,11 +9,18 @@ import { buildDataSourceOptions } from './data-source-options';
 import { DatabaseSaturatedException, DatabaseUnavailableException } from './database-errors';
 import type { DatabaseServer, ServerHealth } from './database-server';
 import { DatabaseServers } from './database-servers';
-import { NoCapableServerException, ReadRouter, ReplicasBehindException, type ServerCapability } from './read-router';
+import {
+  MalformedPositionError,
+  NoCapableServerException,
+  ReadRouter,
+  ReplicasBehindException,
+  UncommittedPositionError,
+  type ServerCapability,
+} from './read-router';
 import { catalogOf, type CatalogRow } from './server-catalog';
 import { parseGtidPosition } from './replication-lag';
 import { RequestDeadlines } from './request-deadline';
-import { giveUpAfterMs } from './server-attempt';
+import { giveUpAfterMs, ServerAttempt } from './server-attempt';
 
 // Jest's fake timers move Date.now and every setTimeout together: the test decides when time passes.
 const clock: Clock = { now: () => Date.now() };
@@ -29,6 +36,7 @@ function router(deadlineMs = 2000): {
   primary: DatabaseServer;
   one: DatabaseServer;
   two: DatabaseServer;
+  variables: jest.SpiedFunction<DatabaseServer['readVariable']>;
 } {
   const config = toDatabaseConfig(
     validateEnvironment({
@@ -44,10 +52,22 @@ function router(deadlineMs = 2000): {
   const [primary, one, two] = servers.all;
   // The pools are opened by TypeORM and the background check, which do not run here; routing reads only this flag.
   for (const server of [primary, one, two]) Object.defineProperty(server.dataSource, 'isInitialized', { value: true });
-  return { reads, servers, primary, one, two };
+  // A MariaDB primary at PRIMARY_POSITION, which every replica found `healthy` has applied: no read waits (§19).
+  const variables = jest
+    .spyOn(primary, 'readVariable')
+    .mockImplementation((sql) => Promise.resolve(sql.includes('@@version') ? '10.11.19-MariaDB' : PRIMARY_POSITION));
+  return { reads, servers, primary, one, two, variables };
 }
 
-const healthy: ServerHealth = { answering: true, replicating: true, lagSeconds: 0.4 };
+const PRIMARY_POSITION = '0-1-500';
+const healthy: ServerHealth = {
+  answering: true,
+  replicating: true,
+  lagSeconds: 0.4,
+  position: parseGtidPosition(PRIMARY_POSITION),
+};
+/** A replica seconds behind has applied less than the primary holds. */
+const behind: ServerHealth = { ...healthy, position: parseGtidPosition('0-1-400') };
 
 /** What a background check found, recorded as a check that started now. */
 const found = (server: DatabaseServer, health: ServerHealth) => server.recordCheck(health, clock.now());
@@ -113,6 +133,8 @@ describe('ReadRouter', () => {
     // How far behind grows with the time since the check: the test decides when time passes.
     beforeEach(() => {
       jest.useFakeTimers(CLOCK_ONLY);
+      // A replica seconds behind does not apply the primary's position within DB_REPLICA_WAIT_MS.
+      jest.spyOn(ServerAttempt.prototype, 'waitFor').mockResolvedValue(false);
     });
     afterEach(() => {
       jest.useRealTimers();
@@ -129,9 +151,9 @@ describe('ReadRouter', () => {
       const setup = router();
       holding(setup.one, ['x']);
       holding(setup.two, ['x']);
-      found(setup.one, { ...healthy, lagSeconds: 19 });
+      found(setup.one, { ...behind, lagSeconds: 19 });
       // Stopped, but its lag is still known from the primary's positions: it is a candidate like any other.
-      found(setup.two, { ...healthy, replicating: false, lagSeconds: 9, problem: 'replication threads IO=Yes SQL=No' });
+      found(setup.two, { ...behind, replicating: false, lagSeconds: 9, problem: 'replication threads IO=Yes SQL=No' });
       await expect(readNeedingX(setup)).resolves.toEqual({ server: 'replica-2', behindSeconds: 9 });
       expect(setup.reads.pinned(needsX).behindSeconds).toBe(9);
     });
@@ -147,7 +169,7 @@ describe('ReadRouter', () => {
     it('counts the time since the last check in how far behind the replica may be', async () => {
       const setup = router();
       holding(setup.one, ['x']);
-      found(setup.one, { ...healthy, replicating: false, lagSeconds: 7 });
+      found(setup.one, { ...behind, replicating: false, lagSeconds: 7 });
       jest.advanceTimersByTime(800);
       await expect(readNeedingX(setup)).resolves.toEqual({ server: 'replica-1', behindSeconds: 7.8 });
     });
@@ -156,7 +178,7 @@ describe('ReadRouter', () => {
       const setup = router();
       holding(setup.one, ['x']);
       holding(setup.two, ['x']);
-      found(setup.one, { ...healthy, lagSeconds: 61 });
+      found(setup.one, { ...behind, lagSeconds: 61 });
       found(setup.two, { answering: false, replicating: false, problem: 'ECONNREFUSED' });
       const work = jest.fn(() => Promise.resolve('read'));
       const refused = await setup.reads.withConnection(work, needsX).catch((error: unknown) => error);
@@ -176,13 +198,13 @@ describe('ReadRouter', () => {
 
     it('still refuses as too broad what no configured server holds, however fresh', async () => {
       const setup = router();
-      found(setup.one, { ...healthy, lagSeconds: 30 });
+      found(setup.one, { ...behind, lagSeconds: 30 });
       await expect(readNeedingX(setup)).rejects.toBeInstanceOf(NoCapableServerException);
     });
 
     it('keeps the fresh-first rule for what the primary serves: no replica behind is read from', async () => {
       const setup = router();
-      found(setup.one, { ...healthy, lagSeconds: 30 });
+      found(setup.one, { ...behind, lagSeconds: 30 });
       await expect(servedBy(setup)).resolves.toBe('primary');
     });
 
@@ -195,6 +217,114 @@ describe('ReadRouter', () => {
       expect(await reads.withConnection(({ runner }) => Promise.resolve(servers.serverOf(runner)), smallTable)).toBe(
         'primary',
       );
+    });
+  });
+
+  describe('a read reflects every write committed before it came (docs/API.md §19)', () => {
+    /** A replica healthy by DB_REPLICA_MAX_LAG_S that has not applied the primary's newest transactions. */
+    const secondsBehind: ServerHealth = { ...behind, lagSeconds: 1.2 };
+    const readOf = (setup: ReturnType<typeof router>, serves?: ServerCapability, writerPosition?: string) =>
+      setup.reads.withConnection(
+        ({ runner, behindSeconds }) => Promise.resolve({ server: setup.servers.serverOf(runner), behindSeconds }),
+        serves,
+        { writerPosition },
+      );
+    const positionReads = ({ variables }: ReturnType<typeof router>) =>
+      variables.mock.calls.filter(([sql]) => sql.includes('gtid_binlog_pos')).length;
+
+    it('reads from a replica known to hold the primary’s position at once, with one position read', async () => {
+      const setup = router();
+      const wait = jest.spyOn(ServerAttempt.prototype, 'waitFor');
+      found(setup.one, healthy);
+      await expect(readOf(setup)).resolves.toEqual({ server: 'replica-1', behindSeconds: undefined });
+      expect(wait).not.toHaveBeenCalled();
+      expect(positionReads(setup)).toBe(1);
+      expect(setup.reads.served).toMatchObject({ replica: 1, primary: 0 });
+    });
+
+    it('waits for a replica that had not applied it, and then knows it has', async () => {
+      const setup = router();
+      // The replica applies the primary's position while the read waits.
+      const wait = jest.spyOn(ServerAttempt.prototype, 'waitFor').mockResolvedValue(true);
+      found(setup.one, secondsBehind);
+      await expect(readOf(setup)).resolves.toEqual({ server: 'replica-1', behindSeconds: undefined });
+      expect(wait).toHaveBeenCalledTimes(1);
+      expect(wait.mock.calls[0][1].text).toBe(PRIMARY_POSITION);
+      expect(wait.mock.calls[0][2]).toBe(50);
+      await expect(readOf(setup)).resolves.toEqual({ server: 'replica-1', behindSeconds: undefined });
+      expect(wait).toHaveBeenCalledTimes(1);
+      expect(setup.reads.served).toMatchObject({ 'replica-after-wait': 1, replica: 1 });
+    });
+
+    it('reads what the primary can serve from the primary when the replica has not caught up within the bound', async () => {
+      const setup = router();
+      // The replica is seconds behind: the wait of DB_REPLICA_WAIT_MS ends with the position not applied.
+      jest.spyOn(ServerAttempt.prototype, 'waitFor').mockResolvedValue(false);
+      found(setup.one, secondsBehind);
+      const attempts: string[] = [];
+      const served = await setup.reads.withConnection(({ runner, behindSeconds }) => {
+        attempts.push(setup.servers.serverOf(runner));
+        return Promise.resolve(behindSeconds);
+      });
+      expect(attempts).toEqual(['primary']);
+      expect(served).toBeUndefined();
+      expect(setup.reads.served).toMatchObject({ 'primary-after-wait': 1, stale: 0 });
+      // Not the replica's failure: it stays in turn.
+      expect(setup.one.isHealthyReplica()).toBe(true);
+    });
+
+    it('says a shape only replicas serve may be behind when its replica has not applied it, whatever its lag', async () => {
+      const setup = router();
+      jest.spyOn(ServerAttempt.prototype, 'waitFor').mockResolvedValue(false);
+      holding(setup.one, ['x']);
+      found(setup.one, { ...behind, lagSeconds: 0 });
+      const { server, behindSeconds } = await readOf(setup, needsX);
+      expect(server).toBe('replica-1');
+      expect(behindSeconds).toBeGreaterThan(0);
+      expect(setup.reads.served).toMatchObject({ stale: 1 });
+    });
+
+    it('says a replica’s answer may be behind while the primary does not answer', async () => {
+      const setup = router();
+      found(setup.primary, { answering: false, replicating: false, problem: 'ECONNREFUSED' });
+      found(setup.one, healthy);
+      const { server, behindSeconds } = await readOf(setup);
+      expect(server).toBe('replica-1');
+      expect(behindSeconds).toBeGreaterThan(0);
+      expect(positionReads(setup)).toBe(0);
+    });
+
+    it('serves a writer’s position from a replica that holds it, without reading the primary’s position', async () => {
+      const setup = router();
+      // Seconds behind: the primary's newest position is not applied within the bound.
+      jest.spyOn(ServerAttempt.prototype, 'waitFor').mockResolvedValue(false);
+      found(setup.one, secondsBehind);
+      // Learns the servers' kind from the primary once.
+      await readOf(setup);
+      const before = positionReads(setup);
+      const { server, behindSeconds } = await readOf(setup, undefined, '0-1-390');
+      expect(server).toBe('replica-1');
+      expect(positionReads(setup)).toBe(before);
+      // That write is there; every other write the primary had is not shown to be.
+      expect(behindSeconds).toBeGreaterThan(0);
+      expect(setup.reads.served).toMatchObject({ 'writer-position': 1 });
+    });
+
+    it('refuses a writer’s position of another kind of server, and one ahead of the primary', async () => {
+      const setup = router();
+      found(setup.one, healthy);
+      await expect(readOf(setup, undefined, '3e11fa47-71ca-11e1-9e33-c80aa9429562:1-5')).rejects.toBeInstanceOf(
+        MalformedPositionError,
+      );
+      await expect(readOf(setup, undefined, '0-1-501')).rejects.toBeInstanceOf(UncommittedPositionError);
+    });
+
+    it('shares one position read among the requests that came while another ran', async () => {
+      const setup = router();
+      found(setup.one, healthy);
+      await Promise.all(Array.from({ length: 20 }, () => readOf(setup)));
+      // The first request's read, and one more for every request that came while it ran.
+      expect(positionReads(setup)).toBe(2);
     });
   });
 
@@ -211,7 +341,7 @@ describe('ReadRouter', () => {
   it('skips a replica past DB_REPLICA_MAX_LAG_S, one not replicating and one whose lag is unknown', async () => {
     const setup = router();
     const { one, two } = setup;
-    found(one, { ...healthy, lagSeconds: 5.5 });
+    found(one, { ...behind, lagSeconds: 5.5 });
     found(two, { ...healthy, replicating: false, problem: 'replication threads IO=Yes SQL=No' });
     await expect(servedBy(setup)).resolves.toBe('primary');
     found(two, { ...healthy, lagSeconds: undefined });

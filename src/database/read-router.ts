@@ -10,6 +10,8 @@ import {
 } from './database-errors';
 import type { DatabaseServer } from './database-server';
 import { DatabaseServers } from './database-servers';
+import { contains, type GtidDialect, type ReplicationPosition } from './gtid';
+import { PrimaryPositions } from './primary-positions';
 import { progressOf } from './replication-lag';
 import { RequestDeadline, RequestDeadlines } from './request-deadline';
 import { ServerAttempt, ServerNotAnsweringException } from './server-attempt';
@@ -30,7 +32,7 @@ export interface ReadSession {
    * docs/API.md §18: at most how many seconds behind the primary the data read here is, when it is read from a
    * replica past DB_REPLICA_MAX_LAG_S because no fresher server could serve the request; otherwise undefined.
    */
-  readonly behindSeconds?: number;
+  behindSeconds?: number;
   statement<T>(execute: () => Promise<T>): Promise<T>;
   /**
    * One statement on the session's connection, through `statement`; `last`: the work sends nothing more here, so
@@ -43,7 +45,7 @@ export interface ReadSession {
 
 /** Reads kept on one server, each call with its own connection and deadline; `cancelled` stops the one running. */
 export interface PinnedReads {
-  /** As of the pick, how far behind the server is, when it is a replica behind (ReadSession.behindSeconds). */
+  /** As of the first read, at most how far behind the data is, when it may not be current (ReadSession.behindSeconds). */
   readonly behindSeconds?: number;
   withConnection<T>(work: (session: ReadSession) => Promise<T>, cancelled?: AbortSignal): Promise<T>;
 }
@@ -55,6 +57,9 @@ export interface PinnedReads {
 export type ServerCapability = (catalog: ServerCatalog) => boolean;
 
 const EVERY_SERVER: ServerCapability = () => true;
+
+/** The least a read not shown current may be behind, so that `Data-Staleness` never says 0 of such a read. */
+const MIN_STALENESS_S = 0.001;
 
 /**
  * No server that could answer the request within bounds is serving: neither the primary nor a healthy replica
@@ -89,6 +94,46 @@ interface Choice {
   behindSeconds?: number;
 }
 
+/** docs/API.md §19: what a read must reflect. Without a writer's position, every write committed before it came. */
+export interface ReadConsistency {
+  /** A position a writer handed its client (`Read-After-Gtid`), as sent. */
+  writerPosition?: string;
+}
+
+/** How a read was served (docs/API.md §19), as `orders_listing_reads_total` counts them. */
+export const SERVED_BY = [
+  'primary',
+  'replica',
+  'replica-after-wait',
+  'writer-position',
+  'primary-after-wait',
+  'stale',
+] as const;
+export type ServedBy = (typeof SERVED_BY)[number];
+
+/** A writer's position that is not one the servers write (another kind of server's, or no position at all). */
+export class MalformedPositionError extends Error {
+  constructor() {
+    super('a position of another kind of database server than these');
+  }
+}
+
+/** A writer's position the primary has not reached: no commit made it. */
+export class UncommittedPositionError extends Error {
+  constructor() {
+    super('ahead of the primary: no commit has reached this position');
+  }
+}
+
+/** What a replica must have applied before it serves, and where that position came from. */
+interface Target {
+  position: ReplicationPosition;
+  fromWriter: boolean;
+}
+
+/** The replica had not applied the target within DB_REPLICA_WAIT_MS: the primary serves instead. */
+class NotCaughtUp extends Error {}
+
 /** A driver failure that means "not now" becomes the 503 of docs/API.md §10; anything else stays what it is (a 500). */
 async function answered<T>(reads: () => Promise<T>): Promise<T> {
   try {
@@ -114,11 +159,19 @@ async function answered<T>(reads: () => Promise<T>): Promise<T> {
 @Injectable()
 export class ReadRouter {
   private nextReplica = 0;
+  private readonly positions: PrimaryPositions;
+  /** Reads by how they were served since start, for the metrics. */
+  readonly served: Record<ServedBy, number> = Object.fromEntries(SERVED_BY.map((by) => [by, 0])) as Record<
+    ServedBy,
+    number
+  >;
 
   constructor(
     private readonly servers: DatabaseServers,
     private readonly deadlines: RequestDeadlines,
-  ) {}
+  ) {
+    this.positions = new PrimaryPositions(servers.primary);
+  }
 
   /**
    * Runs a request's statements on one connection of the server routing
@@ -129,10 +182,11 @@ export class ReadRouter {
   async withConnection<T>(
     work: (session: ReadSession) => Promise<T>,
     serves: ServerCapability = EVERY_SERVER,
+    consistency: ReadConsistency = {},
   ): Promise<T> {
     const first = this.pick(serves);
     const deadline = this.deadlines.start();
-    return answered(() => deadline.race(this.route(work, deadline, first, serves)));
+    return answered(() => deadline.race(this.route(work, deadline, first, serves, consistency)));
   }
 
   /**
@@ -142,14 +196,23 @@ export class ReadRouter {
    * elsewhere, since another server may hold other data; a server failing
    * fails the reads.
    */
-  pinned(serves: ServerCapability = EVERY_SERVER): PinnedReads {
-    const { server, behindSeconds } = this.pick(serves);
-    return {
-      behindSeconds,
-      withConnection: async (work, cancelled) => {
+  pinned(serves: ServerCapability = EVERY_SERVER, consistency: ReadConsistency = {}): PinnedReads {
+    const { server, behindSeconds: behind } = this.pick(serves);
+    // docs/API.md §19: an export is a long read, never moved onto the primary for freshness; its first read waits for
+    // the replica up to the bound, and says otherwise how far behind its data may be.
+    let first: Promise<unknown> | undefined;
+    const reads = {
+      behindSeconds: behind,
+      withConnection: async <T>(work: (session: ReadSession) => Promise<T>, cancelled?: AbortSignal): Promise<T> => {
+        const isFirst = first === undefined;
+        const target = isFirst ? (first = this.targetOf(server, consistency)) : undefined;
         const deadline = this.deadlines.start();
         const batch = server.admission.withConnection(
-          (runner) => new ServerAttempt(runner, deadline, server, false, cancelled, behindSeconds).run(work),
+          (runner) =>
+            new ServerAttempt(runner, deadline, server, false, cancelled, behind).run(async (session) => {
+              if (isFirst) reads.behindSeconds = await this.ensureCaughtUp(server, session, await target, false);
+              return work(session);
+            }),
           deadline,
           // A batch is not a request: how long it holds its connection says nothing of when the next request is answered.
           { paced: false },
@@ -164,6 +227,7 @@ export class ReadRouter {
         }
       },
     };
+    return reads;
   }
 
   private async route<T>(
@@ -171,17 +235,35 @@ export class ReadRouter {
     deadline: RequestDeadline,
     { server: first, behindSeconds }: Choice,
     serves: ServerCapability,
+    consistency: ReadConsistency,
   ): Promise<T> {
-    const attempt = (server: DatabaseServer, mayGiveUp: boolean, behind?: number) =>
-      server.admission.withConnection(
-        (runner) => new ServerAttempt(runner, deadline, server, mayGiveUp, undefined, behind).run(work),
+    const { primary } = this.servers;
+    // What the primary can serve is read current, from it if need be; what only replicas hold is read where it can.
+    const primaryServes = serves(primary.catalog) && primary.health.answering;
+    const target = this.targetOf(first, consistency);
+    const attempt = async (server: DatabaseServer, mayGiveUp: boolean, behind?: number) => {
+      const wanted = await target;
+      return server.admission.withConnection(
+        (runner) =>
+          new ServerAttempt(runner, deadline, server, mayGiveUp, undefined, behind).run(async (session) => {
+            session.behindSeconds = await this.ensureCaughtUp(server, session, wanted, primaryServes);
+            return work(session);
+          }),
         deadline,
       );
+    };
     // Giving up early only makes sense where another server could answer; the retry is the last word.
     const mayGiveUp = this.servers.all.some((server) => server !== first && server.canRead() && serves(server.catalog));
     try {
       return await attempt(first, mayGiveUp, behindSeconds);
     } catch (error) {
+      if (error instanceof NotCaughtUp) {
+        this.served['primary-after-wait'] += 1;
+        return await primary.admission.withConnection(
+          (runner) => new ServerAttempt(runner, deadline, primary, false).run(work),
+          deadline,
+        );
+      }
       // Out of time: the deadline has answered the request already. The driver's own timeout, its backstop, then
       // tells of a statement that took the whole budget (a shape slow on this server), not of a server that failed.
       if (deadline.remainingMs() <= 0) throw error;
@@ -201,6 +283,77 @@ export class ReadRouter {
       if (second === first) throw isMissingIndex(error) ? new NoCapableServerException() : error;
       return await attempt(second, false);
     }
+  }
+
+  /**
+   * docs/API.md §19: the position a replica must have applied to serve a read: the writer's, checked against the
+   * primary's own only when the replica is not known to hold it, else the primary's, read after the request came.
+   * Undefined where nothing needs waiting for (the primary itself, the embedded database) or where it cannot be known
+   * (the primary not answering): a replica's answer then says how far behind it may be.
+   */
+  private async targetOf(server: DatabaseServer, { writerPosition }: ReadConsistency): Promise<Target | undefined> {
+    const { primary } = this.servers;
+    if (writerPosition !== undefined) {
+      const dialect = await this.dialect();
+      // Not known (the primary has not answered yet): the read cannot be shown to hold the write.
+      if (!dialect) return undefined;
+      const position = dialect.parse(writerPosition);
+      if (!position) throw new MalformedPositionError();
+      if (server.isPrimary || server.hasApplied(position)) return { position, fromWriter: true };
+      if (!contains(await this.positions.read(), position)) throw new UncommittedPositionError();
+      return { position, fromWriter: true };
+    }
+    if (server.isPrimary || !primary.health.answering) return undefined;
+    try {
+      return { position: await this.positions.read(), fromWriter: false };
+    } catch {
+      // The primary's own failure is for its health check to find; this read cannot be shown current.
+      return undefined;
+    }
+  }
+
+  /** The servers' kind of positions, learned from the primary's first position read. */
+  private async dialect(): Promise<GtidDialect | undefined> {
+    if (!this.positions.dialect && this.servers.primary.health.answering) {
+      await this.positions.read().catch(() => undefined);
+    }
+    return this.positions.dialect;
+  }
+
+  /**
+   * On a replica, before the request's statements: whether it has applied the target, waiting on the request's own
+   * connection up to DB_REPLICA_WAIT_MS when it is not known to. Answers at most how far behind the data may be when
+   * the read is not shown current, else undefined; throws NotCaughtUp where the primary should serve instead.
+   */
+  private async ensureCaughtUp(
+    server: DatabaseServer,
+    session: ServerAttempt,
+    target: Target | undefined,
+    primaryServes: boolean,
+  ): Promise<number | undefined> {
+    if (server.isPrimary) {
+      this.served.primary += 1;
+      return undefined;
+    }
+    const mayBeBehind = () => Math.max(server.behindSeconds() ?? 0, session.behindSeconds ?? 0, MIN_STALENESS_S);
+    if (!target) {
+      this.served.stale += 1;
+      return mayBeBehind();
+    }
+    const known = server.hasApplied(target.position);
+    if (!known && !(await session.waitFor(this.positions.dialect!, target.position, this.servers.replicaWaitMs))) {
+      if (primaryServes) throw new NotCaughtUp();
+      this.served.stale += 1;
+      return mayBeBehind();
+    }
+    server.recordApplied(target.position);
+    // A writer's position shows that write, not every write the primary had when the request came.
+    if (target.fromWriter) {
+      this.served['writer-position'] += 1;
+      return mayBeBehind();
+    }
+    this.served[known ? 'replica' : 'replica-after-wait'] += 1;
+    return undefined;
   }
 
   /**

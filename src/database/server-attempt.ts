@@ -1,6 +1,7 @@
 import type { QueryRunner } from 'typeorm';
 import { DatabaseUnavailableException, isDatabaseUnavailable } from './database-errors';
 import type { DatabaseServer } from './database-server';
+import type { GtidDialect, ReplicationPosition } from './gtid';
 import type { RequestDeadline } from './request-deadline';
 import type { ServerCatalog } from './server-catalog';
 
@@ -30,6 +31,9 @@ export const SNAPSHOT_STATEMENTS = {
 
 /** Where a session's snapshot stands: none asked for, asked for and begun with the next statement, or held. */
 type SnapshotState = 'none' | 'asked' | 'held';
+
+/** MySQL waits forever on a timeout of 0: the shortest wait sent is a millisecond. */
+const MIN_WAIT_S = 0.001;
 
 /** What separates the statements sent in one round trip. */
 export const STATEMENT_SEPARATOR = ';\n';
@@ -74,7 +78,7 @@ export class ServerAttempt {
     private readonly server: DatabaseServer,
     private readonly mayGiveUp: boolean,
     private readonly cancelled?: AbortSignal,
-    readonly behindSeconds?: number,
+    public behindSeconds?: number,
   ) {}
 
   get catalog(): ServerCatalog {
@@ -129,6 +133,18 @@ export class ServerAttempt {
     } catch {
       (this.runner as unknown as HeldConnection).databaseConnection?.destroy();
     }
+  }
+
+  /**
+   * docs/API.md §19: waits on this connection, at most `boundMs` and never past the deadline, until the server has
+   * applied `position`; true once it has. Both servers answer 0 then, and differ on a timeout (GtidDialect.reached).
+   */
+  async waitFor(dialect: GtidDialect, position: ReplicationPosition, boundMs: number): Promise<boolean> {
+    const seconds = Math.max(MIN_WAIT_S, Math.min(boundMs, this.deadline.remainingMs()) / 1000);
+    const [row] = await this.statement(
+      () => this.runner.query(dialect.waitStatement, [position.text, seconds]) as Promise<{ waited: unknown }[]>,
+    );
+    return dialect.reached(row?.waited);
   }
 
   async statement<T>(execute: () => Promise<T>): Promise<T> {

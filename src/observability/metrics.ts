@@ -3,6 +3,7 @@ import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom
 import { JWKS_KEY_SET, type JwksKeySet } from '../auth/jwks-key-set';
 import { UNAVAILABLE_REASONS } from '../common/problem/problem-catalogue';
 import { DatabaseServers } from '../database/database-servers';
+import { ReadRouter } from '../database/read-router';
 
 /** What a request's variant label can be (docs/API.md §12): decided by the token's role, `none` before one is known. */
 export type Variant = 'user' | 'admin' | 'none';
@@ -80,7 +81,7 @@ export class Metrics {
     registers: [this.registry],
   });
 
-  constructor(servers: DatabaseServers, @Inject(JWKS_KEY_SET) keySet: JwksKeySet | null) {
+  constructor(servers: DatabaseServers, reads: ReadRouter, @Inject(JWKS_KEY_SET) keySet: JwksKeySet | null) {
     collectDefaultMetrics({ register: this.registry });
     // Every reason is exported from the start, so that rates and alerts see a 0 rather than no series.
     for (const reason of UNAVAILABLE_REASONS) this.unavailable.inc({ reason }, 0);
@@ -136,6 +137,17 @@ export class Metrics {
           const lag = server.health.lagSeconds;
           if (lag !== undefined) this.set({ server: server.name }, lag);
         }
+      },
+    });
+    new Counter({
+      name: 'orders_listing_reads_total',
+      help: 'Pages and exports of the listing by how they were served: primary; replica (known to hold every write before the request); replica-after-wait; writer-position (a Read-After-Gtid the replica held); primary-after-wait (the replica had not caught up within DB_REPLICA_WAIT_MS); stale (a replica, with Data-Staleness).',
+      labelNames: ['served'] as const,
+      registers: [this.registry],
+      // The router counts how it served each read (the database layer knows nothing of metrics); read at each scrape.
+      collect() {
+        this.reset();
+        for (const [served, count] of Object.entries(reads.served)) this.inc({ served }, count);
       },
     });
     if (keySet) {

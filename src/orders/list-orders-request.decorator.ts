@@ -2,6 +2,7 @@ import { createParamDecorator, ExecutionContext } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { callerOf } from '../auth/token-verdict';
 import { ProblemException, problemOf } from '../common/problem/problem-details';
+import { READ_AFTER_GTID_HEADER } from '../common/read-after-gtid';
 import { acceptsOnlyExports } from './export/export-format';
 import { listingVariantOf } from './listing-variant';
 import { refuseFiltersOfMember } from './query/admin-filters';
@@ -35,6 +36,7 @@ const listOrdersRequest = createParamDecorator(
       body: request.body,
       bodyError: request.bodyError,
       exportFormat: format,
+      readAfterGtid: request.headers[READ_AFTER_GTID_HEADER.toLowerCase()],
     };
   },
 );

@@ -1,6 +1,7 @@
 import { applyDecorators } from '@nestjs/common';
 import { ApiExtraModels, ApiHeader, ApiOperation, ApiQuery, ApiResponse, getSchemaPath } from '@nestjs/swagger';
 import { DATA_STALENESS_HEADER } from '../common/data-staleness';
+import { READ_AFTER_GTID_HEADER } from '../common/read-after-gtid';
 import { ApiProblemResponses, REQUEST_ID_HEADER_DOC } from '../common/problem/api-problem-responses.decorator';
 import {
   DATE_FORMATS_HINT,
@@ -29,15 +30,23 @@ const VALIDATOR_HEADERS_DOC = {
   ETag: { description: 'Strong entity tag of the page’s body (RFC 9110).', schema: { type: 'string' } },
   'Cache-Control': { description: '`private, no-cache`: keep the page, but ask again.', schema: { type: 'string' } },
 };
-/** docs/API.md §18: on pages and exports alike. */
+/** docs/API.md §18, §19: on pages, 304s and exports alike. */
 const STALENESS_HEADER_DOC = {
   [DATA_STALENESS_HEADER]: {
     description:
-      'Only when the answer was read from a read replica further behind the primary than DB_REPLICA_MAX_LAG_S, because no fresher server could serve this sort and filter: at most how many seconds behind the primary its data is (RFC 9651 Integer, rounded up). Absent on a fresh answer.',
+      'Only when the answer was read from a read replica not shown to hold every write the primary had committed when the request came: at most how many seconds behind the primary its data is (RFC 9651 Integer, rounded up, at least 1). An answer without it reflects every write committed before its request.',
     required: false,
-    schema: { type: 'integer', minimum: 0, example: 7 },
+    schema: { type: 'integer', minimum: 1, example: 7 },
   },
 };
+/** docs/API.md §19: a writer's position, for pages and exports alike. */
+const READ_AFTER_GTID_DOC = ApiHeader({
+  name: READ_AFTER_GTID_HEADER,
+  required: false,
+  description:
+    'The GTID of a write the client was told of (`0-1-4711`, or a GTID set `uuid:1-23`): the answer reflects at least that write, read from a replica that has applied it without waiting for the primary’s newest position. Not a position, another kind of server’s, or ahead of the primary: 400.',
+  schema: { type: 'string', example: '0-1-4711' },
+});
 const CSV_EXAMPLE = [
   'orderId,userId,concertId,seats,totalPrice,status,createdAt,updatedAt',
   '1042,42,7,1201:55000;1202:55000,110000,결제 완료,2026-03-01T19:30:05,2026-03-01T19:31:40',
@@ -175,6 +184,7 @@ export function ApiListOrders(): MethodDecorator {
       description: 'The `ETag` of a page already held: `304` with no body if the page is still the same.',
       schema: { type: 'string' },
     }),
+    READ_AFTER_GTID_DOC,
     ApiExtraModels(OrdersPageDto),
     ApiResponse({
       status: 200,
@@ -198,7 +208,7 @@ export function ApiListOrders(): MethodDecorator {
     ApiResponse({
       status: 304,
       description: 'The page is the one whose `ETag` was sent in `If-None-Match`; no body.',
-      headers: { ...VALIDATOR_HEADERS_DOC, ...REQUEST_ID_HEADER_DOC },
+      headers: { ...VALIDATOR_HEADERS_DOC, ...STALENESS_HEADER_DOC, ...REQUEST_ID_HEADER_DOC },
     }),
     ApiProblemResponses(...LISTING_PROBLEMS, 'exportOnlyAccepted', 'rateLimited'),
   );
@@ -239,6 +249,7 @@ export function ApiExportOrders(format: ExportFormat): MethodDecorator {
     }),
     SORT_QUERY,
     ...FILTER_QUERIES,
+    READ_AFTER_GTID_DOC,
     ApiResponse({
       status: 200,
       description: `Every matching order, ${summary.split(' as ')[1]}.`,

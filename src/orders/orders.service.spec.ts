@@ -3,6 +3,7 @@ import { Role } from '../auth/role';
 import { LocalTimeFormatter } from '../common/time/local-time';
 import {
   NoCapableServerException,
+  UncommittedPositionError,
   type ReadRouter,
   type ReadSession,
   type ServerCapability,
@@ -238,12 +239,28 @@ describe('OrdersService', () => {
     repository.findSeats.mockResolvedValue([]);
     await service.list(query());
     expect(repository.planFor).toHaveBeenCalledTimes(1);
-    expect(reads.withConnection).toHaveBeenCalledWith(expect.any(Function), listing.servers);
+    expect(reads.withConnection).toHaveBeenCalledWith(expect.any(Function), listing.servers, {
+      writerPosition: undefined,
+    });
     reads.pinned.mockReturnValue({ withConnection: reads.withConnection } as unknown as ReturnType<
       ReadRouter['pinned']
     >);
     for await (const batch of service.exportBatches(query(), new AbortController().signal)) expect(batch).toEqual([]);
-    expect(reads.pinned).toHaveBeenCalledWith(listing.servers);
+    expect(reads.pinned).toHaveBeenCalledWith(listing.servers, { writerPosition: undefined });
+  });
+
+  it('passes a writer’s position on, and answers 400 naming its header when the servers refuse it', async () => {
+    repository.findPage.mockResolvedValue([]);
+    repository.findSeats.mockResolvedValue([]);
+    await service.list({ ...query(), writerPosition: '0-1-42' });
+    expect(reads.withConnection).toHaveBeenLastCalledWith(expect.any(Function), listing.servers, {
+      writerPosition: '0-1-42',
+    });
+    // The router found the position ahead of the primary's own: no commit made it.
+    reads.withConnection.mockRejectedValueOnce(new UncommittedPositionError());
+    await expect(service.list({ ...query(), writerPosition: '0-1-999999' })).rejects.toMatchObject({
+      problem: { status: 400, errors: [{ field: 'Read-After-Gtid', message: expect.stringContaining('ahead') }] },
+    });
   });
 
   it('reads a member’s page and count from the orders the variant scoped: their own', async () => {

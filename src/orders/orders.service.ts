@@ -1,8 +1,12 @@
 import { Injectable } from '@nestjs/common';
 import { LocalTimeFormatter } from '../common/time/local-time';
+import { InvalidParametersException } from '../common/problem/invalid-parameters.exception';
+import { READ_AFTER_GTID_HEADER } from '../common/read-after-gtid';
 import {
+  MalformedPositionError,
   NoCapableServerException,
   ReadRouter,
+  UncommittedPositionError,
   type PinnedReads,
   type ReadSession,
   type ServerCapability,
@@ -78,6 +82,12 @@ function groupSeats(seats: SeatRow[]): Map<number, SeatDto[]> {
  * what would make it answerable, rather than sent where it would run until the deadline and answer 503.
  */
 function refusalOf(error: unknown, filters: OrderFilters, sort: SortKey[]): unknown {
+  if (error instanceof MalformedPositionError || error instanceof UncommittedPositionError) {
+    // docs/API.md §19: a position of another kind of server, or one no commit has reached, is the client's mistake.
+    return new InvalidParametersException([
+      { field: READ_AFTER_GTID_HEADER, message: `${READ_AFTER_GTID_HEADER} is ${error.message}` },
+    ]);
+  }
   return error instanceof NoCapableServerException
     ? new ProblemException(problemOf('queryTooBroad', { detail: tooBroadDetail(filters, sort) }), { cause: error })
     : error;
@@ -175,11 +185,10 @@ export class OrdersService {
     const listing = this.orders.planFor(filters, sort);
     let reads: PinnedReads;
     try {
-      reads = this.reads.pinned(listing.servers);
+      reads = this.reads.pinned(listing.servers, { writerPosition: query.writerPosition });
     } catch (error) {
       throw refusalOf(error, filters, sort);
     }
-    pinned?.(reads.behindSeconds);
     // Counted for the first batch where the counts decide the plan, and kept: every batch is one walk's.
     let sizes: MatchSizes | undefined;
     const readPage = (seek: Seek | undefined): Promise<ExportPage> =>
@@ -213,7 +222,11 @@ export class OrdersService {
     try {
       while (next) {
         const batch: BatchReads = next;
-        const { rows, more, seek } = await batch.page;
+        const { rows, more, seek } = await batch.page.catch((error: unknown) => {
+          throw refusalOf(error, filters, sort);
+        });
+        // Known once the first page is read: whether the export's server had what it must reflect (docs/API.md §19).
+        if (!seek) pinned?.(reads.behindSeconds);
         const last = rows.at(-1);
         const bound = seek?.bound ?? last?.walkBound;
         next =
@@ -233,11 +246,11 @@ export class OrdersService {
   /** A listing's reads, on a server that can answer its shape within bounds (docs/API.md §14). */
   private async onServingServer<T>(
     servers: ServerCapability,
-    { filters, sort }: Pick<ListOrdersQuery, 'filters' | 'sort'>,
+    { filters, sort, writerPosition }: Pick<ListOrdersQuery, 'filters' | 'sort' | 'writerPosition'>,
     work: (session: ReadSession) => Promise<T>,
   ): Promise<T> {
     try {
-      return await this.reads.withConnection(work, servers);
+      return await this.reads.withConnection(work, servers, { writerPosition });
     } catch (error) {
       throw refusalOf(error, filters, sort);
     }

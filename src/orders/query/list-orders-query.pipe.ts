@@ -2,6 +2,8 @@ import { Inject, Injectable, PipeTransform } from '@nestjs/common';
 import { plainToInstance } from 'class-transformer';
 import { validateSync, type ValidationError } from 'class-validator';
 import { InvalidParametersException } from '../../common/problem/invalid-parameters.exception';
+import { READ_AFTER_GTID_HEADER } from '../../common/read-after-gtid';
+import { MARIADB_GTID_DIALECT, MYSQL_GTID_DIALECT } from '../../database/gtid';
 import type { FieldError } from '../../common/problem/problem-details';
 import type { AppConfig } from '../../config/app.config';
 import { APP_CONFIG } from '../../config/config.module';
@@ -29,6 +31,20 @@ export interface ListOrdersRequest {
   bodyError?: Error;
   /** The export the route answers; none for a page. */
   exportFormat?: ExportFormat;
+  /** The `Read-After-Gtid` header as received (docs/API.md §19). */
+  readAfterGtid?: string | string[];
+}
+
+/** A writer's position as a MariaDB or a MySQL server writes it; which kind the servers are is the router's to check. */
+function readAfterGtidOf(header: string | string[] | undefined, errors: FieldError[]): string | undefined {
+  if (header === undefined) return undefined;
+  const text = Array.isArray(header) ? header.join(',') : header;
+  if (text.trim() !== '' && (MARIADB_GTID_DIALECT.parse(text) ?? MYSQL_GTID_DIALECT.parse(text))) return text.trim();
+  errors.push({
+    field: READ_AFTER_GTID_HEADER,
+    message: `${READ_AFTER_GTID_HEADER} must be the GTID position of a commit: domain-server-sequence (0-1-42), or a GTID set (uuid:1-42)`,
+  });
+  return undefined;
 }
 
 /** An export answers every matching order (docs/API.md §13): paging parameters have nothing to say to it. */
@@ -62,7 +78,7 @@ export class ListOrdersQueryPipe implements PipeTransform<ListOrdersRequest, Lis
     private readonly continuations: ContinuationTokens,
   ) {}
 
-  transform({ variant, query, body, bodyError, exportFormat }: ListOrdersRequest): ListOrdersQuery {
+  transform({ variant, query, body, bodyError, exportFormat, readAfterGtid }: ListOrdersRequest): ListOrdersQuery {
     // The edge has answered 403 to a member's filters already (`refuseFiltersOfMember`): 400s come after it.
     if (bodyError) throw bodyError;
     const { values, repeated } = mergeRequestParameters(query, body);
@@ -90,6 +106,7 @@ export class ListOrdersQueryPipe implements PipeTransform<ListOrdersRequest, Lis
       : parseSort(dto.sort ?? [], variant.sortFields);
     if (sort && !sort.ok) errors.push({ field: 'sort', message: sort.message });
     const filters = dto instanceof AdminOrdersQueryDto ? adminFiltersOf(dto, this.config.timeZone, errors) : {};
+    const writerPosition = readAfterGtidOf(readAfterGtid, errors);
     if (errors.length > 0 || !sort?.ok) {
       throw new InvalidParametersException(errors);
     }
@@ -108,6 +125,7 @@ export class ListOrdersQueryPipe implements PipeTransform<ListOrdersRequest, Lis
       seek,
       walkScope,
       echoedParameters: echoedParametersOf(values, size),
+      writerPosition,
     };
   }
 }

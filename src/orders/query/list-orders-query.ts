@@ -19,4 +19,6 @@ export interface ListOrdersQuery {
   walkScope: () => string;
   /** The request's parameters as sent, but `page` and the continuations, for the `Link` header. */
   echoedParameters: Array<[name: string, value: string]>;
+  /** A writer's position the answer must reflect (`Read-After-Gtid`, docs/API.md §19), as sent. */
+  writerPosition?: string;
 }
