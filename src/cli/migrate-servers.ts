@@ -35,8 +35,8 @@ export async function migrateServers(config: DatabaseConfig, log: (line: string)
   }
   await onEachReplica(config, async (runner, name) => {
     if (position) await waitForPosition(runner, position, name);
-    const built = await applyReplicaIndexes(runner);
-    log(built.length === 0 ? `${name}: read indexes up to date` : `${name}: built ${built.join(', ')}`);
+    const changed = await applyReplicaIndexes(runner);
+    log(changed.length === 0 ? `${name}: read indexes up to date` : `${name}: ${changed.join(', ')}`);
   });
 }
 

@@ -139,29 +139,34 @@ export class Metrics {
         }
       },
     });
+    // The router counts how it served each read, and the key set its fetches: those layers know nothing of metrics.
+    this.countedElsewhere(
+      'orders_listing_reads_total',
+      'Pages and exports of the listing by how they were served: primary; replica (known to hold every write before the request); replica-after-wait; writer-position (a Read-After-Gtid the replica held); primary-after-wait (the replica had not caught up within DB_REPLICA_WAIT_MS); stale (a replica, with Data-Staleness).',
+      'served',
+      reads.served,
+    );
+    if (keySet) {
+      this.countedElsewhere(
+        'orders_jwks_fetches_total',
+        'Fetches of the identity provider’s key set (JWKS mode), by outcome: success or failure.',
+        'outcome',
+        keySet.fetches,
+      );
+    }
+  }
+
+  /** A counter whose counts, by one label, another layer keeps as they happen; read at each scrape. */
+  private countedElsewhere(name: string, help: string, label: string, counts: Readonly<Record<string, number>>): void {
     new Counter({
-      name: 'orders_listing_reads_total',
-      help: 'Pages and exports of the listing by how they were served: primary; replica (known to hold every write before the request); replica-after-wait; writer-position (a Read-After-Gtid the replica held); primary-after-wait (the replica had not caught up within DB_REPLICA_WAIT_MS); stale (a replica, with Data-Staleness).',
-      labelNames: ['served'] as const,
+      name,
+      help,
+      labelNames: [label],
       registers: [this.registry],
-      // The router counts how it served each read (the database layer knows nothing of metrics); read at each scrape.
       collect() {
         this.reset();
-        for (const [served, count] of Object.entries(reads.served)) this.inc({ served }, count);
+        for (const [value, count] of Object.entries(counts)) this.inc({ [label]: value }, count);
       },
     });
-    if (keySet) {
-      new Counter({
-        name: 'orders_jwks_fetches_total',
-        help: 'Fetches of the identity provider’s key set (JWKS mode), by outcome: success or failure.',
-        labelNames: ['outcome'] as const,
-        registers: [this.registry],
-        // The key set counts its own fetches (auth knows nothing of metrics); they are read at each scrape.
-        collect() {
-          this.reset();
-          for (const [outcome, count] of Object.entries(keySet.fetches)) this.inc({ outcome }, count);
-        },
-      });
-    }
   }
 }

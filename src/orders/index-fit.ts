@@ -25,8 +25,6 @@ export type IndexColumn = OrderColumn | 'createdMonth';
 export interface OrdersIndex {
   name: string;
   columns: readonly IndexColumn[];
-  /** Columns the index stores in descending order (MySQL 8, MariaDB 10.8+): a sort `x asc` ends `orderId desc`. */
-  descending?: readonly IndexColumn[];
 }
 
 /** MySQL's name for the clustered index: reading by it is a walk in `id` order or a scan of the whole table. */
@@ -137,9 +135,8 @@ export function holdsDateRange(index: OrdersIndex, filtered: readonly IndexColum
 }
 
 /**
- * Whether reading the index forwards or backwards yields the rows in `order`: past the columns the filters
- * fix, its columns (and then `id`) are the order's, each in the direction the walk reads it (a descending column
- * reads the other way).
+ * Whether reading the index forwards or backwards yields the rows in `order`: past the columns the filters fix, its
+ * columns (and then `id`) are the order's, all ascending read forwards or all descending read backwards.
  */
 export function readsInOrder(
   index: OrdersIndex,
@@ -147,11 +144,7 @@ export function readsInOrder(
   order: ReadonlyArray<{ column: OrderColumn; direction: SortKey['direction'] }>,
 ): boolean {
   const entryOrder = [...index.columns.slice(fixed.length), ...(index.columns.includes('id') ? [] : ['id' as const])];
-  const forwards = (column: OrderColumn): SortKey['direction'] => (index.descending?.includes(column) ? 'DESC' : 'ASC');
-  const walk = (backwards: boolean) =>
-    order.every(
-      ({ column, direction }, position) =>
-        entryOrder[position] === column && (forwards(column) === direction) !== backwards,
-    );
-  return walk(false) || walk(true);
+  const walk = (direction: SortKey['direction']) =>
+    order.every((key, position) => entryOrder[position] === key.column && key.direction === direction);
+  return walk('ASC') || walk('DESC');
 }

@@ -30,7 +30,7 @@ const VALIDATOR_HEADERS_DOC = {
   ETag: { description: 'Strong entity tag of the page’s body (RFC 9110).', schema: { type: 'string' } },
   'Cache-Control': { description: '`private, no-cache`: keep the page, but ask again.', schema: { type: 'string' } },
 };
-/** docs/API.md §18, §19: on pages, 304s and exports alike. */
+/** docs/API.md §18, §19: on pages and exports alike. */
 const STALENESS_HEADER_DOC = {
   [DATA_STALENESS_HEADER]: {
     description:
@@ -71,7 +71,7 @@ const VARIANTS = [
 const SORT_QUERY = ApiQuery({
   name: 'sort',
   required: false,
-  description: `\`field\`, \`field,asc\` or \`field,desc\` (direction case-insensitive, asc by default); repeat for several keys. \`userId\` is ADMIN only. \`status\` sorts by its code. \`orderId,desc\` is always appended as the last key.`,
+  description: `\`field\`, \`field,asc\` or \`field,desc\` (direction case-insensitive, asc by default); repeat for several keys. \`userId\` is ADMIN only. \`status\` sorts by its code. Unless \`orderId\` is given, it is appended as the last key, in the direction of the key before it: a sort and its reverse list the same orders in exactly opposite order.`,
   style: 'form',
   explode: true,
   schema: {
@@ -208,7 +208,7 @@ export function ApiListOrders(): MethodDecorator {
     ApiResponse({
       status: 304,
       description: 'The page is the one whose `ETag` was sent in `If-None-Match`; no body.',
-      headers: { ...VALIDATOR_HEADERS_DOC, ...STALENESS_HEADER_DOC, ...REQUEST_ID_HEADER_DOC },
+      headers: { ...VALIDATOR_HEADERS_DOC, ...REQUEST_ID_HEADER_DOC },
     }),
     ApiProblemResponses(...LISTING_PROBLEMS, 'exportOnlyAccepted', 'rateLimited'),
   );

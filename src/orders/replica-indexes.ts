@@ -17,24 +17,20 @@ const SQL_COLUMNS: Record<IndexColumn, string> = {
 };
 
 /**
- * The index a sort by `column` walks: `column` then `id`, then the filtered columns no index leads with, so
- * that each entry is checked against them without reading its row. Every sort ends `orderId desc`, so `asc`
- * needs `id` stored descending (walked forwards), and `desc` the plain order (walked backwards).
+ * The index a sort by `column` walks, forwards for `asc` and backwards for `desc` (the tie-break `orderId` follows the
+ * sort's direction): `column` then `id`, then the filtered columns no index leads with, so that each entry is
+ * checked against them without reading its row.
  */
-const replicaIndex = (
-  column: IndexColumn,
-  direction: 'asc' | 'desc',
-  name: string,
-  columns: IndexColumn[] = [column, 'id', ...(['createdAt', 'status'] as const).filter((c) => c !== column)],
-): ReplicaIndex => {
-  const descending: IndexColumn[] = direction === 'asc' ? ['id'] : [];
-  return {
-    name: `idx_replica_orders_${name}_${direction}`,
-    columns,
-    descending,
-    sqlColumns: columns.map((c) => `${SQL_COLUMNS[c]}${descending.includes(c) ? ' DESC' : ''}`),
-  };
-};
+/** Every index only the replicas hold is named so: `npm run migration:run` drops one of them that is no longer listed. */
+export const REPLICA_INDEX_PREFIX = 'idx_replica_orders_';
+
+const replicaIndex = (name: string, columns: IndexColumn[]): ReplicaIndex => ({
+  name: `${REPLICA_INDEX_PREFIX}${name}`,
+  columns,
+  sqlColumns: columns.map((column) => SQL_COLUMNS[column]),
+});
+const sortIndex = (column: IndexColumn, name: string): ReplicaIndex =>
+  replicaIndex(name, [column, 'id', ...(['createdAt', 'status'] as const).filter((c) => c !== column)]);
 
 /**
  * A column only the replicas hold: the month an order was placed in (UTC), derived from `created_at`. Row-based
@@ -51,8 +47,7 @@ export const REPLICA_COLUMN = {
  * The index a month's orders sorted by update time walk: one stretch of it per month, in update order, so that a
  * date range sorted by `updatedAt` is the merge of the first entries of each month it covers (docs/API.md §14).
  */
-const monthIndex = (direction: 'asc' | 'desc'): ReplicaIndex =>
-  replicaIndex('createdMonth', direction, 'month_updated', ['createdMonth', 'updatedAt', 'id', 'createdAt', 'status']);
+const MONTH_INDEX = replicaIndex('month_updated', ['createdMonth', 'updatedAt', 'id', 'createdAt', 'status']);
 
 /**
  * docs/API.md §14: the indexes the listing reads through that the sale must
@@ -62,57 +57,35 @@ const monthIndex = (direction: 'asc' | 'desc'): ReplicaIndex =>
  * may hold indexes of their own, created with the binary log off
  * (`applyReplicaIndexes`).
  *
- * One per sort field and direction (the primary's `idx_orders_created`,
- * walked backwards, reads `createdAt desc` in order too, but looks up each
- * order's status). A page of any of these sorts, filtered by status and
- * dates or not, is then the first entries of a walk: bounded by the page and
- * by how rare the matches are, not by the table.
+ * One per sort field, walked either way (docs/adr/0017). A page of any of
+ * these sorts, filtered by status and dates or not, is then the first
+ * entries of a walk: bounded by the page and by how rare the matches are, not
+ * by the table.
  */
 export const REPLICA_INDEXES: readonly ReplicaIndex[] = [
-  replicaIndex('totalPrice', 'asc', 'total_price'),
-  replicaIndex('totalPrice', 'desc', 'total_price'),
-  replicaIndex('userId', 'asc', 'user'),
-  replicaIndex('userId', 'desc', 'user'),
-  replicaIndex('concertId', 'asc', 'concert'),
-  replicaIndex('concertId', 'desc', 'concert'),
-  replicaIndex('status', 'asc', 'status'),
-  replicaIndex('status', 'desc', 'status'),
-  replicaIndex('updatedAt', 'asc', 'updated'),
-  replicaIndex('updatedAt', 'desc', 'updated'),
-  replicaIndex('createdAt', 'asc', 'created'),
-  // Newest first, as the primary's `idx_orders_created` reads it too, but with the status in the entry: the default
-  // sort with a status filter, the back-office's commonest question, walks without a lookup per order.
-  replicaIndex('createdAt', 'desc', 'created'),
+  sortIndex('totalPrice', 'total_price'),
+  sortIndex('userId', 'user'),
+  sortIndex('concertId', 'concert'),
+  sortIndex('status', 'status'),
+  sortIndex('updatedAt', 'updated'),
+  // The primary's `idx_orders_created` reads this order too, but looks up each order's status: the default sort with
+  // a status filter, the back-office's commonest question, walks here without a lookup per order.
+  sortIndex('createdAt', 'created'),
   // A status's orders by price or by update time: its stretch of these walked in order, every entry a match. A walk
   // of the sort's own index passes every order of other statuses on its way, and a sale's orders, all paid, lie
   // together in both orders (the newest updates, its concert's prices): refunds by update time, newest first, passed
   // a sale's million paid orders before their first.
-  replicaIndex('totalPrice', 'asc', 'status_total_price', ['status', 'totalPrice', 'id', 'createdAt']),
-  replicaIndex('totalPrice', 'desc', 'status_total_price', ['status', 'totalPrice', 'id', 'createdAt']),
-  replicaIndex('updatedAt', 'asc', 'status_updated', ['status', 'updatedAt', 'id', 'createdAt']),
-  replicaIndex('updatedAt', 'desc', 'status_updated', ['status', 'updatedAt', 'id', 'createdAt']),
+  replicaIndex('status_total_price', ['status', 'totalPrice', 'id', 'createdAt']),
+  replicaIndex('status_updated', ['status', 'updatedAt', 'id', 'createdAt']),
   // A member's or a concert's orders in any sort and with any filters, read from the entries alone: the busiest
   // member's tens of thousands of orders are sorted without a lookup each (docs/API.md §14, a member's page).
-  {
-    name: 'idx_replica_orders_user_cover',
-    columns: ['userId', 'createdAt', 'updatedAt', 'totalPrice', 'concertId', 'status'],
-    sqlColumns: ['user_id', 'created_at', 'updated_at', 'total_price', 'concert_id', 'status'],
-  },
-  {
-    name: 'idx_replica_orders_concert_cover',
-    columns: ['concertId', 'createdAt', 'updatedAt', 'totalPrice', 'userId', 'status'],
-    sqlColumns: ['concert_id', 'created_at', 'updated_at', 'total_price', 'user_id', 'status'],
-  },
+  replicaIndex('user_cover', ['userId', 'createdAt', 'updatedAt', 'totalPrice', 'concertId', 'status']),
+  replicaIndex('concert_cover', ['concertId', 'createdAt', 'updatedAt', 'totalPrice', 'userId', 'status']),
   // A date range sorted by update time: update time follows creation time, so no walk of an index in that order
   // reaches a range's orders soon. The part of a month that a range covers less than half of (its edges), or a
   // range within one month, is read from entries holding the sort key and the status, and sorted.
-  {
-    name: 'idx_replica_orders_created_updated',
-    columns: ['createdAt', 'updatedAt', 'id', 'status'],
-    sqlColumns: ['created_at', 'updated_at', 'id', 'status'],
-  },
-  // The months such a range covers are merged from these instead, each walked in update order and stopped when
-  // the page is full.
-  monthIndex('asc'),
-  monthIndex('desc'),
+  replicaIndex('created_updated', ['createdAt', 'updatedAt', 'id', 'status']),
+  // The months such a range covers are merged from this instead, each walked in update order and stopped when the
+  // page is full.
+  MONTH_INDEX,
 ];

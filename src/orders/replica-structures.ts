@@ -1,5 +1,5 @@
 import type { QueryRunner } from 'typeorm';
-import { REPLICA_COLUMN, REPLICA_INDEXES } from './replica-indexes';
+import { REPLICA_COLUMN, REPLICA_INDEX_PREFIX, REPLICA_INDEXES } from './replica-indexes';
 
 interface IndexRow {
   name: string;
@@ -9,36 +9,50 @@ interface IndexRow {
 /**
  * docs/API.md §14: brings one replica's own read structures to what the listing expects, on a connection to that
  * replica. Each of REPLICA_INDEXES that is missing, or has other columns, is (re)built in one ALTER, so that the
- * table is read once whatever the number of indexes. Where the replica's own column (REPLICA_COLUMN) is missing,
+ * table is read once whatever the number of indexes; one held under another name of ours with the same columns is
+ * renamed instead, and one of ours no longer listed is dropped, since each costs every write the replica applies. Where the replica's own column (REPLICA_COLUMN) is missing,
  * that ALTER adds it too and copies the table (a stored column cannot be added in place): replication waits for
  * it (`LOCK=SHARED`) while reads go on, which the lag rule of §11 sees. Otherwise the indexes are built in place,
  * replication applying rows throughout (`LOCK=NONE`). The session's binary log is off for it: the ALTER is the
  * replica's own, so it must leave no transaction of its own in the GTID history, which would be errant on a
  * failover. Re-running it changes nothing; a replica rebuilt from a copy of the primary gets them again. Returns
- * the structures it built.
+ * what it changed, each as `built x`, `renamed x to y` or `dropped x`.
  */
 export async function applyReplicaIndexes(runner: QueryRunner): Promise<string[]> {
   const present = await indexesOf(runner);
   const changes: string[] = [];
-  const built: string[] = [];
+  const done: string[] = [];
   const withColumn = !(await hasReplicaColumn(runner));
   if (withColumn) {
     changes.push(`ADD COLUMN ${REPLICA_COLUMN.name} ${REPLICA_COLUMN.definition}`);
-    built.push(REPLICA_COLUMN.name);
+    done.push(`built ${REPLICA_COLUMN.name}`);
   }
+  const wanted = new Set(REPLICA_INDEXES.map((index) => index.name));
+  const unlisted = [...present.keys()].filter((name) => name.startsWith(REPLICA_INDEX_PREFIX) && !wanted.has(name));
   for (const index of REPLICA_INDEXES) {
     const columns = index.sqlColumns.join(',');
     if (present.get(index.name) === columns) continue;
     if (present.has(index.name)) changes.push(`DROP INDEX ${index.name}`);
-    changes.push(`ADD INDEX ${index.name} (${index.sqlColumns.join(', ')})`);
-    built.push(index.name);
+    const same = unlisted.findIndex((name) => present.get(name) === columns);
+    if (same >= 0 && !present.has(index.name)) {
+      changes.push(`RENAME INDEX ${unlisted[same]} TO ${index.name}`);
+      done.push(`renamed ${unlisted[same]} to ${index.name}`);
+      unlisted.splice(same, 1);
+    } else {
+      changes.push(`ADD INDEX ${index.name} (${index.sqlColumns.join(', ')})`);
+      done.push(`built ${index.name}`);
+    }
   }
-  if (changes.length === 0) return built;
+  for (const name of unlisted) {
+    changes.push(`DROP INDEX ${name}`);
+    done.push(`dropped ${name}`);
+  }
+  if (changes.length === 0) return done;
   await alterWithoutBinaryLog(
     runner,
     `ALTER TABLE orders ${changes.join(', ')}, ${withColumn ? 'ALGORITHM=COPY, LOCK=SHARED' : 'ALGORITHM=INPLACE, LOCK=NONE'}`,
   );
-  return built;
+  return done;
 }
 
 /**

@@ -154,6 +154,7 @@ describe('the OpenAPI document', () => {
       'startDate',
       'endDate',
       'If-None-Match',
+      'Read-After-Gtid',
     ]);
     expect(parameters.size.schema).toMatchObject({ type: 'integer', minimum: 1, maximum: 100, default: 20 });
     expect(parameters.page.schema).toMatchObject({ type: 'integer', minimum: 1, default: 1 });

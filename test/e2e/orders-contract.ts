@@ -250,7 +250,7 @@ export function describeOrdersContract(database: DatabaseKind): void {
         });
       });
 
-      it('breaks ties on createdAt by orderId descending, so pages neither skip nor repeat', async () => {
+      it('breaks ties on createdAt by orderId in the sort’s direction, so pages neither skip nor repeat', async () => {
         for (const page of [1, 2, 3]) {
           await expectPageOf(
             adminToken(),

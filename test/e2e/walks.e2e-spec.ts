@@ -8,6 +8,10 @@ import { freshMysqlDatabase, mysqlEnvironment } from '../support/app/test-databa
 import { startTestApp, type TestApp } from '../support/app/test-app';
 import { adminToken, userToken } from '../support/app/tokens';
 import { api } from '../support/app/api-client';
+import { expectProblem } from '../support/assertions/problem';
+import { Role } from '../../src/auth/role';
+import { ContinuationTokens } from '../../src/orders/paging/continuation';
+import { walkScopeOf } from '../../src/orders/query/walk-parameters';
 
 /** `TEST_QUICK=1` runs a tenth of the walks, for a developer's inner loop; CI runs them all. */
 const RUN_SHARE = process.env.TEST_QUICK === '1' ? 0.1 : 1;
@@ -102,6 +106,50 @@ describe.each(['sqlite', 'mysql'] as const)('following Link on %s (docs/API.md ย
       { numRuns: MEMBER_WALKS, seed: 17 },
     );
   }, 300_000);
+
+  it.each(['totalPrice', 'status', 'concertId', 'userId', 'createdAt', 'updatedAt'])(
+    'lists %s and its reverse in exactly opposite order, across pages followed by links (docs/API.md ยง3)',
+    async (field) => {
+      const walk = (direction: string) =>
+        walkBothWays(
+          adminToken(),
+          `/orders?size=37&sort=${field},${direction}`,
+          (page) => `/orders?page=${page}&size=37&sort=${field},${direction}`,
+        );
+      const ascending = await walk('asc');
+      expect(ascending).toHaveLength(orders.length);
+      expect(ascending).toEqual((await walk('desc')).reverse());
+    },
+    60_000,
+  );
+
+  it('answers a link 2.x wrote for an ascending sort with a typed 400 to start again, and follows one of a descending sort', async () => {
+    const tokens = context.app.get(ContinuationTokens);
+    const bound = Math.max(...orders.map((order) => order.id));
+    /** A link to page 2 as 2.x wrote it: bound to the sort as it was then, `orderId desc` appended whatever the direction. */
+    const writtenBy2x = async (direction: 'ASC' | 'DESC') => {
+      const sort = `totalPrice,${direction.toLowerCase()}`;
+      const first = await get(adminToken(), `/orders?size=4&sort=${sort}`);
+      const last = (first.body as Page).elements.at(-1) as unknown as { orderId: number; totalPrice: number };
+      const scope = walkScopeOf(
+        Role.Admin,
+        {},
+        [
+          { field: 'totalPrice', direction },
+          { field: 'orderId', direction: 'DESC' },
+        ],
+        4,
+      );
+      const token = tokens.write({ direction: 'after', key: [last.totalPrice, last.orderId], bound }, 2, scope);
+      return get(adminToken(), `/orders?page=2&size=4&sort=${sort}&after=${token}`);
+    };
+    const outdated = await writtenBy2x('ASC');
+    expect(expectProblem(outdated, 400)).toMatchObject({ type: '/problems/continuation-outdated' });
+    // Descending sorts kept their order: their links go on working.
+    const followed = await writtenBy2x('DESC');
+    expect(followed.status).toBe(200);
+    expect(followed.text).toBe((await get(adminToken(), '/orders?page=2&size=4&sort=totalPrice,desc')).text);
+  });
 
   it('keeps every parameter and the page in next and prev, and leaves first and last plain', async () => {
     const response = await get(adminToken(), '/orders?page=3&size=4&sort=totalPrice,desc&orderStatus=CANCELLED');

@@ -18,7 +18,7 @@ import { seoul } from '../support/data/dataset';
 import { api } from '../support/app/api-client';
 
 const stored = (epochMs: number) => new Date(epochMs).toISOString().slice(0, 23).replace('T', ' ');
-const WALKED = /^idx_replica_orders_month_updated_(asc|desc)$/;
+const WALKED = /^idx_replica_orders_month_updated$/;
 const SORTED = 'idx_replica_orders_created_updated';
 
 /** A date range of the back-office, as the API takes it and as the plain SQL states it (Asia/Seoul dates). */
@@ -107,7 +107,7 @@ describe('a date range sorted by update time, merged by month', () => {
   describe.each(SHAPES)('$query', (shape) => {
     it.each([
       ['updatedAt,desc', 'updated_at DESC, id DESC'],
-      ['updatedAt,asc', 'updated_at ASC, id DESC'],
+      ['updatedAt,asc', 'updated_at ASC, id ASC'],
     ])(
       'sorted by %s: a walk of each month and the edges sorted, with the plain query’s rows',
       async (sort, orderBy) => {

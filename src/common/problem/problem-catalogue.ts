@@ -30,6 +30,14 @@ export const PROBLEMS = {
     detail: 'Invalid request parameters',
     when: 'An invalid or unknown parameter, a repeated single-valued parameter, more than 50 parameters in the query string (`field` `query`), or a JSON body that is not valid JSON (`field` `body`): each listed in `errors`.',
   },
+  continuationOutdated: {
+    type: '/problems/continuation-outdated',
+    title: 'Page link from an earlier order',
+    status: 400,
+    detail:
+      'This link continues a walk listed in an earlier order, in which ties were broken newest order first whatever the sort’s direction; start again from the first page',
+    when: 'An `after` or `before` written by a version before 3.0.0 for a sort whose tie-break has changed direction since (docs/API.md §3): it cannot continue that walk in the new order, so the caller starts again from the first page, without the continuation.',
+  },
   unsupportedMediaType: {
     type: '/problems/unsupported-media-type',
     title: 'Unsupported Media Type',

@@ -42,6 +42,24 @@ describe('ListOrdersQueryPipe', () => {
     });
   });
 
+  it('takes a writer’s position of either kind of server, and refuses anything else naming the header (docs/API.md §19)', () => {
+    const read = (readAfterGtid: string) =>
+      pipe.transform({ variant: user, query: {}, body: undefined, readAfterGtid }).writerPosition;
+    expect(read(' 0-1-4711 ')).toBe('0-1-4711');
+    expect(read('3e11fa47-71ca-11e1-9e33-c80aa9429562:1-23')).toBe('3e11fa47-71ca-11e1-9e33-c80aa9429562:1-23');
+    for (const sent of ['', 'yesterday', '0-1', '0-1-5,0-2-6']) {
+      expect(errorsOf(() => read(sent))).toEqual([
+        { field: 'Read-After-Gtid', message: expect.stringContaining('GTID position of a commit') },
+      ]);
+    }
+    // Listed with the parameters' own problems, in one 400.
+    expect(
+      errorsOf(() => pipe.transform({ variant: user, query: { size: '0' }, body: undefined, readAfterGtid: 'x' })).map(
+        ({ field }) => field,
+      ),
+    ).toEqual(['size', 'Read-After-Gtid']);
+  });
+
   it('reads every admin filter, statuses as codes and dates as UTC instants', () => {
     const query = pipe.transform({
       variant: admin,

@@ -115,7 +115,19 @@ export class ListOrdersQueryPipe implements PipeTransform<ListOrdersRequest, Lis
     const size = dto.size ?? DEFAULT_PAGE_SIZE;
     let scope: string | undefined;
     const walkScope = () => (scope ??= walkScopeOf(variant.walkOwner, filters, sort.keys, size));
-    const seek = seekOf(this.continuations, dto, page, walkScope, sort.keys);
+    // Before 3.0.0 the tie-break appended was always `orderId desc`; a link of then is told apart from a forged one.
+    const tieBreak = sort.keys[sort.keys.length - 1];
+    const earlierScope =
+      sort.tieBreakAppended && tieBreak.direction === 'ASC'
+        ? () =>
+            walkScopeOf(
+              variant.walkOwner,
+              filters,
+              [...sort.keys.slice(0, -1), { ...tieBreak, direction: 'DESC' }],
+              size,
+            )
+        : undefined;
+    const seek = seekOf(this.continuations, dto, page, walkScope, sort.keys, earlierScope);
     return {
       page,
       size,

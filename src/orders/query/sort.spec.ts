@@ -10,6 +10,7 @@ describe('parseSort', () => {
         { field: 'createdAt', direction: 'DESC' },
         { field: 'orderId', direction: 'DESC' },
       ],
+      tieBreakAppended: true,
     });
   });
 
@@ -20,8 +21,13 @@ describe('parseSort', () => {
         { field: 'totalPrice', direction: 'ASC' },
         { field: 'status', direction: 'DESC' },
         { field: 'updatedAt', direction: 'ASC' },
-        { field: 'orderId', direction: 'DESC' },
+        // In the direction of the key before it: a sort and its reverse are exact reverses.
+        { field: 'orderId', direction: 'ASC' },
       ],
+      tieBreakAppended: true,
+    });
+    expect(parseSort(['totalPrice,desc', 'status'], USER_SORT_FIELDS)).toMatchObject({
+      keys: [{ direction: 'DESC' }, { direction: 'ASC' }, { field: 'orderId', direction: 'ASC' }],
     });
   });
 
@@ -29,6 +35,7 @@ describe('parseSort', () => {
     expect(parseSort(['orderId,asc'], USER_SORT_FIELDS)).toEqual({
       ok: true,
       keys: [{ field: 'orderId', direction: 'ASC' }],
+      tieBreakAppended: false,
     });
   });
 

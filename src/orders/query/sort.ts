@@ -2,7 +2,8 @@ import type { SortField, SortKey } from '../model';
 
 export const DEFAULT_SORT = 'createdAt,desc';
 
-export type SortParse = { ok: true; keys: SortKey[] } | { ok: false; message: string };
+/** `tieBreakAppended`: `orderId` was not given, and was added as the last key. */
+export type SortParse = { ok: true; keys: SortKey[]; tieBreakAppended: boolean } | { ok: false; message: string };
 
 function parseTerm(term: string, allowed: readonly SortField[]): SortKey | string {
   const parts = term.split(',');
@@ -21,9 +22,9 @@ function parseTerm(term: string, allowed: readonly SortField[]): SortKey | strin
 }
 
 /**
- * docs/API.md §3: `field[,asc|desc]`, repeatable; `orderId` (descending) is
- * appended unless present so that rows equal on every key still have one
- * order and pages neither skip nor repeat them.
+ * docs/API.md §3: `field[,asc|desc]`, repeatable; `orderId` is appended unless present, in the direction of the key
+ * before it, so that rows equal on every key still have one order, pages neither skip nor repeat them, and a sort
+ * and its reverse are exact reverses that one index serves both ways (docs/adr/0017).
  */
 export function parseSort(terms: readonly string[], allowed: readonly SortField[]): SortParse {
   const keys: SortKey[] = [];
@@ -37,8 +38,7 @@ export function parseSort(terms: readonly string[], allowed: readonly SortField[
     }
     keys.push(key);
   }
-  if (!keys.some((key) => key.field === 'orderId')) {
-    keys.push({ field: 'orderId', direction: 'DESC' });
-  }
-  return { ok: true, keys };
+  const tieBreakAppended = !keys.some((key) => key.field === 'orderId');
+  if (tieBreakAppended) keys.push({ field: 'orderId', direction: keys[keys.length - 1].direction });
+  return { ok: true, keys, tieBreakAppended };
 }

@@ -1,6 +1,7 @@
 import { InvalidParametersException } from '../../common/problem/invalid-parameters.exception';
 import { CONTINUATION_PARAMETERS, type UserOrdersQueryDto } from '../dto/orders-query.dto';
 import type { OrderFilters, Seek, SortKey } from '../model';
+import { ProblemException, problemOf } from '../../common/problem/problem-details';
 import type { ContinuationTokens } from '../paging/continuation';
 import { toQueryValues, type RequestParameters } from './request-parameters';
 import { DEFAULT_SORT } from './sort';
@@ -14,13 +15,17 @@ export function walkScopeOf(walkOwner: string, filters: OrderFilters, sort: Sort
   return JSON.stringify([walkOwner, userId, concertId, status, createdFrom, createdBefore, sort, size]);
 }
 
-/** The continuation sent, checked against the rest of the request; a 400 naming it when the service did not write it for this one. */
+/**
+ * The continuation sent, checked against the rest of the request; a 400 naming it when the service did not write it
+ * for this one. `earlierScope`: the scope the same request had before 3.0.0, where its tie-break differs.
+ */
 export function seekOf(
   continuations: ContinuationTokens,
   dto: UserOrdersQueryDto,
   page: number,
   scope: () => string,
   sort: SortKey[],
+  earlierScope?: () => string,
 ): Seek | undefined {
   if (dto.after !== undefined && dto.before !== undefined) {
     throw new InvalidParametersException([
@@ -29,7 +34,12 @@ export function seekOf(
   }
   const direction = dto.after !== undefined ? 'after' : dto.before !== undefined ? 'before' : undefined;
   if (direction === undefined) return undefined;
-  const seek = continuations.read(dto[direction] ?? '', direction, page, scope(), sort);
+  const token = dto[direction] ?? '';
+  const seek = continuations.read(token, direction, page, scope(), sort);
+  // Written before 3.0.0, when the tie-break of this sort ran the other way: no page of the new order follows it.
+  if (!seek && earlierScope && continuations.read(token, direction, page, earlierScope(), sort)) {
+    throw new ProblemException(problemOf('continuationOutdated'));
+  }
   if (!seek) {
     throw new InvalidParametersException([
       {

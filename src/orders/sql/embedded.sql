@@ -67,7 +67,7 @@ ORDER BY
   "s"."seat_price_id" ASC;
 
 -- a member's orders by price, page 2
--- a member (42); no filter; sort totalPrice asc, orderId desc; page 2 of 20
+-- a member (42); no filter; sort totalPrice asc, orderId asc; page 2 of 20
 -- counts answer: 60 matching, 10000000 in the table, 0 in the range's days
 -- plan: the embedded database chooses
 
@@ -97,7 +97,7 @@ FROM
       "i"."user_id" = ?
     ORDER BY
       "i"."total_price" ASC,
-      "i"."id" DESC
+      "i"."id" ASC
     LIMIT
       ?
     OFFSET
@@ -105,7 +105,7 @@ FROM
   ) "p" ON p.id = "o"."id"
 ORDER BY
   "o"."total_price" ASC,
-  "o"."id" DESC;
+  "o"."id" ASC;
 
 -- count, parameters: [42]
 SELECT
@@ -193,7 +193,7 @@ ORDER BY
   "s"."seat_price_id" ASC;
 
 -- every order by price
--- an administrator; no filter; sort totalPrice asc, orderId desc; page 1 of 20
+-- an administrator; no filter; sort totalPrice asc, orderId asc; page 1 of 20
 -- counts answer: 10000000 matching, 10000000 in the table, 10000000 in the range's days
 -- plan: the embedded database chooses
 
@@ -221,7 +221,7 @@ FROM
       "orders" "i"
     ORDER BY
       "i"."total_price" ASC,
-      "i"."id" DESC
+      "i"."id" ASC
     LIMIT
       ?
     OFFSET
@@ -229,7 +229,7 @@ FROM
   ) "p" ON p.id = "o"."id"
 ORDER BY
   "o"."total_price" ASC,
-  "o"."id" DESC;
+  "o"."id" ASC;
 
 -- count, parameters: []
 SELECT
@@ -760,7 +760,7 @@ ORDER BY
   "s"."seat_price_id" ASC;
 
 -- a day of refunds, by member
--- an administrator; status REFUNDED, created from 2025-06-02, created before 2025-06-03; sort userId asc, orderId desc; page 1 of 20
+-- an administrator; status REFUNDED, created from 2025-06-02, created before 2025-06-03; sort userId asc, orderId asc; page 1 of 20
 -- counts answer: 400 matching, 10000000 in the table, 14000 in the range's days
 -- plan: the embedded database chooses
 
@@ -792,7 +792,7 @@ FROM
       AND "i"."created_at" < ?
     ORDER BY
       "i"."user_id" ASC,
-      "i"."id" DESC
+      "i"."id" ASC
     LIMIT
       ?
     OFFSET
@@ -800,7 +800,7 @@ FROM
   ) "p" ON p.id = "o"."id"
 ORDER BY
   "o"."user_id" ASC,
-  "o"."id" DESC;
+  "o"."id" ASC;
 
 -- count, parameters: ["REFUNDED","2025-06-02","2025-06-03","REFUNDED","REFUNDED","REFUNDED","2025-06-02","2025-06-03","REFUNDED","2025-06-02","2025-06-03"]
 SELECT
@@ -857,7 +857,7 @@ ORDER BY
   "s"."seat_price_id" ASC;
 
 -- refunds by price, at 400,000 orders: few enough to sort whole
--- an administrator; status REFUNDED; sort totalPrice asc, orderId desc; page 1 of 20
+-- an administrator; status REFUNDED; sort totalPrice asc, orderId asc; page 1 of 20
 -- counts answer: 12000 matching, 400000 in the table, 400000 in the range's days
 -- plan: the embedded database chooses
 
@@ -887,7 +887,7 @@ FROM
       "i"."status" = ?
     ORDER BY
       "i"."total_price" ASC,
-      "i"."id" DESC
+      "i"."id" ASC
     LIMIT
       ?
     OFFSET
@@ -895,7 +895,7 @@ FROM
   ) "p" ON p.id = "o"."id"
 ORDER BY
   "o"."total_price" ASC,
-  "o"."id" DESC;
+  "o"."id" ASC;
 
 -- count, parameters: ["REFUNDED","REFUNDED","REFUNDED","REFUNDED","REFUNDED"]
 SELECT
@@ -1116,7 +1116,7 @@ ORDER BY
   "s"."seat_price_id" ASC;
 
 -- since October by update time, a status
--- an administrator; status PAYMENT_COMPLETED, created from 2026-10-01; sort updatedAt asc, orderId desc; page 1 of 20
+-- an administrator; status PAYMENT_COMPLETED, created from 2026-10-01; sort updatedAt asc, orderId asc; page 1 of 20
 -- counts answer: 300000 matching, 10000000 in the table, 420000 in the range's days
 -- plan: the embedded database chooses
 
@@ -1147,7 +1147,7 @@ FROM
       AND "i"."created_at" >= ?
     ORDER BY
       "i"."updated_at" ASC,
-      "i"."id" DESC
+      "i"."id" ASC
     LIMIT
       ?
     OFFSET
@@ -1155,7 +1155,7 @@ FROM
   ) "p" ON p.id = "o"."id"
 ORDER BY
   "o"."updated_at" ASC,
-  "o"."id" DESC;
+  "o"."id" ASC;
 
 -- count, parameters: ["PAYMENT_COMPLETED","2026-10-01","PAYMENT_COMPLETED","PAYMENT_COMPLETED","PAYMENT_COMPLETED","2026-10-01","PAYMENT_COMPLETED","2026-10-01"]
 SELECT
@@ -1284,7 +1284,7 @@ ORDER BY
   "s"."seat_price_id" ASC;
 
 -- the next page of completed orders by price
--- an administrator; status PAYMENT_COMPLETED; sort totalPrice asc, orderId desc; a followed link (after)
+-- an administrator; status PAYMENT_COMPLETED; sort totalPrice asc, orderId asc; a followed link (after)
 -- counts answer: 7000000 matching, 10000000 in the table, 10000000 in the range's days
 -- plan: the embedded database chooses
 
@@ -1311,12 +1311,12 @@ FROM
         ("i"."total_price" > ?)
         OR (
           "i"."total_price" = ?
-          AND "i"."id" < ?
+          AND "i"."id" > ?
         )
       )
     ORDER BY
       "i"."total_price" ASC,
-      "i"."id" DESC
+      "i"."id" ASC
     LIMIT
       ?
     OFFSET
@@ -1324,7 +1324,7 @@ FROM
   ) "p" ON p.id = "o"."id"
 ORDER BY
   "o"."total_price" ASC,
-  "o"."id" DESC;
+  "o"."id" ASC;
 
 -- count, parameters: ["PAYMENT_COMPLETED","PAYMENT_COMPLETED","PAYMENT_COMPLETED","PAYMENT_COMPLETED",9999999,"PAYMENT_COMPLETED","PAYMENT_COMPLETED"]
 SELECT

@@ -68,7 +68,7 @@ ORDER BY
   `s`.`seat_price_id` ASC;
 
 -- a member's orders by price, page 2
--- a member (42); no filter; sort totalPrice asc, orderId desc; page 2 of 20
+-- a member (42); no filter; sort totalPrice asc, orderId asc; page 2 of 20
 -- counts answer: 60 matching, 10000000 in the table, 0 in the range's days
 -- plan: member-or-concert (idx_orders_user_created)
 
@@ -99,7 +99,7 @@ FROM
       `i`.`user_id` = ?
     ORDER BY
       `i`.`total_price` ASC,
-      `i`.`id` DESC
+      `i`.`id` ASC
     LIMIT
       ?
     OFFSET
@@ -107,7 +107,7 @@ FROM
   ) `p` ON p.id = `o`.`id`
 ORDER BY
   `o`.`total_price` ASC,
-  `o`.`id` DESC;
+  `o`.`id` ASC;
 
 -- count, parameters: [42]
 SELECT
@@ -196,7 +196,7 @@ ORDER BY
   `s`.`seat_price_id` ASC;
 
 -- every order by price
--- an administrator; no filter; sort totalPrice asc, orderId desc; page 1 of 20
+-- an administrator; no filter; sort totalPrice asc, orderId asc; page 1 of 20
 -- counts answer: 10000000 matching, 10000000 in the table, 10000000 in the range's days
 -- refused: 422 /problems/query-too-broad, before any statement
 
@@ -666,12 +666,12 @@ ORDER BY
 -- refused: 422 /problems/query-too-broad, before any statement
 
 -- a day of refunds, by member
--- an administrator; status REFUNDED, created from 2025-06-02, created before 2025-06-03; sort userId asc, orderId desc; page 1 of 20
+-- an administrator; status REFUNDED, created from 2025-06-02, created before 2025-06-03; sort userId asc, orderId asc; page 1 of 20
 -- counts answer: 400 matching, 10000000 in the table, 14000 in the range's days
 -- refused: 422 /problems/query-too-broad, before any statement
 
 -- refunds by price, at 400,000 orders: few enough to sort whole
--- an administrator; status REFUNDED; sort totalPrice asc, orderId desc; page 1 of 20
+-- an administrator; status REFUNDED; sort totalPrice asc, orderId asc; page 1 of 20
 -- counts answer: 12000 matching, 400000 in the table, 400000 in the range's days
 -- plan: table-scan (PRIMARY)
 
@@ -737,7 +737,7 @@ FROM
       `i`.`status` = ?
     ORDER BY
       `i`.`total_price` ASC,
-      `i`.`id` DESC
+      `i`.`id` ASC
     LIMIT
       ?
     OFFSET
@@ -745,7 +745,7 @@ FROM
   ) `p` ON p.id = `o`.`id`
 ORDER BY
   `o`.`total_price` ASC,
-  `o`.`id` DESC;
+  `o`.`id` ASC;
 
 -- seats, parameters: [5000,4999,4998,…,4981] (20 values)
 SELECT
@@ -771,7 +771,7 @@ ORDER BY
 -- refused: 422 /problems/query-too-broad, before any statement
 
 -- since October by update time, a status
--- an administrator; status PAYMENT_COMPLETED, created from 2026-10-01; sort updatedAt asc, orderId desc; page 1 of 20
+-- an administrator; status PAYMENT_COMPLETED, created from 2026-10-01; sort updatedAt asc, orderId asc; page 1 of 20
 -- counts answer: 300000 matching, 10000000 in the table, 420000 in the range's days
 -- refused: 422 /problems/query-too-broad, before any statement
 
@@ -781,7 +781,7 @@ ORDER BY
 -- refused: 422 /problems/query-too-broad, before any statement
 
 -- the next page of completed orders by price
--- an administrator; status PAYMENT_COMPLETED; sort totalPrice asc, orderId desc; a followed link (after)
+-- an administrator; status PAYMENT_COMPLETED; sort totalPrice asc, orderId asc; a followed link (after)
 -- counts answer: 7000000 matching, 10000000 in the table, 10000000 in the range's days
 -- refused: 422 /problems/query-too-broad, before any statement
 

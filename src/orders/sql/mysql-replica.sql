@@ -68,7 +68,7 @@ ORDER BY
   `s`.`seat_price_id` ASC;
 
 -- a member's orders by price, page 2
--- a member (42); no filter; sort totalPrice asc, orderId desc; page 2 of 20
+-- a member (42); no filter; sort totalPrice asc, orderId asc; page 2 of 20
 -- counts answer: 60 matching, 10000000 in the table, 0 in the range's days
 -- plan: member-or-concert (idx_replica_orders_user_cover)
 
@@ -99,7 +99,7 @@ FROM
       `i`.`user_id` = ?
     ORDER BY
       `i`.`total_price` ASC,
-      `i`.`id` DESC
+      `i`.`id` ASC
     LIMIT
       ?
     OFFSET
@@ -107,7 +107,7 @@ FROM
   ) `p` ON p.id = `o`.`id`
 ORDER BY
   `o`.`total_price` ASC,
-  `o`.`id` DESC;
+  `o`.`id` ASC;
 
 -- count, parameters: [42]
 SELECT
@@ -196,9 +196,9 @@ ORDER BY
   `s`.`seat_price_id` ASC;
 
 -- every order by price
--- an administrator; no filter; sort totalPrice asc, orderId desc; page 1 of 20
+-- an administrator; no filter; sort totalPrice asc, orderId asc; page 1 of 20
 -- counts answer: 10000000 matching, 10000000 in the table, 10000000 in the range's days
--- plan: index-order (idx_replica_orders_total_price_asc)
+-- plan: index-order (idx_replica_orders_total_price)
 
 -- page, parameters: [20,0]
 SELECT
@@ -222,10 +222,10 @@ FROM
       `i`.`id` AS `id`
     FROM
       `orders` `i`
-    USE INDEX (`idx_replica_orders_total_price_asc`)
+    USE INDEX (`idx_replica_orders_total_price`)
     ORDER BY
       `i`.`total_price` ASC,
-      `i`.`id` DESC
+      `i`.`id` ASC
     LIMIT
       ?
     OFFSET
@@ -233,7 +233,7 @@ FROM
   ) `p` ON p.id = `o`.`id`
 ORDER BY
   `o`.`total_price` ASC,
-  `o`.`id` DESC;
+  `o`.`id` ASC;
 
 -- count, parameters: []
 SELECT
@@ -328,7 +328,7 @@ ORDER BY
 -- refunds by update time, newest first
 -- an administrator; status REFUNDED; sort updatedAt desc, orderId desc; page 1 of 20
 -- counts answer: 300000 matching, 10000000 in the table, 10000000 in the range's days
--- plan: index-order (idx_replica_orders_status_updated_desc)
+-- plan: index-order (idx_replica_orders_status_updated)
 
 -- page, parameters: ["REFUNDED",20,0]
 SELECT
@@ -352,7 +352,7 @@ FROM
       `i`.`id` AS `id`
     FROM
       `orders` `i`
-    USE INDEX (`idx_replica_orders_status_updated_desc`)
+    USE INDEX (`idx_replica_orders_status_updated`)
     WHERE
       `i`.`status` = ?
     ORDER BY
@@ -418,7 +418,7 @@ ORDER BY
 -- refunds, newest first
 -- an administrator; status REFUNDED; sort createdAt desc, orderId desc; page 1 of 20
 -- counts answer: 300000 matching, 10000000 in the table, 10000000 in the range's days, every match between 20028 and 20753 in the sort's column, where asked
--- plan: walk (idx_replica_orders_created_desc)
+-- plan: walk (idx_replica_orders_created)
 
 -- count, parameters: ["REFUNDED","REFUNDED","REFUNDED","REFUNDED","REFUNDED","REFUNDED","REFUNDED","REFUNDED"]
 START TRANSACTION
@@ -537,7 +537,7 @@ FROM
       `i`.`id` AS `id`
     FROM
       `orders` `i`
-    USE INDEX (`idx_replica_orders_created_desc`)
+    USE INDEX (`idx_replica_orders_created`)
     WHERE
       `i`.`status` = ?
       AND `i`.`created_at` >= ?
@@ -572,7 +572,7 @@ COMMIT;
 -- pending orders until March, by id
 -- an administrator; status PAYMENT_PENDING, created before 2025-04-01; sort orderId desc; page 1 of 20
 -- counts answer: 40000 matching, 10000000 in the table, 2000000 in the range's days, every match between 2118 and 9402771 in the sort's column, where asked
--- plan: walk (idx_replica_orders_status_asc)
+-- plan: walk (idx_replica_orders_status)
 
 -- count, parameters: ["PAYMENT_PENDING","2025-04-01","PAYMENT_PENDING",…,"2025-04-01"] (15 values)
 START TRANSACTION
@@ -724,7 +724,7 @@ FROM
       `i`.`id` AS `id`
     FROM
       `orders` `i`
-    USE INDEX (`idx_replica_orders_status_asc`)
+    USE INDEX (`idx_replica_orders_status`)
     WHERE
       `i`.`status` = ?
       AND `i`.`created_at` < ?
@@ -832,7 +832,7 @@ ORDER BY
 -- a day of refunds, by price
 -- an administrator; status REFUNDED, created from 2025-06-02, created before 2025-06-03; sort totalPrice desc, orderId desc; page 1 of 20
 -- counts answer: 400 matching, 10000000 in the table, 14000 in the range's days
--- plan: walk (idx_replica_orders_status_total_price_desc)
+-- plan: walk (idx_replica_orders_status_total_price)
 
 -- count, parameters: ["REFUNDED","2025-06-02","2025-06-03",…,"2025-06-03"] (13 values)
 SELECT
@@ -918,7 +918,7 @@ FROM
       `i`.`id` AS `id`
     FROM
       `orders` `i`
-    USE INDEX (`idx_replica_orders_status_total_price_desc`)
+    USE INDEX (`idx_replica_orders_status_total_price`)
     WHERE
       `i`.`status` = ?
       AND `i`.`created_at` >= ?
@@ -949,7 +949,7 @@ ORDER BY
   `s`.`seat_price_id` ASC;
 
 -- a day of refunds, by member
--- an administrator; status REFUNDED, created from 2025-06-02, created before 2025-06-03; sort userId asc, orderId desc; page 1 of 20
+-- an administrator; status REFUNDED, created from 2025-06-02, created before 2025-06-03; sort userId asc, orderId asc; page 1 of 20
 -- counts answer: 400 matching, 10000000 in the table, 14000 in the range's days
 -- plan: filter-index (idx_orders_created)
 
@@ -1044,7 +1044,7 @@ FROM
       AND `i`.`created_at` < ?
     ORDER BY
       `i`.`user_id` ASC,
-      `i`.`id` DESC
+      `i`.`id` ASC
     LIMIT
       ?
     OFFSET
@@ -1052,7 +1052,7 @@ FROM
   ) `p` ON p.id = `o`.`id`
 ORDER BY
   `o`.`user_id` ASC,
-  `o`.`id` DESC;
+  `o`.`id` ASC;
 
 -- seats, parameters: [5000,4999,4998,…,4981] (20 values)
 SELECT
@@ -1068,9 +1068,9 @@ ORDER BY
   `s`.`seat_price_id` ASC;
 
 -- refunds by price, at 400,000 orders: few enough to sort whole
--- an administrator; status REFUNDED; sort totalPrice asc, orderId desc; page 1 of 20
+-- an administrator; status REFUNDED; sort totalPrice asc, orderId asc; page 1 of 20
 -- counts answer: 12000 matching, 400000 in the table, 400000 in the range's days
--- plan: index-order (idx_replica_orders_status_total_price_asc)
+-- plan: index-order (idx_replica_orders_status_total_price)
 
 -- page, parameters: ["REFUNDED",20,0]
 SELECT
@@ -1094,12 +1094,12 @@ FROM
       `i`.`id` AS `id`
     FROM
       `orders` `i`
-    USE INDEX (`idx_replica_orders_status_total_price_asc`)
+    USE INDEX (`idx_replica_orders_status_total_price`)
     WHERE
       `i`.`status` = ?
     ORDER BY
       `i`.`total_price` ASC,
-      `i`.`id` DESC
+      `i`.`id` ASC
     LIMIT
       ?
     OFFSET
@@ -1107,7 +1107,7 @@ FROM
   ) `p` ON p.id = `o`.`id`
 ORDER BY
   `o`.`total_price` ASC,
-  `o`.`id` DESC;
+  `o`.`id` ASC;
 
 -- count, parameters: ["REFUNDED","REFUNDED","REFUNDED","REFUNDED","REFUNDED"]
 SELECT
@@ -1160,7 +1160,7 @@ ORDER BY
 -- a status within a year, by concert
 -- an administrator; status PAYMENT_COMPLETED, created from 2025-01-01, created before 2026-01-01; sort concertId desc, orderId desc; page 1 of 20
 -- counts answer: 4000000 matching, 10000000 in the table, 5000000 in the range's days, every match between 1 and 4980 in the sort's column, where asked
--- plan: walk (idx_replica_orders_concert_desc)
+-- plan: walk (idx_replica_orders_concert)
 
 -- count, parameters: ["PAYMENT_COMPLETED","2025-01-01","2026-01-01",…,"2026-01-01"] (22 values)
 START TRANSACTION
@@ -1307,7 +1307,7 @@ FROM
       `i`.`id` AS `id`
     FROM
       `orders` `i`
-    USE INDEX (`idx_replica_orders_concert_desc`)
+    USE INDEX (`idx_replica_orders_concert`)
     WHERE
       `i`.`status` = ?
       AND `i`.`created_at` >= ?
@@ -1344,7 +1344,7 @@ COMMIT;
 -- a quarter by update time, newest first, from the middle of a month
 -- an administrator; created from 2025-04-20, created before 2025-07-01; sort updatedAt desc, orderId desc; page 1 of 20
 -- counts answer: 1000000 matching, 10000000 in the table, 1000000 in the range's days
--- plan: month-merge (idx_replica_orders_month_updated_desc, idx_replica_orders_created_updated)
+-- plan: month-merge (idx_replica_orders_month_updated, idx_replica_orders_created_updated)
 
 -- count, parameters: ["2025-04-20","2025-07-01","2025-04-20","2025-07-01"]
 SELECT
@@ -1421,7 +1421,7 @@ FROM
             `m1`.`updated_at` AS `updatedAt`
           FROM
             `orders` `m1`
-          USE INDEX (`idx_replica_orders_month_updated_desc`)
+          USE INDEX (`idx_replica_orders_month_updated`)
           WHERE
             `m1`.`created_at` >= ?
             AND `m1`.`created_at` < ?
@@ -1439,7 +1439,7 @@ FROM
             `m2`.`updated_at` AS `updatedAt`
           FROM
             `orders` `m2`
-          USE INDEX (`idx_replica_orders_month_updated_desc`)
+          USE INDEX (`idx_replica_orders_month_updated`)
           WHERE
             `m2`.`created_at` >= ?
             AND `m2`.`created_at` < ?
@@ -1477,9 +1477,9 @@ ORDER BY
   `s`.`seat_price_id` ASC;
 
 -- since October by update time, a status
--- an administrator; status PAYMENT_COMPLETED, created from 2026-10-01; sort updatedAt asc, orderId desc; page 1 of 20
+-- an administrator; status PAYMENT_COMPLETED, created from 2026-10-01; sort updatedAt asc, orderId asc; page 1 of 20
 -- counts answer: 300000 matching, 10000000 in the table, 420000 in the range's days
--- plan: month-merge (idx_replica_orders_month_updated_asc, idx_replica_orders_created_updated)
+-- plan: month-merge (idx_replica_orders_month_updated, idx_replica_orders_created_updated)
 
 -- count, parameters: ["PAYMENT_COMPLETED","2026-10-01","PAYMENT_COMPLETED","PAYMENT_COMPLETED","PAYMENT_COMPLETED","2026-10-01","2026-10-01","PAYMENT_COMPLETED","2026-10-01"]
 SELECT
@@ -1579,14 +1579,14 @@ FROM
             `m0`.`updated_at` AS `updatedAt`
           FROM
             `orders` `m0`
-          USE INDEX (`idx_replica_orders_month_updated_asc`)
+          USE INDEX (`idx_replica_orders_month_updated`)
           WHERE
             `m0`.`status` = ?
             AND `m0`.`created_at` >= ?
             AND m0.created_month = ?
           ORDER BY
             `m0`.`updated_at` ASC,
-            `m0`.`id` DESC
+            `m0`.`id` ASC
           LIMIT
             ?
         )
@@ -1603,14 +1603,14 @@ FROM
             AND `m1`.`created_at` >= ?
           ORDER BY
             `m1`.`updated_at` ASC,
-            `m1`.`id` DESC
+            `m1`.`id` ASC
           LIMIT
             ?
         )
       ) u
     ORDER BY
       u.updatedAt ASC,
-      u.id DESC
+      u.id ASC
     LIMIT
       ?
     OFFSET
@@ -1618,7 +1618,7 @@ FROM
   ) `p` ON p.id = `o`.`id`
 ORDER BY
   `o`.`updated_at` ASC,
-  `o`.`id` DESC;
+  `o`.`id` ASC;
 
 -- seats, parameters: [5000,4999,4998,…,4981] (20 values)
 SELECT
@@ -1669,9 +1669,9 @@ WHERE
   AND d.day < ?;
 
 -- the next page of completed orders by price
--- an administrator; status PAYMENT_COMPLETED; sort totalPrice asc, orderId desc; a followed link (after)
+-- an administrator; status PAYMENT_COMPLETED; sort totalPrice asc, orderId asc; a followed link (after)
 -- counts answer: 7000000 matching, 10000000 in the table, 10000000 in the range's days
--- plan: index-order (idx_replica_orders_status_total_price_asc)
+-- plan: index-order (idx_replica_orders_status_total_price)
 
 -- page, parameters: ["PAYMENT_COMPLETED",9999999,120.5,120.5,4200000,21,0]
 SELECT
@@ -1689,7 +1689,7 @@ FROM
       `i`.`id` AS `id`
     FROM
       `orders` `i`
-    USE INDEX (`idx_replica_orders_status_total_price_asc`)
+    USE INDEX (`idx_replica_orders_status_total_price`)
     WHERE
       `i`.`status` = ?
       AND `i`.`id` <= ?
@@ -1697,12 +1697,12 @@ FROM
         (`i`.`total_price` > ?)
         OR (
           `i`.`total_price` = ?
-          AND `i`.`id` < ?
+          AND `i`.`id` > ?
         )
       )
     ORDER BY
       `i`.`total_price` ASC,
-      `i`.`id` DESC
+      `i`.`id` ASC
     LIMIT
       ?
     OFFSET
@@ -1710,7 +1710,7 @@ FROM
   ) `p` ON p.id = `o`.`id`
 ORDER BY
   `o`.`total_price` ASC,
-  `o`.`id` DESC;
+  `o`.`id` ASC;
 
 -- count, parameters: ["PAYMENT_COMPLETED","PAYMENT_COMPLETED","PAYMENT_COMPLETED","PAYMENT_COMPLETED",9999999,"PAYMENT_COMPLETED","PAYMENT_COMPLETED"]
 SELECT
@@ -1772,7 +1772,7 @@ ORDER BY
 -- the previous page of a month by update time
 -- an administrator; created from 2025-06-01, created before 2025-07-01; sort updatedAt desc, orderId desc; a followed link (before)
 -- counts answer: 420000 matching, 10000000 in the table, 420000 in the range's days
--- plan: month-merge (idx_replica_orders_month_updated_desc, idx_replica_orders_created_updated)
+-- plan: month-merge (idx_replica_orders_month_updated, idx_replica_orders_created_updated)
 
 -- count, parameters: ["2025-06-01","2025-07-01",9999999,"2025-06-01 00:00:00.000","2025-07-01 00:00:00.000","2025-06-01","2025-07-01"]
 SELECT
@@ -1836,7 +1836,7 @@ FROM
             `m0`.`updated_at` AS `updatedAt`
           FROM
             `orders` `m0`
-          USE INDEX (`idx_replica_orders_month_updated_desc`)
+          USE INDEX (`idx_replica_orders_month_updated`)
           WHERE
             `m0`.`created_at` >= ?
             AND `m0`.`created_at` < ?

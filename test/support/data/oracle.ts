@@ -55,9 +55,10 @@ export function matching(orders: TestOrder[], query: OracleQuery): TestOrder[] {
 }
 
 export function sorted(orders: TestOrder[], sort: Array<[Field, Direction]> = [['createdAt', 'desc']]): TestOrder[] {
+  // Ties are broken by orderId in the direction of the last key: a sort and its reverse are exact reverses.
   const keys: Array<[Field, Direction]> = sort.some(([field]) => field === 'orderId')
     ? sort
-    : [...sort, ['orderId', 'desc']];
+    : [...sort, ['orderId', sort[sort.length - 1][1]]];
   return [...orders].sort((a, b) => {
     for (const [field, direction] of keys) {
       const [x, y] = [value(a, field), value(b, field)];
