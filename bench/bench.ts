@@ -56,7 +56,8 @@ Each mode runs its variants interleaved in one run, so that machine drift cancel
                            primary alone; the service's warnings; with --writes, then the sale's writes
                            on throw-away durable primaries holding the largest size, against the bare
                            tables (as --writes --preload <largest>)
-  --sale [--orders 10000000 --writers 64 --shares 50,100 --sale-seconds 180 --apply-seconds 60 --window-redo-mb 2048,4096]
+  --sale [--orders 10000000 --writers 64 --shares 50,100 --sale-seconds 180 --apply-seconds 60 --window-redo-mb 2048,4096
+          --pinnings pinned,unpinned --probe-seconds 30]
                            docs/API.md §18: on the growth pair of that size (its replica started from
                            deploy/mariadb/replica.cnf), the primary's full speed alone and the replica's apply
                            rate alone with the shipped settings, and with its redo log's size, applier threads
@@ -64,7 +65,10 @@ Each mode runs its variants interleaved in one run, so that machine drift cancel
                            once a second, then all three;
                            then a sale at each share of the full speed while one client reads replica-only
                            admin shapes and members' pages through the service: the lag, the reads, the sale;
-                           with --window-redo-mb, each window once per replica redo log size, in turn
+                           with --window-redo-mb, each window once per replica redo log size, in turn;
+                           each run pinned (primary and writers on CPU 0, replica, service and readers on
+                           CPU 1, taskset) and then unpinned; members placing, paying for and listing an
+                           order (docs/API.md §19), idle, with the replica held 3 s behind, and in each window
   --apply-delay [--probes 500]
                            how long after a payment commits an idle replica (deploy/mariadb/replica.cnf) has
                            applied it, as a request would wait for it: what DB_REPLICA_WAIT_MS is weighed against
@@ -106,6 +110,8 @@ async function main(): Promise<void> {
       'sale-seconds': { type: 'string', default: '180' },
       'apply-seconds': { type: 'string', default: '60' },
       'window-redo-mb': { type: 'string', default: '' },
+      pinnings: { type: 'string', default: 'pinned,unpinned' },
+      'probe-seconds': { type: 'string', default: '30' },
       'without-naive': { type: 'boolean', default: false },
       orders: { type: 'string', default: '1000000,10000000' },
       'export-seconds': { type: 'string', default: '24' },
@@ -145,6 +151,11 @@ async function main(): Promise<void> {
         admin: signDevelopmentToken(auth, { sub: 1, role: Role.Admin }, '4h'),
         members: Array.from({ length: 64 }, (_, index) => member(2 + Math.floor((index * (members - 2)) / 64))),
         busiest: member(1),
+        // Past the seeded members: their pages hold the probes' orders alone.
+        probeMembers: Array.from({ length: 16 }, (_, index) => ({
+          id: members + 1 + index,
+          token: member(members + 1 + index),
+        })),
       },
       {
         orders,
@@ -154,6 +165,11 @@ async function main(): Promise<void> {
         saleSeconds: Number(values['sale-seconds']),
         applySeconds: Number(values['apply-seconds']),
         windowRedoLogBytes: values['window-redo-mb'] ? list(values['window-redo-mb']).map((mb) => mb * 2 ** 20) : [],
+        pinnings: values.pinnings.split(',').map((pinning) => {
+          if (pinning !== 'pinned' && pinning !== 'unpinned') throw new Error(`--pinnings: ${pinning}?`);
+          return pinning;
+        }),
+        probeSeconds: Number(values['probe-seconds']),
       },
     );
     return;

@@ -1,9 +1,13 @@
 // The sale bench's reading client (bench/modes/sale.ts): administrators' and members' pages in turn, one at a time,
 // each timed, until told to stop. A worker thread with its own event loop, so that the 64 writers' connections in the
 // bench's main thread do not delay its requests and their replies. Plain JavaScript: a worker loads no TypeScript.
+import { execFileSync } from 'node:child_process';
+import { readlinkSync } from 'node:fs';
 import { parentPort, workerData } from 'node:worker_threads';
 
-const { baseUrl, tokens, shapes } = workerData;
+const { baseUrl, tokens, shapes, cores } = workerData;
+// This thread alone, where the bench pins the reading clients.
+if (cores) execFileSync('taskset', ['--cpu-list', '--pid', cores, readlinkSync('/proc/thread-self').split('/').pop()]);
 const reads = []; // [kind, query, ms, status, problem type, stale]
 let running = true;
 const problemType = (body) => {

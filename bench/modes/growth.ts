@@ -218,6 +218,7 @@ interface ServiceRun {
 export async function withServices<T>(
   services: ServiceRun[],
   work: (baseUrls: string[]) => Promise<T>,
+  started?: (pids: number[]) => void,
 ): Promise<{ result: T; warnings: Array<Map<string, number>> }> {
   const children: ChildProcess[] = [];
   try {
@@ -225,6 +226,7 @@ export async function withServices<T>(
       rmSync(logFile, { force: true });
       children.push(await startVariant({ label, port: PORT + index, node: process.execPath, env, logFile }));
     }
+    started?.(children.map((child) => child.pid!));
     const result = await work(services.map((_, index) => `http://127.0.0.1:${PORT + index}`));
     while (children.length > 0) await stop(children.pop()!);
     return { result, warnings: services.map(({ logFile }) => warningsIn(logFile)) };

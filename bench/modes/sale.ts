@@ -16,7 +16,8 @@ import {
 import { median, thousands as format } from '../lib/measure';
 import { runSale, sleep } from '../lib/sale-orders';
 import { writeOutDirtyPages } from '../lib/write-schemas';
-import { shippedReplicaOptions } from '../../launchers/mysql-server';
+import { freePort, shippedReplicaOptions } from '../../launchers/mysql-server';
+import { CORES, EVERY_CORE, pinProcess, type Pinning } from '../lib/pinning';
 import { warm, withServices } from './growth';
 
 /**
@@ -44,7 +45,14 @@ export interface SaleBenchOptions {
   applySeconds: number;
   /** The replica's redo log sizes each window is run with in turn, the rest shipped; the shipped size alone if empty. */
   windowRedoLogBytes: number[];
+  /** Each run in turn: the servers on cores of their own (`taskset`), as a deployment has them, then as they come. */
+  pinnings: Pinning[];
+  /** How long the member probes run alone, idle and with the replica held behind. */
+  probeSeconds: number;
 }
+
+/** How far behind the replica is held (MASTER_DELAY) for the probes of a replica behind but counted healthy. */
+const PROBE_DELAY_S = 3;
 
 /** Shapes only the replica's own indexes bound at this size, as the back-office sends them. */
 const ADMIN_SHAPES = [
@@ -59,7 +67,15 @@ const ADMIN_SHAPES = [
 const MEMBER_SHAPES = ['', 'sort=totalPrice,desc', 'sort=createdAt,asc&page=2'];
 
 /** Who reads: an administrator; members spread over the seeded ones; the busiest member (the seed's member 1). */
+/** A member the probes place and pay orders for, and list them as (docs/API.md §19). */
+export interface ProbeMember {
+  id: number;
+  token: string;
+}
+
 export interface ReaderTokens {
+  /** Members without seeded orders, so that a probe's page is theirs alone. */
+  probeMembers: ProbeMember[];
   admin: string;
   members: string[];
   busiest: string;
@@ -135,8 +151,25 @@ interface ReadStats {
   refusals: Map<string, number>;
 }
 
+/** The member probes of a window: each placed and paid for an order, then listed the member's orders at once. */
+interface ProbeStats {
+  count: number;
+  /** Probes whose page held the order, paid. */
+  seen: number;
+  p50: number;
+  p95: number;
+  /** The probes that sent the payment's position (`Read-After-Gtid`). */
+  withPosition: { count: number; seen: number; p95: number };
+  /** The primary's rows read, and its CPU, across a page's request, on average. */
+  primaryRowsPerPage: number;
+  primaryCpuMsPerPage: number;
+  /** `orders_listing_reads_total` over the window, by how the service served: every listing read in it. */
+  served: Map<string, number>;
+}
+
 interface WindowResult {
   share: number;
+  probes: ProbeStats;
   /** The replica's settings during the window. */
   replica: ReplicaSetting;
   targetOrdersPerSecond: number;
@@ -273,9 +306,14 @@ function serviceReadsFresh(baseUrl: string, adminToken: string): Promise<number>
  * are spread over the seeded ones, as a sale's buyers reloading their orders would be; every fourth member read is
  * the busiest member's, told apart.
  */
-function startReads(baseUrl: string, tokens: ReaderTokens) {
+function startReads(baseUrl: string, tokens: ReaderTokens, cores?: string) {
   const worker = new Worker(join(__dirname, '../lib/read-client.mjs'), {
-    workerData: { baseUrl, tokens, shapes: { admin: ADMIN_SHAPES, member: MEMBER_SHAPES } },
+    workerData: {
+      baseUrl,
+      tokens: { admin: tokens.admin, members: tokens.members, busiest: tokens.busiest },
+      shapes: { admin: ADMIN_SHAPES, member: MEMBER_SHAPES },
+      cores,
+    },
   });
   const reads = new Promise<ClientRead[]>((resolve, reject) => {
     worker.once('message', resolve);
@@ -361,6 +399,85 @@ function startLagSampler(pair: GrowthPair) {
   };
 }
 
+/** The service's `orders_listing_reads_total`, by `served`. */
+async function servedCounts(metricsUrl: string): Promise<Map<string, number>> {
+  const text = await (await fetch(metricsUrl)).text();
+  const counts = new Map<string, number>();
+  for (const [, served, count] of text.matchAll(/^orders_listing_reads_total\{served="([^"]+)"\} (\d+)/gm)) {
+    counts.set(served, Number(count));
+  }
+  return counts;
+}
+
+/** Member probes in a worker thread of their own (bench/lib/member-probe.mjs), until stopped. */
+function startProbes(pair: GrowthPair, baseUrl: string, metricsUrl: string, members: ProbeMember[], cores?: string) {
+  const before = servedCounts(metricsUrl);
+  const worker = new Worker(join(__dirname, '../lib/member-probe.mjs'), {
+    workerData: {
+      baseUrl,
+      primaryPort: pair.primary.port,
+      database: GROWTH_DATABASE,
+      members,
+      primaryPid: pair.primary.pid(),
+      cores,
+    },
+  });
+  const probes = new Promise<Array<[number, boolean, number, number, boolean]>>((resolve, reject) => {
+    worker.once('message', resolve);
+    worker.once('error', reject);
+  });
+  return {
+    stop: async (): Promise<ProbeStats> => {
+      worker.postMessage('stop');
+      const all = await probes;
+      const [started, ended] = [await before, await servedCounts(metricsUrl)];
+      const positioned = all.filter((probe) => probe[4]);
+      const ticksMs = 1000 / 100;
+      return {
+        count: all.length,
+        seen: all.filter((probe) => probe[1]).length,
+        p50: percentile(
+          all.map(([ms]) => ms),
+          0.5,
+        ),
+        p95: percentile(
+          all.map(([ms]) => ms),
+          0.95,
+        ),
+        withPosition: {
+          count: positioned.length,
+          seen: positioned.filter((probe) => probe[1]).length,
+          p95: percentile(
+            positioned.map(([ms]) => ms),
+            0.95,
+          ),
+        },
+        primaryRowsPerPage: all.reduce((sum, probe) => sum + probe[2], 0) / Math.max(1, all.length),
+        primaryCpuMsPerPage: (all.reduce((sum, probe) => sum + probe[3], 0) * ticksMs) / Math.max(1, all.length),
+        served: new Map([...ended].map(([served, count]) => [served, count - (started.get(served) ?? 0)])),
+      };
+    },
+  };
+}
+
+/** Holds the replica `seconds` behind the primary, both replication threads running (0: not held). */
+async function holdReplicaBehind(pair: GrowthPair, seconds: number): Promise<void> {
+  const replica = await pair.root('replica');
+  try {
+    await replica.query(`STOP SLAVE; CHANGE MASTER TO MASTER_DELAY = ${seconds}; START SLAVE`);
+  } finally {
+    await replica.end();
+  }
+}
+
+/** The primary and this process (the sale's writers) on one core, the replica on the other; or every core. */
+function pinServers(pair: GrowthPair, pinning: Pinning): void {
+  const pinned = pinning === 'pinned';
+  pinProcess(pair.primary.pid()!, pinned ? CORES.primary : EVERY_CORE);
+  pinProcess(pair.replica.pid()!, pinned ? CORES.replica : EVERY_CORE);
+  pinProcess(process.pid, pinned ? CORES.primary : EVERY_CORE);
+}
+
 /** Whether the lag grows over the window: the mean of its last third against its middle third. */
 function grows(lag: WindowResult['lag']): string {
   const third = Math.floor(lag.length / 3);
@@ -386,68 +503,142 @@ export async function run(tokens: ReaderTokens, options: SaleBenchOptions): Prom
     await Promise.all([warm(pair, 'primary'), warm(pair, 'replica')]);
     // A sale's pages, warm on both, before anything is measured.
     await runSale(pair.primary.port, GROWTH_DATABASE, { connections: options.writers, seconds: options.applySeconds });
-
-    console.error('the primary alone and the replica applying alone');
-    const applies: ApplyResult[] = [];
-    for (const [setting, replica] of REPLICA_SETTINGS) {
-      await configureReplica(pair, replica);
-      applies.push(await applyRate(pair, setting, options.writers, options.applySeconds));
-    }
-    await configureReplica(pair, SHIPPED);
-    console.error('folding the counting rows of the sales alone');
-    await foldCounts(pair);
-    const fullSpeed = fullSpeedOf(applies);
-
-    const windows: WindowResult[] = [];
-    let idle: { admin: ReadStats; member: ReadStats; busiest: ReadStats; stale: number } | undefined;
-    await withServices(
-      [{ label: 'sale', env: pair.environment, logFile: serviceLogFile(`${options.orders}-sale`) }],
-      async ([baseUrl]) => {
-        console.error('reads, idle');
-        const idleReads = startReads(baseUrl, tokens);
-        await sleep(Math.min(60, options.saleSeconds) * 1000);
-        idle = await idleReads.stop();
-        const replicaSettings = (
-          options.windowRedoLogBytes.length > 0 ? options.windowRedoLogBytes : [SHIPPED.redoLogBytes]
-        ).map((redoLogBytes) => ({ ...SHIPPED, redoLogBytes }));
-        for (const [share, replica] of options.shares.flatMap((share) =>
-          replicaSettings.map((setting) => [share, setting] as const),
-        )) {
-          const target = (fullSpeed * share) / 100;
-          await configureReplica(pair, replica);
-          console.error(`  the replica's changed pages written in ${(await settleReplica(pair)).toFixed(0)} s`);
-          console.error(
-            `  the service read it fresh after ${(await serviceReadsFresh(baseUrl, tokens.admin)).toFixed(1)} s`,
-          );
-          console.error(
-            `a sale at ${share} % (${format(target)} orders/s) for ${options.saleSeconds} s, with reads; ` +
-              `the replica: ${settingLabel(replica)}`,
-          );
-          const [reads, lag] = [startReads(baseUrl, tokens), startLagSampler(pair)];
-          const sale = await runSale(pair.primary.port, GROWTH_DATABASE, {
-            connections: options.writers,
-            seconds: options.saleSeconds,
-            ordersPerSecond: share >= 100 ? undefined : target,
-          });
-          const [read, lagSamples] = [await reads.stop(), await lag.stop()];
-          windows.push({
-            share,
-            replica,
-            targetOrdersPerSecond: target,
-            ordersPerSecond: sale.placed / options.saleSeconds,
-            failures: Object.values(sale.failures).reduce((sum, count) => sum + count, 0),
-            lag: lagSamples,
-            ...read,
-          });
-          // The next window starts from a replica that has caught up.
-          console.error(`  the replica caught up ${(await caughtUp(pair)).toFixed(1)} s after the sale`);
-        }
-      },
-    );
-    report(options, applies, idle!, windows);
-    chart(options, applies, windows);
+    for (const pinning of options.pinnings) await runPinned(pair, tokens, options, pinning);
   } finally {
     await pair.stop();
+  }
+}
+
+/** One run of the bench, the servers pinned to cores of their own or not: the apply rates, then the windows. */
+async function runPinned(
+  pair: GrowthPair,
+  tokens: ReaderTokens,
+  options: SaleBenchOptions,
+  pinning: Pinning,
+): Promise<void> {
+  pinServers(pair, pinning);
+  // The reading clients and the service on the replica's core, as they would be on machines other than the primary's.
+  const readerCores = pinning === 'pinned' ? CORES.replica : undefined;
+  console.error(`${pinning}: the primary alone and the replica applying alone`);
+  const applies: ApplyResult[] = [];
+  // Unpinned, the shipped setting alone, beside the pinned run's every setting.
+  for (const [setting, replica] of pinning === 'pinned' ? REPLICA_SETTINGS : REPLICA_SETTINGS.slice(0, 1)) {
+    await configureReplica(pair, replica);
+    applies.push(await applyRate(pair, setting, options.writers, options.applySeconds));
+  }
+  await configureReplica(pair, SHIPPED);
+  console.error('folding the counting rows of the sales alone');
+  await foldCounts(pair);
+  const fullSpeed = fullSpeedOf(applies);
+
+  const windows: WindowResult[] = [];
+  const probesAlone: Array<[string, ProbeStats]> = [];
+  let idle: { admin: ReadStats; member: ReadStats; busiest: ReadStats; stale: number } | undefined;
+  const metricsPort = await freePort();
+  const metricsUrl = `http://127.0.0.1:${metricsPort}/metrics`;
+  await withServices(
+    [
+      {
+        label: 'sale',
+        env: { ...pair.environment, METRICS_PORT: String(metricsPort) },
+        logFile: serviceLogFile(`${options.orders}-sale`),
+      },
+    ],
+    async ([baseUrl]) => {
+      const probeFor = async (label: string) => {
+        const probes = startProbes(pair, baseUrl, metricsUrl, tokens.probeMembers, readerCores);
+        await sleep(options.probeSeconds * 1000);
+        probesAlone.push([label, await probes.stop()]);
+      };
+      console.error('member probes, idle');
+      await probeFor('idle, the replica caught up');
+      console.error(`member probes, the replica held ${PROBE_DELAY_S} s behind`);
+      await holdReplicaBehind(pair, PROBE_DELAY_S);
+      try {
+        await probeFor(`idle, the replica held ${PROBE_DELAY_S} s behind (MASTER_DELAY)`);
+      } finally {
+        await holdReplicaBehind(pair, 0);
+      }
+      await caughtUp(pair);
+      console.error('reads, idle');
+      const idleReads = startReads(baseUrl, tokens, readerCores);
+      await sleep(Math.min(60, options.saleSeconds) * 1000);
+      idle = await idleReads.stop();
+      const replicaSettings = (
+        options.windowRedoLogBytes.length > 0 ? options.windowRedoLogBytes : [SHIPPED.redoLogBytes]
+      ).map((redoLogBytes) => ({ ...SHIPPED, redoLogBytes }));
+      for (const [share, replica] of options.shares.flatMap((share) =>
+        replicaSettings.map((setting) => [share, setting] as const),
+      )) {
+        const target = (fullSpeed * share) / 100;
+        await configureReplica(pair, replica);
+        console.error(`  the replica's changed pages written in ${(await settleReplica(pair)).toFixed(0)} s`);
+        console.error(
+          `  the service read it fresh after ${(await serviceReadsFresh(baseUrl, tokens.admin)).toFixed(1)} s`,
+        );
+        console.error(
+          `a sale at ${share} % (${format(target)} orders/s) for ${options.saleSeconds} s, with reads and probes; ` +
+            `the replica: ${settingLabel(replica)}`,
+        );
+        const [reads, probes, lag] = [
+          startReads(baseUrl, tokens, readerCores),
+          startProbes(pair, baseUrl, metricsUrl, tokens.probeMembers, readerCores),
+          startLagSampler(pair),
+        ];
+        const sale = await runSale(pair.primary.port, GROWTH_DATABASE, {
+          connections: options.writers,
+          seconds: options.saleSeconds,
+          ordersPerSecond: share >= 100 ? undefined : target,
+        });
+        const [read, probed, lagSamples] = [await reads.stop(), await probes.stop(), await lag.stop()];
+        windows.push({
+          share,
+          replica,
+          probes: probed,
+          targetOrdersPerSecond: target,
+          ordersPerSecond: sale.placed / options.saleSeconds,
+          failures: Object.values(sale.failures).reduce((sum, count) => sum + count, 0),
+          lag: lagSamples,
+          ...read,
+        });
+        // The next window starts from a replica that has caught up.
+        console.error(`  the replica caught up ${(await caughtUp(pair)).toFixed(1)} s after the sale`);
+      }
+    },
+    (pids) => {
+      for (const pid of pids) pinProcess(pid, readerCores ?? EVERY_CORE);
+    },
+  );
+  report(options, pinning, applies, idle!, windows);
+  reportProbes(probesAlone, windows);
+  if (pinning === options.pinnings[0]) chart(options, applies, windows);
+}
+
+/** docs/API.md §19: whether a member saw the order they had just paid for, how fast, and how their page was served. */
+function reportProbes(alone: Array<[string, ProbeStats]>, windows: WindowResult[]): void {
+  console.log(
+    '\nA member places an order and pays for it on the primary, then lists their orders through the service at once; ' +
+      "every other probe sends the payment's position (`Read-After-Gtid`). Served: every listing read of the window, " +
+      'by `orders_listing_reads_total`.\n',
+  );
+  console.log(
+    '| window | probes | saw it, paid | p50 / p95 ms | with its position: saw it, p95 ms | primary rows read / page (less as long with none) | primary CPU ms / page (likewise) | served |',
+  );
+  console.log('| --- | --- | --- | --- | --- | --- | --- | --- |');
+  const rows: Array<[string, ProbeStats]> = [
+    ...alone,
+    ...windows.map((window): [string, ProbeStats] => [`sale at ${window.share} %, with reads`, window.probes]),
+  ];
+  for (const [label, probes] of rows) {
+    const served = [...probes.served]
+      .filter(([, count]) => count > 0)
+      .map(([by, count]) => `${by} ${count}`)
+      .join(', ');
+    console.log(
+      `| ${label} | ${probes.count} | **${probes.seen} of ${probes.count}** | ${probes.p50.toFixed(1)} / ${probes.p95.toFixed(1)} | ` +
+        `${probes.withPosition.seen} of ${probes.withPosition.count}, ${probes.withPosition.p95.toFixed(1)} | ` +
+        `${probes.primaryRowsPerPage.toFixed(1)} | ${probes.primaryCpuMsPerPage.toFixed(2)} | ${served || 'none'} |`,
+    );
   }
 }
 
@@ -459,14 +650,19 @@ function refusalsText(stats: ReadStats): string {
 
 function report(
   options: SaleBenchOptions,
+  pinning: Pinning,
   applies: ApplyResult[],
   idle: { admin: ReadStats; member: ReadStats; busiest: ReadStats },
   windows: WindowResult[],
 ): void {
   const fullSpeed = fullSpeedOf(applies);
-  console.log(`\n## A sale and the replicas (${format(options.orders)} orders, ${options.writers} writers)\n`);
   console.log(
-    'Each server given the machine in turn: the primary taking the sale alone, then the replica applying it.\n',
+    `\n## A sale and the replicas (${format(options.orders)} orders, ${options.writers} writers, ${pinning})\n`,
+  );
+  console.log(
+    pinning === 'pinned'
+      ? `The primary and the sale's writers on CPU ${CORES.primary}; the replica, the service and the reading clients on CPU ${CORES.replica}. The primary takes the sale alone, then the replica applies it alone.\n`
+      : 'Every process on every core. Each server given the machine in turn: the primary taking the sale alone, then the replica applying it.\n',
   );
   console.log(`The primary's full speed, the median of its sales alone: ${format(fullSpeed)} orders/s.\n`);
   console.log('| replica setting | primary alone, orders/s | replica applying, orders/s | ratio |');
