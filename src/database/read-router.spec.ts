@@ -310,6 +310,21 @@ describe('ReadRouter', () => {
       expect(setup.reads.served).toMatchObject({ 'writer-position': 1 });
     });
 
+    it('serves a writer’s position from the replica, saying it may be behind, when the primary’s cannot be read', async () => {
+      const setup = router();
+      // Seconds behind: the primary's newest position is not applied within the bound.
+      jest.spyOn(ServerAttempt.prototype, 'waitFor').mockResolvedValue(false);
+      found(setup.one, secondsBehind);
+      await readOf(setup);
+      // The primary stops answering its position reads; its health check has not found out yet.
+      setup.variables.mockRejectedValue(Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' }));
+      const { server, behindSeconds } = await readOf(setup, undefined, '0-1-450');
+      expect(server).toBe('replica-1');
+      expect(behindSeconds).toBeGreaterThan(0);
+      // Not the replica's failure.
+      expect(setup.one.health.answering).toBe(true);
+    });
+
     it('refuses a writer’s position of another kind of server, and one ahead of the primary', async () => {
       const setup = router();
       found(setup.one, healthy);

@@ -200,17 +200,18 @@ export class ReadRouter {
     const { server, behindSeconds: behind } = this.pick(serves);
     // docs/API.md §19: an export is a long read, never moved onto the primary for freshness; its first read waits for
     // the replica up to the bound, and says otherwise how far behind its data may be.
-    let first: Promise<unknown> | undefined;
+    let started = false;
     const reads = {
       behindSeconds: behind,
       withConnection: async <T>(work: (session: ReadSession) => Promise<T>, cancelled?: AbortSignal): Promise<T> => {
-        const isFirst = first === undefined;
-        const target = isFirst ? (first = this.targetOf(server, consistency)) : undefined;
+        const isFirst = !started;
+        started = true;
+        const target = isFirst ? await this.targetOf(server, consistency) : undefined;
         const deadline = this.deadlines.start();
         const batch = server.admission.withConnection(
           (runner) =>
             new ServerAttempt(runner, deadline, server, false, cancelled, behind).run(async (session) => {
-              if (isFirst) reads.behindSeconds = await this.ensureCaughtUp(server, session, await target, false);
+              if (isFirst) reads.behindSeconds = await this.ensureCaughtUp(server, session, target, false);
               return work(session);
             }),
           deadline,
@@ -241,6 +242,8 @@ export class ReadRouter {
     // What the primary can serve is read current, from it if need be; what only replicas hold is read where it can.
     const primaryServes = serves(primary.catalog) && primary.health.answering;
     const target = this.targetOf(first, consistency);
+    // Awaited by every attempt; observed here too, so that a refusal is never an unhandled rejection.
+    target.catch(() => undefined);
     const attempt = async (server: DatabaseServer, mayGiveUp: boolean, behind?: number) => {
       const wanted = await target;
       return server.admission.withConnection(
@@ -300,7 +303,10 @@ export class ReadRouter {
       const position = dialect.parse(writerPosition);
       if (!position) throw new MalformedPositionError();
       if (server.isPrimary || server.hasApplied(position)) return { position, fromWriter: true };
-      if (!contains(await this.positions.read(), position)) throw new UncommittedPositionError();
+      // The primary not answering is for its health check to find, not this replica's failure: not shown current.
+      const committed = await this.positions.read().catch(() => undefined);
+      if (!committed) return undefined;
+      if (!contains(committed, position)) throw new UncommittedPositionError();
       return { position, fromWriter: true };
     }
     if (server.isPrimary || !primary.health.answering) return undefined;
