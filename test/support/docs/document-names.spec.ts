@@ -3,7 +3,15 @@ import { getMetadataStorage } from 'class-validator';
 import { readFileSync } from 'node:fs';
 import { PROBLEMS } from '../../../src/common/problem/problem-catalogue';
 import { EnvironmentVariables } from '../../../src/config/environment';
-import { currentDocuments, indexRepository, staleNames, type RepositoryIndex } from './document-names';
+import { execFileSync } from 'node:child_process';
+import {
+  currentDocuments,
+  deadCitations,
+  indexRepository,
+  sectionsOf,
+  staleNames,
+  type RepositoryIndex,
+} from './document-names';
 
 const PROBLEM_TYPES = Object.values(PROBLEMS)
   .map(({ type }) => type)
@@ -61,5 +69,22 @@ describe('the documents', () => {
     expect(VARIABLES.filter((name) => !reference.includes(`\`${name}\``))).toEqual([]);
     expect(VARIABLES.filter((name) => !new RegExp(`^#? ?${name}=`, 'm').test(environment))).toEqual([]);
     expect(PROBLEM_TYPES.filter((type) => !reference.includes(`\`${type}\``))).toEqual([]);
+  });
+
+  it('cite in the code only sections of docs/API.md that exist', () => {
+    const sections = sectionsOf(readFileSync('docs/API.md', 'utf8'));
+    const sources = execFileSync('git', ['ls-files', 'src', 'test', 'bench', 'launchers', 'deploy'], {
+      encoding: 'utf8',
+    })
+      .split('\n')
+      .filter((file) => /\.(ts|mjs)$/.test(file));
+    const dead = sources.flatMap((file) =>
+      deadCitations(readFileSync(file, 'utf8'), sections).map(({ line, section }) => `${file}:${line} §${section}`),
+    );
+    expect(dead).toEqual([]);
+    // A planted citation of a section that does not exist is found, also in a list of them.
+    expect(deadCitations(`// docs/API.md §14\n// docs/API.md §18, §${99}`, sections)).toEqual([
+      { line: 2, section: 99 },
+    ]);
   });
 });

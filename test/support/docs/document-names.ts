@@ -149,3 +149,24 @@ export function currentDocuments(root: string): string[] {
     (file) => file !== join('docs', 'benchmark-log.md'),
   );
 }
+
+/** A citation of the API reference's sections in code: `docs/API.md §14`, `docs/API.md §18, §19`. */
+const SECTION_CITATION = /docs\/API\.md((?:,? ?§\d+)+)/g;
+
+/** The section numbers `docs/API.md` has: its `## N.` headings. */
+export function sectionsOf(reference: string): Set<number> {
+  return new Set([...reference.matchAll(/^## (\d+)\./gm)].map((match) => Number(match[1])));
+}
+
+/** Each `docs/API.md §N` in a source text whose section the reference does not have, with its line. */
+export function deadCitations(source: string, sections: ReadonlySet<number>): Array<{ line: number; section: number }> {
+  const dead: Array<{ line: number; section: number }> = [];
+  for (const [index, text] of source.split('\n').entries()) {
+    for (const citation of text.matchAll(SECTION_CITATION)) {
+      for (const number of citation[1].matchAll(/§(\d+)/g)) {
+        if (!sections.has(Number(number[1]))) dead.push({ line: index + 1, section: Number(number[1]) });
+      }
+    }
+  }
+  return dead;
+}
