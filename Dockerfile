@@ -29,7 +29,7 @@ FROM ${NODE_IMAGE}
 LABEL org.opencontainers.image.title="orders-service" \
       org.opencontainers.image.description="Order listing service of the concert ticketing platform" \
       org.opencontainers.image.source="https://git.tickets.example/platform/orders-service" \
-      org.opencontainers.image.version="2.6.1" \
+      org.opencontainers.image.version="3.0.0" \
       org.opencontainers.image.licenses="UNLICENSED"
 ENV NODE_ENV=production
 WORKDIR /app
