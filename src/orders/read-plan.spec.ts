@@ -289,7 +289,7 @@ describe('ReadPlanner', () => {
       expect(onReplica.plan({ status: 'REFUNDED' }, sort, 1001, small)).toMatchObject({ rule: 'table-scan' });
       expect(onReplica.plan({ status: 'REFUNDED' }, sort, 1001, small, 10)).toEqual({
         rule: 'walk',
-        indexes: ['idx_replica_orders_concert'],
+        indexes: ['idx_replica_orders_concert_cover'],
         readWhole: 0,
       });
     });
@@ -311,7 +311,7 @@ describe('ReadPlanner', () => {
       // Refunded orders are 8 % of 1M: a page of 20 walks about 250 entries of the concert index.
       expect(
         onReplica.plan({ status: 'REFUNDED' }, sortOf('concertId,asc'), 20, { matching: 80_000, table: TABLE }),
-      ).toEqual({ rule: 'walk', indexes: ['idx_replica_orders_concert'], readWhole: 0 });
+      ).toEqual({ rule: 'walk', indexes: ['idx_replica_orders_concert_cover'], readWhole: 0 });
     });
 
     it('reads a status by price or by update time in order from its own stretch of a replica’s index, whatever the sizes', () => {

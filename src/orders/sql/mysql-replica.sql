@@ -1160,7 +1160,7 @@ ORDER BY
 -- a status within a year, by concert
 -- an administrator; status PAYMENT_COMPLETED, created from 2025-01-01, created before 2026-01-01; sort concertId desc, orderId desc; page 1 of 20
 -- counts answer: 4000000 matching, 10000000 in the table, 5000000 in the range's days, every match between 1 and 4980 in the sort's column, where asked
--- plan: walk (idx_replica_orders_concert)
+-- plan: walk (idx_replica_orders_concert_cover)
 
 -- count, parameters: ["PAYMENT_COMPLETED","2025-01-01","2026-01-01",…,"2026-01-01"] (22 values)
 START TRANSACTION
@@ -1307,7 +1307,7 @@ FROM
       `i`.`id` AS `id`
     FROM
       `orders` `i`
-    USE INDEX (`idx_replica_orders_concert`)
+    USE INDEX (`idx_replica_orders_concert_cover`)
     WHERE
       `i`.`status` = ?
       AND `i`.`created_at` >= ?
