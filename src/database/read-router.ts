@@ -347,12 +347,15 @@ export class ReadRouter {
       return mayBeBehind();
     }
     const known = server.hasApplied(target.position);
-    if (!known && !(await session.waitFor(this.positions.dialect!, target.position, this.servers.replicaWaitMs))) {
-      if (primaryServes) throw new NotCaughtUp();
-      this.served.stale += 1;
-      return mayBeBehind();
+    if (!known) {
+      if (!(await session.waitFor(this.positions.dialect!, target.position, this.servers.replicaWaitMs))) {
+        if (primaryServes) throw new NotCaughtUp();
+        this.served.stale += 1;
+        return mayBeBehind();
+      }
+      // Known from now on, so that the requests after it need no wait.
+      server.recordApplied(target.position);
     }
-    server.recordApplied(target.position);
     // A writer's position shows that write, not every write the primary had when the request came.
     if (target.fromWriter) {
       this.served['writer-position'] += 1;
