@@ -4,6 +4,8 @@ import type { AdminOrderDto, OrderElement, SeatDto, UserOrderDto } from './dto/o
 import { ADMIN_FILTERS, AdminOrdersQueryDto, USER_PARAMETERS, UserOrdersQueryDto } from './dto/orders-query.dto';
 import { ADMIN_CSV, USER_CSV, type CsvColumns } from './export/export-format';
 import { toAdminOrder, toUserOrder } from './order-element';
+import { adminPageJson, userPageJson } from './paging/page-json';
+import type { Page } from './paging/page';
 import { ADMIN_SORT_FIELDS, USER_SORT_FIELDS, type OrderFilters, type OrderRow, type SortField } from './model';
 
 /**
@@ -23,6 +25,8 @@ export interface ListingVariant<Element extends OrderElement = OrderElement> {
   /** The orders read for the filters the query gives. */
   scope(filters: OrderFilters): OrderFilters;
   toElement(row: OrderRow, seats: SeatDto[], time: LocalTimeFormatter): Element;
+  /** A page of its elements as JSON, with their keys in docs/API.md §4's order. */
+  pageJson(page: Page<Element>): string;
   readonly csv: CsvColumns<Element>;
 }
 
@@ -34,6 +38,7 @@ const ADMINISTRATOR: ListingVariant<AdminOrderDto> = {
   walkOwner: Role.Admin,
   scope: (filters) => filters,
   toElement: toAdminOrder,
+  pageJson: adminPageJson,
   csv: ADMIN_CSV,
 };
 
@@ -43,6 +48,7 @@ const MEMBER = {
   readsFilters: false,
   sortFields: USER_SORT_FIELDS,
   toElement: toUserOrder,
+  pageJson: userPageJson,
   csv: USER_CSV,
 } as const;
 

@@ -53,7 +53,7 @@ export class OrdersController {
     );
     if (link) void reply.header('Link', link);
     if (behindSeconds !== undefined) void reply.header(DATA_STALENESS_HEADER, dataStalenessOf(behindSeconds));
-    void sendConditionally(request, reply, JSON.stringify(page));
+    void sendConditionally(request, reply, query.variant.pageJson(page));
   }
 
   /** Every matching order as CSV, streamed. */
