@@ -24,12 +24,14 @@ const hasBody = (request: FastifyRequest): boolean =>
 export function deferredJsonBody() {
   const parse = bodyParser.json({ limit: MAX_JSON_BODY_BYTES });
   return (request: FastifyRequest, reply: FastifyReply, done: () => void): void => {
+    // Most listings carry no body: nothing to parse, and body-parser would find the same.
+    if (!hasBody(request)) return done();
     parse(request.raw, reply.raw, (error?: unknown) => {
       const parsed = (request.raw as { body?: unknown }).body;
       if (error) request.bodyError = error instanceof Error ? error : new Error('unreadable body');
       // body-parser reads JSON only and passes any other body by: refused, so that form-style parameters a client
       // sent are never silently ignored.
-      else if (parsed === undefined && hasBody(request))
+      else if (parsed === undefined)
         request.bodyError = new ProblemException(problemOf('unsupportedMediaType'));
       else request.body = parsed;
       done();
