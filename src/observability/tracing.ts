@@ -5,6 +5,7 @@ import {
   SpanKind,
   SpanStatusCode,
   trace,
+  TraceFlags,
   type Context,
   type Span,
   type Tracer,
@@ -18,6 +19,7 @@ import {
   BatchSpanProcessor,
   NoopSpanProcessor,
   ParentBasedSampler,
+  RandomIdGenerator,
 } from '@opentelemetry/sdk-trace';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AppConfig } from '../config/app.config';
@@ -26,6 +28,10 @@ import { APP_CONFIG } from '../config/config.module';
 const SERVICE_NAME = 'orders-service';
 
 export const tracer = (): Tracer => trace.getTracer(SERVICE_NAME);
+
+/** Whether spans are recorded (an exporter is configured); set as tracing starts. */
+let recording = false;
+const ids = new RandomIdGenerator();
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -49,6 +55,7 @@ export class Tracing implements OnModuleInit, OnApplicationShutdown {
 
   onModuleInit(): void {
     const endpoint = this.config.otlpEndpoint;
+    recording = endpoint !== undefined;
     this.sdk = new NodeSDK({
       serviceName: SERVICE_NAME,
       // Spans are made at the two places that matter (requests, statements); nothing is patched.
@@ -73,6 +80,7 @@ export class Tracing implements OnModuleInit, OnApplicationShutdown {
   async onApplicationShutdown(): Promise<void> {
     // Sends the spans still buffered, then frees the global API for an application started after this one.
     await this.sdk?.shutdown();
+    recording = false;
     trace.disable();
     context.disable();
     propagation.disable();
@@ -89,34 +97,50 @@ export function activeTraceId(): string | undefined {
 /**
  * A server span per request, the parent of its statement spans. Added to
  * Fastify before anything else, so that everything after it (the request
- * logger included) runs inside the request's trace context.
+ * logger included) runs inside the request's trace context. Without an
+ * exporter the span only carries the trace's ids for the log lines: the
+ * caller's trace, else a new one.
  */
 export function traceRequests(fastify: FastifyInstance): void {
   fastify.addHook('onRequest', (request: FastifyRequest, _reply: FastifyReply, done: () => void) => {
     const parent: Context = propagation.extract(context.active(), request.headers);
-    const route = request.routeOptions.url;
-    const span = tracer().startSpan(
-      route ? `${request.method} ${route}` : request.method,
-      {
-        kind: SpanKind.SERVER,
-        attributes: {
-          'http.request.method': request.method,
-          ...(route ? { 'http.route': route } : {}),
-          'url.scheme': 'http',
-        },
-      },
-      parent,
-    );
+    const span = recording ? startServerSpan(request, parent) : idsOnly(parent);
     request.serverSpan = span;
     context.with(trace.setSpan(parent, span), done);
   });
   fastify.addHook('onResponse', (request: FastifyRequest, reply: FastifyReply, done: () => void) => {
     const span = request.serverSpan;
-    if (span) {
+    if (span?.isRecording()) {
       span.setAttribute('http.response.status_code', reply.statusCode);
       if (reply.statusCode >= 500) span.setStatus({ code: SpanStatusCode.ERROR });
       span.end();
     }
     done();
+  });
+}
+
+function startServerSpan(request: FastifyRequest, parent: Context): Span {
+  const route = request.routeOptions.url;
+  return tracer().startSpan(
+    route ? `${request.method} ${route}` : request.method,
+    {
+      kind: SpanKind.SERVER,
+      attributes: {
+        'http.request.method': request.method,
+        ...(route ? { 'http.route': route } : {}),
+        'url.scheme': 'http',
+      },
+    },
+    parent,
+  );
+}
+
+/** A span that is not recorded, as the sampler would make one: the caller's trace id if valid, new span id. */
+function idsOnly(parent: Context): Span {
+  const caller = trace.getSpanContext(parent);
+  return trace.wrapSpanContext({
+    traceId: caller && trace.isSpanContextValid(caller) ? caller.traceId : ids.generateTraceId(),
+    spanId: ids.generateSpanId(),
+    traceFlags: TraceFlags.NONE,
   });
 }
