@@ -30,7 +30,7 @@ Each mode runs its variants interleaved in one run, so that machine drift cancel
                            --without-naive: the service and the floor alone (10M orders, where the naive
                            approach takes minutes a request)
   --compare-node PATH      the same build on this Node.js and on the one at PATH
-  --compare-builds=D,D,… [--rate 400]
+  --compare-builds=D,D,… [--rate 400] [--scenarios 'user page 1;admin page 1']
                            the builds (dist/) in those checkouts; with --rate, each window offered that many
                            requests a second instead of each connection's next as soon as its last is answered
   --compare-flags="FLAGS"  the production command with and without extra Node.js flags
@@ -87,6 +87,7 @@ async function main(): Promise<void> {
       connections: { type: 'string', default: '10' },
       'compare-node': { type: 'string' },
       'compare-builds': { type: 'string' },
+      scenarios: { type: 'string' },
       rate: { type: 'string' },
       'compare-flags': { type: 'string' },
       'observability-cost': { type: 'boolean', default: false },
@@ -214,6 +215,7 @@ async function main(): Promise<void> {
     else if (values['compare-builds'])
       await compareBuilds(context, values['compare-builds'].split(','), {
         rate: values.rate === undefined ? undefined : Number(values.rate),
+        scenarios: values.scenarios?.split(';'),
       });
     else if (values['compare-flags']) await compareFlags(context, values['compare-flags'].split(' ').filter(Boolean));
     else if (values['observability-cost']) await observabilityCost.run(context);

@@ -24,13 +24,19 @@ export async function compareNode(context: BenchContext, otherNode: string): Pro
 export async function compareBuilds(
   context: BenchContext,
   directories: string[],
-  options: { rate?: number } = {},
+  {
+    scenarios = ['user page 1', 'admin page 1', 'admin orderStatus', 'admin all filters'],
+    ...options
+  }: {
+    rate?: number;
+    scenarios?: string[];
+  } = {},
 ): Promise<void> {
   await compareVariants(
     context,
     'Builds side by side',
     directories.map((cwd, index) => ({ label: basename(cwd), port: 3950 + index, node: process.execPath, cwd })),
-    ['user page 1', 'admin page 1', 'admin orderStatus', 'admin all filters'],
+    scenarios,
     options,
   );
 }
