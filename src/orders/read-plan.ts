@@ -62,7 +62,7 @@ export interface ReadPlan {
 
 /**
  * What reading one row costs, in rows of a table scan (MariaDB 10.11, the 1M-order bench data, a warm buffer
- * pool; docs/benchmark-log.md, "Choosing the plan"). A table scan reads rows in the clustered index's order at
+ * pool). A table scan reads rows in the clustered index's order at
  * 0.08–0.12 µs each, the filter evaluated and the page kept in a bounded sort as it goes. An index entry whose
  * row must be looked up in the clustered index (the sort column is not in the index) costs 1.0–1.3 µs: about
  * 14 rows of a scan, which puts the break-even near 7 % of the table (a status held by 8 % of the orders

@@ -131,7 +131,7 @@ describe('query plans and statements on MariaDB', () => {
   );
 
   // The other single-key sorts of an unfiltered listing have no index of their own: each would cost every order
-  // placed and paid more than its rare query gains (docs/benchmark-log.md, "What each index costs the sale").
+  // placed and paid more than its rare query gains (docs/adr/0010).
   it.each(['createdAt,desc', 'orderId,asc', 'orderId,desc'])(
     'pages an unfiltered listing sorted by %s from an index',
     async (sort) => {

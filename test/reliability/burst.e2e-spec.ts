@@ -17,7 +17,7 @@ const MAX_RSS_MB = 200;
 
 /**
  * The heap is the operator's to set (docs/API.md §15): as one would for an instance given 256 MiB, with the
- * settings the service was measured with on Node.js 24 (docs/benchmark-log.md, "Node.js 24").
+ * settings the service was measured with on Node.js 24 (bench/lib/node-flags.ts).
  */
 const OPERATOR_NODE_OPTIONS = '--max-old-space-size=96 --max-semi-space-size=8';
 

@@ -29,7 +29,7 @@ const TWO_DIGITS = Array.from({ length: 60 }, (_, value) => String(value).padSta
  * per quarter hour on the few days it changes. Asking Intl for it on every
  * timestamp was a visible share of the service's CPU; remembering quarters alone
  * held 70,000 of them for two years of orders, so an export sorted by anything
- * but time missed the cache on most rows (docs/benchmark-log.md).
+ * but time missed the cache on most rows.
  */
 export class LocalTimeFormatter {
   private readonly zone: IANAZone;
@@ -53,7 +53,7 @@ export class LocalTimeFormatter {
     }
     if (Number.isNaN(offset)) offset = this.quarterOffset(Math.floor(epochMs / QUARTER_HOUR_MS));
     // The date from a cache of days and the time from its seconds: a Date and its ISO text per timestamp were the
-    // largest share of an export's CPU after the offsets (docs/benchmark-log.md).
+    // largest share of an export's CPU after the offsets.
     const localMs = epochMs + offset * 60_000;
     const localDay = Math.floor(localMs / DAY_MS);
     const second = Math.floor((localMs - localDay * DAY_MS) / 1000);

@@ -26,9 +26,8 @@ const COUNTING_TABLES = ['order_daily_counts', 'order_count_changes'];
  *    once either way, because reads sum both tables.
  * 2. Only the indexes that pay for themselves. The 11 sort-order indexes and
  *    the 2 member-and-filter indexes are dropped (each drop is in place, no
- *    copy, no lock held on `orders` but a moment's metadata lock):
- *    docs/benchmark-log.md, "What each index costs the sale", has what each cost
- *    the writers and what its query costs without it. `orders` keeps:
+ *    copy, no lock held on `orders` but a moment's metadata lock); each cost
+ *    the writers more than its query gains (docs/adr/0010). `orders` keeps:
  *    - `idx_orders_created` (created_at): the admin listing in its default
  *      order, and every date range;
  *    - `idx_orders_user_created` (user_id, created_at): every member's

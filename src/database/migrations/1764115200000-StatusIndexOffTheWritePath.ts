@@ -5,8 +5,7 @@ import { MigrationInterface, QueryRunner } from 'typeorm';
  * one secondary index every payment rewrote (its entry moves from
  * `PAYMENT_PENDING` to `PAYMENT_COMPLETED`, on the hot last pages of both
  * ranges). It cost the order writers more than any other part of the
- * listing's schema: 0.10–0.11× of the bare tables' server CPU per order
- * (docs/benchmark-log.md, "What the status index cost the sale").
+ * listing's schema (docs/adr/0010).
  *
  * Its queries are served without it (ReadPlanner): a status is listed by
  * walking `idx_orders_created` in the sort's order, each entry's row checked

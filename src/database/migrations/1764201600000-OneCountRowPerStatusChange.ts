@@ -7,7 +7,7 @@ import { replaceMysqlTriggers, replaceSqliteTriggers } from './trigger-replaceme
  * row instead of two. The update trigger wrote a change of -1 for the order's
  * old status and one of +1 for its new one, so an order placed and paid cost
  * the sale three rows, each written, then folded, deleted and purged on the
- * primary (docs/benchmark-log.md, "One row per payment"). A status change
+ * primary (docs/adr/0003). A status change
  * that keeps the order's day is now one row of `order_count_moves`: the day,
  * the status the order left and the one it reached. A change of the day (a
  * corrected creation time, rare) still appends the two change rows. An order

@@ -115,7 +115,7 @@ function writeCommonCells(bytes: BatchBytes, order: OrderElement): void {
 
 /**
  * Written here rather than through a general CSV library: its per-field options cost about four times as much CPU
- * per order, most of what a CSV export cost beyond NDJSON (docs/benchmark-log.md); the cells are numbers and text,
+ * per order, most of what a CSV export cost beyond NDJSON; the cells are numbers and text,
  * and the unit test holds the output to csv-stringify's.
  */
 class CsvEncoder<Element extends OrderElement> implements ExportEncoder {
