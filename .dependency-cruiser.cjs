@@ -78,6 +78,15 @@ module.exports = {
       ['common', 'config'],
       'Routing, admission and deadlines serve any feature; a feature registers its own entities.',
     ),
+    {
+      name: 'database-throws-its-own-errors',
+      comment:
+        'The database layer says what failed in its own errors; the HTTP edge (src/bootstrap/database-problems.ts) ' +
+        'answers them as problems.',
+      severity: 'error',
+      from: { path: '^src/database/' },
+      to: { path: '^src/common/problem/' },
+    },
     layer('auth-below-features', 'auth', ['common', 'config'], 'Who the caller is does not depend on what they ask.'),
     layer('lifecycle-below-features', 'lifecycle', ['common', 'config'], 'Shutdown is told to, not told what.'),
     layer(

@@ -1,6 +1,7 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import { APP_GUARD } from '@nestjs/core';
 import { AuthModule } from './auth/auth.module';
+import { databaseProblemOf } from './bootstrap/database-problems';
 import { JwtAuthGuard } from './auth/jwt-auth.guard';
 import { LifecycleModule } from './lifecycle/graceful-shutdown';
 import { ProblemsModule } from './common/problem/problems.module';
@@ -23,7 +24,7 @@ export class AppModule {
       imports: [
         configModule(),
         ClockModule,
-        ProblemsModule,
+        ProblemsModule.forRoot([databaseProblemOf]),
         LifecycleModule,
         LoggingModule,
         DatabaseModule,

@@ -31,8 +31,7 @@ export function deferredJsonBody() {
       if (error) request.bodyError = error instanceof Error ? error : new Error('unreadable body');
       // body-parser reads JSON only and passes any other body by: refused, so that form-style parameters a client
       // sent are never silently ignored.
-      else if (parsed === undefined)
-        request.bodyError = new ProblemException(problemOf('unsupportedMediaType'));
+      else if (parsed === undefined) request.bodyError = new ProblemException(problemOf('unsupportedMediaType'));
       else request.body = parsed;
       done();
     });

@@ -2,7 +2,7 @@ import { afterEach, beforeEach, describe, expect, it, jest } from '@jest/globals
 import type { DataSource, QueryRunner } from 'typeorm';
 import type { Clock } from '../common/time/clock';
 import { DatabaseAdmission } from './database-admission';
-import { DatabaseSaturatedException, DatabaseUnavailableException } from './database-errors';
+import { DatabaseSaturatedError, DatabaseUnavailableError } from './database-errors';
 import { RequestDeadline } from './request-deadline';
 import { StatementTimings } from './statement-timings';
 
@@ -31,9 +31,9 @@ const outcomeOf = (attempt: Promise<unknown>) =>
   attempt.then(
     () => 'served',
     (error: unknown) =>
-      error instanceof DatabaseSaturatedException
+      error instanceof DatabaseSaturatedError
         ? 'busy'
-        : error instanceof DatabaseUnavailableException
+        : error instanceof DatabaseUnavailableError
           ? 'database'
           : 'other',
   );

@@ -1,5 +1,3 @@
-import { problemOf, ProblemException } from '../common/problem/problem-details';
-
 /**
  * Driver error codes that mean "the database cannot answer now" rather than
  * "this query is wrong": the server is down, unreachable, overloaded, shutting
@@ -32,20 +30,26 @@ const UNAVAILABLE_CODES = new Set([
 /** mysql2's pool reports these without a code. */
 const UNAVAILABLE_POOL_MESSAGES = new Set(['Queue limit reached.', 'No connections available.', 'Pool is closed.']);
 
-/** docs/API.md §6, §10: the database is unreachable, failing, or did not answer within the request's deadline. */
-export class DatabaseUnavailableException extends ProblemException {
-  constructor(cause: unknown, kind: 'databaseUnavailable' | 'databaseTimeout' = 'databaseUnavailable') {
-    super(problemOf(kind), { cause });
+/**
+ * docs/API.md §6, §10: the database is unreachable, failing, or did not answer within the request's deadline
+ * (`timedOut`). The HTTP edge answers it `503 /problems/database-unavailable`.
+ */
+export class DatabaseUnavailableError extends Error {
+  constructor(
+    cause: unknown,
+    readonly timedOut = false,
+  ) {
+    super(timedOut ? 'The database did not answer within the deadline' : 'The database cannot answer now', { cause });
   }
 }
 
 /**
  * docs/API.md §10: more requests at once than the pool could answer within the
- * deadline. The database is fine; the client should retry shortly.
+ * deadline. The database is fine; the client should retry shortly (`503 /problems/service-busy`).
  */
-export class DatabaseSaturatedException extends ProblemException {
+export class DatabaseSaturatedError extends Error {
   constructor() {
-    super(problemOf('serviceBusy'));
+    super('More requests at once than the pool answers within the deadline');
   }
 }
 

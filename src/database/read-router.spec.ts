@@ -6,14 +6,14 @@ import type { EventLoopDelay } from '../common/time/event-loop-delay';
 import { toDatabaseConfig } from '../config/database.config';
 import { validateEnvironment } from '../config/environment';
 import { buildDataSourceOptions } from './data-source-options';
-import { DatabaseSaturatedException, DatabaseUnavailableException } from './database-errors';
+import { DatabaseSaturatedError, DatabaseUnavailableError } from './database-errors';
 import type { DatabaseServer, ServerHealth } from './database-server';
 import { DatabaseServers } from './database-servers';
 import {
   MalformedPositionError,
   NoCapableServerException,
   ReadRouter,
-  ReplicasBehindException,
+  ReplicasBehindError,
   UncommittedPositionError,
   type ServerCapability,
 } from './read-router';
@@ -182,17 +182,11 @@ describe('ReadRouter', () => {
       found(setup.two, { answering: false, replicating: false, problem: 'ECONNREFUSED' });
       const work = jest.fn(() => Promise.resolve('read'));
       const refused = await setup.reads.withConnection(work, needsX).catch((error: unknown) => error);
-      expect(refused).toBeInstanceOf(ReplicasBehindException);
-      expect((refused as ReplicasBehindException).problem).toMatchObject({
-        status: 503,
-        type: '/problems/replicas-behind',
-        detail: expect.stringContaining('61 s behind the primary, past DB_REPLICA_MAX_STALENESS_S=60'),
-        headers: { 'Retry-After': '5' },
-        reason: 'replica-behind',
-      });
-      expect(() => setup.reads.pinned(needsX)).toThrow(ReplicasBehindException);
+      expect(refused).toBeInstanceOf(ReplicasBehindError);
+      expect(refused).toMatchObject({ behindSeconds: 61, maxStalenessSeconds: 60 });
+      expect(() => setup.reads.pinned(needsX)).toThrow(ReplicasBehindError);
       found(setup.one, { answering: false, replicating: false, problem: 'ECONNREFUSED' });
-      await expect(setup.reads.withConnection(work, needsX)).rejects.toBeInstanceOf(ReplicasBehindException);
+      await expect(setup.reads.withConnection(work, needsX)).rejects.toBeInstanceOf(ReplicasBehindError);
       expect(work).not.toHaveBeenCalled();
     });
 
@@ -398,7 +392,7 @@ describe('ReadRouter', () => {
     const { reads, one } = router();
     found(one, healthy);
     let attempts = 0;
-    const timedOut = new DatabaseUnavailableException(new Error('deadline'), 'databaseTimeout');
+    const timedOut = new DatabaseUnavailableError(new Error('deadline'), true);
     await expect(
       reads.withConnection(() => {
         attempts += 1;
@@ -425,12 +419,12 @@ describe('ReadRouter', () => {
         attempts += 1;
         return Promise.reject(connectionReset());
       }),
-    ).rejects.toBeInstanceOf(DatabaseUnavailableException);
+    ).rejects.toBeInstanceOf(DatabaseUnavailableError);
     // Tried once more, never a third time.
     expect(attempts).toBe(2);
     // A further request finds nothing answering, tries the primary as the last resort and fails the same way.
     await expect(reads.withConnection(() => Promise.reject(connectionReset()))).rejects.toBeInstanceOf(
-      DatabaseUnavailableException,
+      DatabaseUnavailableError,
     );
     // Each server's change was logged once, not once per failing request.
     expect(warnings.mock.calls.map(([message]) => String(message).split(':')[0])).toEqual(['replica-1', 'primary']);
@@ -446,14 +440,9 @@ describe('ReadRouter', () => {
         Object.assign(new Error('refused'), { code: 'ECONNREFUSED' }),
       );
       const error = await reads.withConnection(() => Promise.reject(refused)).catch((caught: unknown) => caught);
-      expect(error).toBeInstanceOf(DatabaseUnavailableException);
-      expect((error as DatabaseUnavailableException).problem).toMatchObject({
-        status: 503,
-        type: '/problems/database-unavailable',
-        headers: { 'Retry-After': '5' },
-        reason: 'database',
-      });
-      expect((error as DatabaseUnavailableException).cause).toBe(refused);
+      expect(error).toBeInstanceOf(DatabaseUnavailableError);
+      expect(error).toMatchObject({ timedOut: false });
+      expect((error as DatabaseUnavailableError).cause).toBe(refused);
     });
 
     it('leaves any other failure alone (a 500)', async () => {
@@ -552,7 +541,7 @@ describe('ReadRouter', () => {
           .catch((caught: unknown) => caught);
         await jest.advanceTimersByTimeAsync(2010);
         // Answered at the deadline, as the deadline judges it; the driver's error comes after and changes nothing.
-        expect(((await answer) as DatabaseUnavailableException).problem.reason).toBe('timeout');
+        expect(((await answer) as DatabaseUnavailableError).timedOut).toBe(true);
         await jest.advanceTimersByTimeAsync(10);
         expect(one.health.answering).toBe(true);
         expect(warnings).not.toHaveBeenCalled();
@@ -576,7 +565,7 @@ describe('ReadRouter', () => {
         await jest.advanceTimersByTimeAsync(2000);
         expect(told).toBe(false);
         await jest.advanceTimersByTimeAsync(10);
-        expect(((await batch) as DatabaseUnavailableException).problem.reason).toBe('timeout');
+        expect(((await batch) as DatabaseUnavailableError).timedOut).toBe(true);
       });
 
       it('answers 503 database timeout once DB_QUERY_TIMEOUT_MS has passed with no server answering, retrying once', async () => {
@@ -590,8 +579,8 @@ describe('ReadRouter', () => {
           })
           .catch((caught: unknown) => caught);
         await jest.advanceTimersByTimeAsync(100);
-        await expect(error).resolves.toBeInstanceOf(DatabaseUnavailableException);
-        expect(((await error) as DatabaseUnavailableException).problem.reason).toBe('timeout');
+        await expect(error).resolves.toBeInstanceOf(DatabaseUnavailableError);
+        expect(((await error) as DatabaseUnavailableError).timedOut).toBe(true);
         expect(attempts).toBe(2);
       });
 
@@ -605,7 +594,7 @@ describe('ReadRouter', () => {
           })
           .catch((caught: unknown) => caught);
         await jest.advanceTimersByTimeAsync(100);
-        await expect(busy).resolves.toBeInstanceOf(DatabaseSaturatedException);
+        await expect(busy).resolves.toBeInstanceOf(DatabaseSaturatedError);
         expect(primary.health.answering).toBe(true);
       });
     });

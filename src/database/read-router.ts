@@ -1,9 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import type { QueryRunner } from 'typeorm';
-import { ProblemException, problemOf } from '../common/problem/problem-details';
 import {
-  DatabaseSaturatedException,
-  DatabaseUnavailableException,
+  DatabaseSaturatedError,
+  DatabaseUnavailableError,
   isDatabaseUnavailable,
   isMissingIndex,
   reasonOf,
@@ -14,7 +13,7 @@ import { contains, type GtidDialect, type ReplicationPosition } from './gtid';
 import { PrimaryPositions } from './primary-positions';
 import { progressOf } from './replication-lag';
 import { RequestDeadline, RequestDeadlines } from './request-deadline';
-import { ServerAttempt, ServerNotAnsweringException } from './server-attempt';
+import { ServerAttempt, ServerNotAnsweringError } from './server-attempt';
 import type { ServerCatalog } from './server-catalog';
 
 /**
@@ -75,16 +74,13 @@ export class NoCapableServerException extends Error {
  * docs/API.md §18: some replica holds what the request needs, but every one that does is further behind than
  * DB_REPLICA_MAX_STALENESS_S or does not answer. Not the client's doing, and not for long: a 503 with Retry-After.
  */
-export class ReplicasBehindException extends ProblemException {
-  constructor(behindSeconds: number | undefined, maxStalenessSeconds: number) {
-    super(
-      problemOf('replicasBehind', {
-        detail:
-          behindSeconds === undefined
-            ? 'Only a read replica can serve this sort and filter, and none that can is answering with a known lag; try again shortly'
-            : `Only a read replica can serve this sort and filter, and the least behind of those that can is ${Math.ceil(behindSeconds)} s behind the primary, past DB_REPLICA_MAX_STALENESS_S=${maxStalenessSeconds}; try again shortly`,
-      }),
-    );
+export class ReplicasBehindError extends Error {
+  constructor(
+    /** How far behind the least behind of them is; unknown when none of them answers. */
+    readonly behindSeconds: number | undefined,
+    readonly maxStalenessSeconds: number,
+  ) {
+    super('Every replica that holds what this request needs is too far behind, or not answering');
   }
 }
 
@@ -139,9 +135,9 @@ async function answered<T>(reads: () => Promise<T>): Promise<T> {
   try {
     return await reads();
   } catch (error) {
-    throw !(error instanceof ProblemException) && isDatabaseUnavailable(error)
-      ? new DatabaseUnavailableException(error)
-      : error;
+    throw error instanceof DatabaseUnavailableError || !isDatabaseUnavailable(error)
+      ? error
+      : new DatabaseUnavailableError(error);
   }
 }
 
@@ -277,7 +273,7 @@ export class ReadRouter {
       } else {
         if (!this.isServerFailure(error)) throw error;
         // Readiness reads the same state: a failed server is not ready until a later check finds it answering.
-        first.markFailed(error instanceof ServerNotAnsweringException ? error.why : reasonOf(error));
+        first.markFailed(error instanceof ServerNotAnsweringError ? error.why : reasonOf(error));
       }
       if (this.servers.replicas.length === 0) throw error;
       const capable = this.capableOf(serves);
@@ -392,7 +388,7 @@ export class ReadRouter {
     }
     const { replicaMaxStalenessSeconds } = this.servers;
     if (!least || least.behindSeconds! > replicaMaxStalenessSeconds) {
-      throw new ReplicasBehindException(least?.behindSeconds, replicaMaxStalenessSeconds);
+      throw new ReplicasBehindError(least?.behindSeconds, replicaMaxStalenessSeconds);
     }
     return least;
   }
@@ -435,8 +431,8 @@ export class ReadRouter {
 
   /** A failure of the server itself, not of this request's time or of the service's own capacity. */
   private isServerFailure(error: unknown): boolean {
-    if (error instanceof DatabaseSaturatedException) return false;
-    if (error instanceof DatabaseUnavailableException) return error.problem.reason !== 'timeout';
+    if (error instanceof DatabaseSaturatedError) return false;
+    if (error instanceof DatabaseUnavailableError) return !error.timedOut;
     return isDatabaseUnavailable(error);
   }
 }

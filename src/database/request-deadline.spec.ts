@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it, jest } from '@jest/globals';
 import type { Clock } from '../common/time/clock';
-import { DatabaseSaturatedException, DatabaseUnavailableException } from './database-errors';
+import { DatabaseSaturatedError, DatabaseUnavailableError } from './database-errors';
 import { databaseIsTheCause, RequestDeadline, type LatenessEvidence } from './request-deadline';
 import { StatementTimings } from './statement-timings';
 
@@ -40,8 +40,8 @@ describe('RequestDeadline (docs/API.md §10)', () => {
     } catch (error) {
       stopped = error;
     }
-    expect(stopped).toBeInstanceOf(DatabaseUnavailableException);
-    expect((stopped as DatabaseUnavailableException).problem).toMatchObject({ status: 503, reason: 'timeout' });
+    expect(stopped).toBeInstanceOf(DatabaseUnavailableError);
+    expect((stopped as DatabaseUnavailableError).timedOut).toBe(true);
   });
 
   it('answers 503 the moment the budget is spent, whatever the work still does', async () => {
@@ -51,7 +51,7 @@ describe('RequestDeadline (docs/API.md §10)', () => {
     await jest.advanceTimersByTimeAsync(99);
     expect(jest.getTimerCount()).toBe(1);
     await jest.advanceTimersByTimeAsync(1);
-    await expect(outcome).resolves.toMatchObject({ problem: { reason: 'timeout' } });
+    await expect(outcome).resolves.toMatchObject({ timedOut: true });
   });
 
   it('leaves no timer behind once the work is answered', async () => {
@@ -107,13 +107,13 @@ describe('RequestDeadline (docs/API.md §10)', () => {
     deadline.attempting(timings);
     const stuck = timings.sent();
     jest.advanceTimersByTime(50);
-    expect(deadline.refusal()).toBeInstanceOf(DatabaseSaturatedException);
+    expect(deadline.refusal()).toBeInstanceOf(DatabaseSaturatedError);
     jest.advanceTimersByTime(60);
-    expect(deadline.refusal()).toBeInstanceOf(DatabaseUnavailableException);
+    expect(deadline.refusal()).toBeInstanceOf(DatabaseUnavailableError);
     // It answers after all, and promptly from then on: what it does now is what counts.
     timings.answered(stuck);
     for (let quick = 0; quick < 3; quick += 1) timings.answered(timings.sent());
-    expect(deadline.refusal()).toBeInstanceOf(DatabaseSaturatedException);
+    expect(deadline.refusal()).toBeInstanceOf(DatabaseSaturatedError);
   });
 
   it('answers a spent budget as busy when the process, not the server, was late', async () => {
@@ -123,6 +123,6 @@ describe('RequestDeadline (docs/API.md §10)', () => {
     timings.sent();
     const outcome = deadline.race(new Promise(() => undefined)).catch((error: unknown) => error);
     await jest.advanceTimersByTimeAsync(100);
-    await expect(outcome).resolves.toBeInstanceOf(DatabaseSaturatedException);
+    await expect(outcome).resolves.toBeInstanceOf(DatabaseSaturatedError);
   });
 });

@@ -3,7 +3,7 @@ import { Clock } from '../common/time/clock';
 import { DATABASE_CONFIG } from '../config/config.module';
 import type { DatabaseConfig } from '../config/database.config';
 import { EventLoopDelay } from '../common/time/event-loop-delay';
-import { DatabaseSaturatedException, DatabaseUnavailableException } from './database-errors';
+import { DatabaseSaturatedError, DatabaseUnavailableError } from './database-errors';
 import type { ServerEvidence, StatementTimings } from './statement-timings';
 
 /** What is known, at the moment a request runs out of time, of where its time went. */
@@ -103,20 +103,17 @@ export class RequestDeadline {
    * unavailable, or the service is busy. `lateMs`: how late the process was
    * in noticing that the time had come, when a timer decided it.
    */
-  refusal(lateMs = 0): DatabaseUnavailableException | DatabaseSaturatedException {
+  refusal(lateMs = 0): DatabaseUnavailableError | DatabaseSaturatedError {
     return this.blamesDatabase(lateMs)
-      ? new DatabaseUnavailableException(new Error('The requests ahead are kept waiting by the database'))
-      : new DatabaseSaturatedException();
+      ? new DatabaseUnavailableError(new Error('The requests ahead are kept waiting by the database'))
+      : new DatabaseSaturatedError();
   }
 
   /** A request whose budget is spent while its statements run. */
-  private expired(lateMs = 0): DatabaseUnavailableException | DatabaseSaturatedException {
+  private expired(lateMs = 0): DatabaseUnavailableError | DatabaseSaturatedError {
     return this.blamesDatabase(lateMs)
-      ? new DatabaseUnavailableException(
-          new Error(`The database did not answer within ${this.budgetMs} ms`),
-          'databaseTimeout',
-        )
-      : new DatabaseSaturatedException();
+      ? new DatabaseUnavailableError(new Error(`The database did not answer within ${this.budgetMs} ms`), true)
+      : new DatabaseSaturatedError();
   }
 
   private blamesDatabase(lateMs: number): boolean {

@@ -1,5 +1,5 @@
 import type { QueryRunner } from 'typeorm';
-import { DatabaseUnavailableException, isDatabaseUnavailable } from './database-errors';
+import { DatabaseUnavailableError, isDatabaseUnavailable } from './database-errors';
 import type { DatabaseServer } from './database-server';
 import type { GtidDialect, ReplicationPosition } from './gtid';
 import type { RequestDeadline } from './request-deadline';
@@ -50,7 +50,7 @@ interface HeldConnection {
 }
 
 /** A statement given up because its server has answered nothing for far longer than its statements take. */
-export class ServerNotAnsweringException extends DatabaseUnavailableException {
+export class ServerNotAnsweringError extends DatabaseUnavailableError {
   constructor(readonly why: string) {
     super(new Error(why));
   }
@@ -170,7 +170,7 @@ export class ServerAttempt {
     this.deadline.check();
     // Marked down while this request waited for its turn there: no point sending it what would hang too.
     if (this.mayGiveUp && !this.server.health.answering) {
-      throw new ServerNotAnsweringException(`${this.server.name} stopped answering before the statement was sent`);
+      throw new ServerNotAnsweringError(`${this.server.name} stopped answering before the statement was sent`);
     }
     const { timings } = this.server;
     const sent = timings.sent();
@@ -200,7 +200,7 @@ export class ServerAttempt {
         const { databaseConnection } = this.runner as unknown as HeldConnection;
         if (databaseConnection) this.server.abandon(databaseConnection);
         reject(
-          new ServerNotAnsweringException(
+          new ServerNotAnsweringError(
             `nothing answered within ${Math.round(limitMs)} ms, nor a check within ${Math.round(silenceMs)} ms`,
           ),
         );

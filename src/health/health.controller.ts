@@ -2,7 +2,7 @@ import { Controller, Get, ServiceUnavailableException } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { HealthCheck, HealthCheckService, HealthIndicatorService, type HealthCheckResult } from '@nestjs/terminus';
 import { ApiProblemResponses } from '../common/problem/api-problem-responses.decorator';
-import { DatabaseUnavailableException } from '../database/database-errors';
+import { DatabaseUnavailableError } from '../database/database-errors';
 import { DatabaseServers } from '../database/database-servers';
 import { GracefulShutdown, ShuttingDownException } from '../lifecycle/graceful-shutdown';
 import { SkipRateLimit } from '../rate-limit/rate-limit.guard';
@@ -78,7 +78,7 @@ export class HealthController {
       // Terminus fails every check once the application shuts down, whichever shutdown hook ran first.
       if (this.shutdown.isDraining() || isTerminusShuttingDown(error)) throw new ShuttingDownException();
       // The same 503 as a listing that finds the database down, not Terminus's own body.
-      throw new DatabaseUnavailableException(this.servers.primary.health.problem);
+      throw new DatabaseUnavailableError(this.servers.primary.health.problem);
     }
   }
 

@@ -4,7 +4,7 @@ import type { AdminOrderDto, OrderElement, SeatDto, UserOrderDto } from './dto/o
 import { ADMIN_FILTERS, AdminOrdersQueryDto, USER_PARAMETERS, UserOrdersQueryDto } from './dto/orders-query.dto';
 import { ADMIN_CSV, USER_CSV, type CsvColumns } from './export/export-format';
 import { toAdminOrder, toUserOrder } from './order-element';
-import { adminPageJson, userPageJson } from './paging/page-json';
+import { adminPageJson, userPageJson } from './page-json';
 import type { Page } from './paging/page';
 import { ADMIN_SORT_FIELDS, USER_SORT_FIELDS, type OrderFilters, type OrderRow, type SortField } from './model';
 

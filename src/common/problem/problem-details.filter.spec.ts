@@ -59,7 +59,7 @@ function answerTo(
   request?: Parameters<typeof hostFor>[0],
 ): { answer: Answer; problem: Record<string, unknown> } {
   const { host, answer } = hostFor(request);
-  new ProblemDetailsFilter(new UnavailableLogThrottle({ now: () => 0 })).catch(exception, host);
+  new ProblemDetailsFilter(new UnavailableLogThrottle({ now: () => 0 }), []).catch(exception, host);
   return { answer, problem: JSON.parse(answer.body ?? '{}') as Record<string, unknown> };
 }
 

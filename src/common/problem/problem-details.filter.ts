@@ -1,4 +1,13 @@
-import { ArgumentsHost, Catch, ExceptionFilter, HttpException, HttpStatus, Injectable, Logger } from '@nestjs/common';
+import {
+  ArgumentsHost,
+  Catch,
+  ExceptionFilter,
+  HttpException,
+  HttpStatus,
+  Inject,
+  Injectable,
+  Logger,
+} from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { MAX_JSON_BODY_BYTES } from '../http-limits';
 import { Clock } from '../time/clock';
@@ -56,8 +65,22 @@ function messageOf(exception: HttpException): string {
 
 const pathOf = (request: FastifyRequest): string => request.url.split('?')[0];
 
-function describe(exception: unknown, request: FastifyRequest): Problem {
+/** What a lower layer's own error means as a problem, for the errors that layer knows; undefined for the rest. */
+export type ProblemTranslator = (exception: unknown) => Problem | undefined;
+
+/** The translators the application composes in (ProblemsModule.forRoot): this folder knows no layer above it. */
+export const PROBLEM_TRANSLATORS = Symbol('PROBLEM_TRANSLATORS');
+
+function describe(
+  exception: unknown,
+  request: FastifyRequest,
+  translators: readonly ProblemTranslator[] = [],
+): Problem {
   if (exception instanceof ProblemException) return exception.problem;
+  for (const translate of translators) {
+    const translated = translate(exception);
+    if (translated) return translated;
+  }
   const fromTransport = transportProblem(exception instanceof HttpException ? exception.cause : exception);
   if (fromTransport) return fromTransport;
   if (!(exception instanceof HttpException)) {
@@ -144,12 +167,15 @@ export function answerFrameworkError(exception: unknown, request: FastifyRequest
 export class ProblemDetailsFilter implements ExceptionFilter {
   private readonly logger = new Logger('ProblemDetailsFilter');
 
-  constructor(private readonly throttle: UnavailableLogThrottle) {}
+  constructor(
+    private readonly throttle: UnavailableLogThrottle,
+    @Inject(PROBLEM_TRANSLATORS) private readonly translators: readonly ProblemTranslator[],
+  ) {}
 
   catch(exception: unknown, host: ArgumentsHost): void {
     const http = host.switchToHttp();
     const request = http.getRequest<FastifyRequest>();
-    const problem = describe(exception, request);
+    const problem = describe(exception, request, this.translators);
     if (problem.status >= 500) this.log(exception, request, problem);
     send(problem, request, http.getResponse<FastifyReply>());
   }
@@ -162,7 +188,7 @@ export class ProblemDetailsFilter implements ExceptionFilter {
     }
     const heldBack = this.throttle.admit(problem.reason ?? problem.type);
     if (heldBack === undefined) return;
-    const cause = exception instanceof HttpException ? exception.cause : exception;
+    const cause = exception instanceof Error ? exception.cause : exception;
     const more = heldBack > 0 ? ` (and ${heldBack} more 503s of this kind since the last line)` : '';
     // A refusal as busy has no cause beyond itself: its reason says what happened.
     const why = cause instanceof Error ? cause.message : (problem.reason ?? problem.detail);

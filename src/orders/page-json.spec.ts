@@ -1,10 +1,10 @@
 import { describe, expect, it } from '@jest/globals';
-import { LocalTimeFormatter } from '../../common/time/local-time';
-import { toAdminOrder, toUserOrder } from '../order-element';
-import type { OrderRow } from '../model';
-import { buildPage } from './page';
+import { LocalTimeFormatter } from '../common/time/local-time';
+import { toAdminOrder, toUserOrder } from './order-element';
+import type { OrderRow } from './model';
+import { buildPage } from './paging/page';
 import { adminPageJson, userPageJson, type PageJson } from './page-json';
-import type { AdminOrderDto } from '../dto/order.dto';
+import type { AdminOrderDto } from './dto/order.dto';
 
 const time = new LocalTimeFormatter('Asia/Seoul');
 const row = (id: number, status: string): OrderRow => ({

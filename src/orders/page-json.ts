@@ -1,6 +1,6 @@
 import fastJson, { type ObjectSchema } from 'fast-json-stringify';
-import type { AdminOrderDto, UserOrderDto } from '../dto/order.dto';
-import type { Page } from './page';
+import type { AdminOrderDto, UserOrderDto } from './dto/order.dto';
+import type { Page } from './paging/page';
 
 /** Serializes a page to the bytes `JSON.stringify` would write, compiled once from its schema. */
 export type PageJson<Element> = (page: Page<Element>) => string;
