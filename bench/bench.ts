@@ -36,7 +36,9 @@ Each mode runs its variants interleaved in one run, so that machine drift cancel
   --compare-flags="FLAGS"  the production command with and without extra Node.js flags
   --observability-cost     metrics on, off, and with traces exported
   --burst                  one instance under 10 to 1,000 clients at once
-  --cpu                    CPU time per request of the service, the floor and MariaDB, and MariaDB's per statement
+  --cpu [--rate 500]       CPU time per request of the service, the floor and MariaDB, and MariaDB's per statement;
+                           with --rate, each window offered that many requests a second, so that MariaDB serves
+                           both at the same pace
   --profile                where a user-page-1 request's time goes, by layer
   --shapes [--compare-builds=D,D]
                            every filter set × sort order × page 1 and 50 of the back-office, one client,
@@ -220,7 +222,7 @@ async function main(): Promise<void> {
     else if (values['compare-flags']) await compareFlags(context, values['compare-flags'].split(' ').filter(Boolean));
     else if (values['observability-cost']) await observabilityCost.run(context);
     else if (values.burst) await burst.run(context);
-    else if (values.cpu) await cpu.run(context);
+    else if (values.cpu) await cpu.run(context, values.rate === undefined ? undefined : Number(values.rate));
     else if (values.profile) await profile.run(context);
     else await compare.run(context, { naive: !values['without-naive'], tableSizes: !values['without-naive'] });
   } finally {

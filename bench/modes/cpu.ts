@@ -16,7 +16,7 @@ async function databasePid(context: BenchContext): Promise<number> {
  * MariaDB's CPU per statement of each kind, each run alone from here at the
  * same concurrency.
  */
-export async function run(context: BenchContext): Promise<void> {
+export async function run(context: BenchContext, rate?: number): Promise<void> {
   const { seconds, rounds, connections, scenarios } = context;
   const mariadb = await databasePid(context);
   const servers = { service: await start(context, 'service'), floor: await start(context, 'floor') };
@@ -32,7 +32,7 @@ export async function run(context: BenchContext): Promise<void> {
         process.stderr.write(`round ${round + 1}: ${scenario.name} on ${name}\n`);
         const pid = servers[name].pid ?? 0;
         const [ownBefore, databaseBefore] = [cpuMs(pid), cpuMs(mariadb)];
-        const result = await load(url(name, scenario.query), scenario.token, seconds, connections);
+        const result = await load(url(name, scenario.query), scenario.token, seconds, connections, rate);
         const key = `${scenario.name}|${name}`;
         const sum = totals.get(key) ?? { answered: 0, ownMs: 0, databaseMs: 0, seconds: 0 };
         totals.set(key, {
@@ -45,7 +45,8 @@ export async function run(context: BenchContext): Promise<void> {
       }
     }
   }
-  console.log(`\n## CPU per request (${connections} connections, ${rounds} × ${seconds} s, interleaved)\n`);
+  const pace = rate === undefined ? 'each connection at once' : `${rate} requests/s offered`;
+  console.log(`\n## CPU per request (${connections} connections, ${pace}, ${rounds} × ${seconds} s, interleaved)\n`);
   console.log(
     '| scenario | service req/s | floor req/s | service / floor req/s | service CPU ms/req | floor CPU ms/req | service / floor CPU | MariaDB CPU ms/req (service) | MariaDB CPU ms/req (floor) |',
   );
