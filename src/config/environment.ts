@@ -125,7 +125,7 @@ export class EnvironmentVariables {
   /**
    * docs/API.md §18: when every server that can serve a shape is behind by more than DB_REPLICA_MAX_LAG_S, the least
    * behind still serves it (saying so in `Data-Staleness`) while it is at most this far behind; past it, 503.
-   * Five minutes (docs/adr/0012): a sale's peak leaves a replica seconds behind, a replica minutes behind is broken.
+   * Five minutes (docs/adr/0018): a sale's peak leaves a replica seconds behind, a replica minutes behind is broken.
    */
   @IsInt()
   @Min(1)

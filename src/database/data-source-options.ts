@@ -82,7 +82,7 @@ export function buildDataSourceOptions(
     enableQueryTimeout: purpose === 'service',
     maxQueryExecutionTime: config.queryTimeoutMs,
     // A listing that reads one snapshot begins and ends it in the round trips of its own statements
-    // (ServerAttempt.query, docs/adr/0015). Every statement the service sends is constant text with its values bound
+    // (ServerAttempt.query, docs/adr/0020). Every statement the service sends is constant text with its values bound
     // as parameters (src/orders/sql), so there is no caller's text to stack a second statement on.
     multipleStatements: purpose === 'service',
     // BIGINT ids and COUNT(*) come back as numbers (they stay far below 2^53); DECIMAL too, as the contract returns numbers.

@@ -4,7 +4,7 @@ import { readAppliers, singleApplierWarning } from './replica-appliers';
 
 const unknownVariable = () => Object.assign(new Error('Unknown system variable'), { errno: 1193 });
 
-describe('a replica’s applier threads (docs/adr/0012)', () => {
+describe('a replica’s applier threads (docs/adr/0018)', () => {
   it('reads MariaDB’s variable first', async () => {
     // MariaDB knows its own name: the first statement answers.
     const query = jest.fn((_sql: string) => Promise.resolve([{ threads: 4 }] as RowDataPacket[]));

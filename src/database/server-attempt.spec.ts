@@ -41,7 +41,7 @@ describe('ServerAttempt', () => {
     expect(connection.destroy).toHaveBeenCalledTimes(1);
   });
 
-  describe('a snapshot (docs/adr/0015)', () => {
+  describe('a snapshot (docs/adr/0020)', () => {
     /**
      * A runner that records what it is sent and answers each statement of a round trip with a result naming it, as
      * the driver answers several statements with one result each; `failing` names a round trip answered with an error.

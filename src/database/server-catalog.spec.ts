@@ -4,7 +4,7 @@ import { catalogOf, isolationWarning, type CatalogRow, type IsolationRow } from 
 const ORDERS: CatalogRow[] = [{ tableName: 'orders', estimatedRows: 10, indexName: 'PRIMARY' } as CatalogRow];
 const isolation = (name: string, value: string) => [{ Variable_name: name, Value: value } as IsolationRow];
 
-describe('a server catalog’s isolation (docs/adr/0015)', () => {
+describe('a server catalog’s isolation (docs/adr/0020)', () => {
   it('reads one snapshot at REPEATABLE READ or SERIALIZABLE, by either dialect’s name, and says nothing', () => {
     for (const rows of [
       isolation('tx_isolation', 'REPEATABLE-READ'),

@@ -14,7 +14,7 @@ export interface ServerCatalog {
   estimatedRows(table: string): number;
   /**
    * Whether a transaction's statements read one snapshot at its sessions' isolation (REPEATABLE READ, the servers'
-   * default, or SERIALIZABLE): what a walk within its days' bounds needs (docs/adr/0015). False while unknown.
+   * default, or SERIALIZABLE): what a walk within its days' bounds needs (docs/adr/0020). False while unknown.
    */
   readonly readsOneSnapshot: boolean;
 }
@@ -64,7 +64,7 @@ function readsOneSnapshot([row]: readonly IsolationRow[]): boolean {
 
 /**
  * What operators are told where a server's sessions read below REPEATABLE READ: the listing then reads no day bounds
- * there, and the walks they spare pass a sale's orders again (docs/adr/0015).
+ * there, and the walks they spare pass a sale's orders again (docs/adr/0020).
  */
 export function isolationWarning(server: string, isolation: readonly IsolationRow[]): string | undefined {
   const [row] = isolation;

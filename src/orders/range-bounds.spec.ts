@@ -14,7 +14,7 @@ const sortOf = (...terms: string[]) => {
   return parsed.keys;
 };
 
-describe('boundedColumnOf: which walks start and stop at their days’ bounds (docs/adr/0014, 0015)', () => {
+describe('boundedColumnOf: which walks start and stop at their days’ bounds (docs/adr/0020, 0015)', () => {
   const year2025 = { createdFrom: Date.UTC(2025, 0, 1), createdBefore: Date.UTC(2026, 0, 1) };
 
   it('bounds a walk sorted first by id or by concert, and by status where the status is fixed, open ranges too', () => {

@@ -85,7 +85,7 @@ describe('schema on MySQL', () => {
       expect(statement).not.toMatch(/UPDATE order_daily_counts|ON DUPLICATE KEY/);
     }
     // A status change within the order's day is one row of its own, not two changes, and carries the order whose id
-    // and concert widen the bounds of the status it reached (docs/adr/0014), as an order placed does.
+    // and concert widen the bounds of the status it reached (docs/adr/0020), as an order placed does.
     expect(triggers.find(({ name }) => name === 'orders_count_update')?.statement).toMatch(
       /INSERT INTO order_count_moves \(day, from_status, to_status, order_id, concert_id\)/,
     );

@@ -69,7 +69,7 @@ function connectTo(target: MysqlTarget): Promise<Connection> {
 }
 
 /**
- * The (day, status)s whose orders lie outside the bounds the listing would read for them (docs/adr/0014): the totals'
+ * The (day, status)s whose orders lie outside the bounds the listing would read for them (docs/adr/0020): the totals'
  * widened by the counting rows not folded yet. None, where the triggers and the fold keep them.
  */
 async function outsideTheirBounds(
@@ -199,7 +199,7 @@ describe('exact totals under a sale’s concurrent writes on MariaDB', () => {
     return rows.map(({ id }) => Number(id));
   }
 
-  it('lists a closed range by id and by concert as ORDER BY over orders, with an order re-dated into it and one moved to another concert (docs/adr/0014)', async () => {
+  it('lists a closed range by id and by concert as ORDER BY over orders, with an order re-dated into it and one moved to another concert (docs/adr/0020)', async () => {
     const range = { from: '2026-03-10 00:00:00', before: '2026-03-13 00:00:00' };
     // The service's zone is nine hours ahead of UTC: these are the UTC days of `range`.
     const query = 'orderStatus=PAYMENT_COMPLETED&startDate=2026-03-10T09:00:00&endDate=2026-03-13T08:59:59';
@@ -240,7 +240,7 @@ describe('exact totals under a sale’s concurrent writes on MariaDB', () => {
     }
   });
 
-  it('lists a status alone newest first and by concert, and an open range by id, as ORDER BY over orders, with orders placed and moved past every bound their days held (docs/adr/0015)', async () => {
+  it('lists a status alone newest first and by concert, and an open range by id, as ORDER BY over orders, with orders placed and moved past every bound their days held (docs/adr/0020)', async () => {
     const folding = context.app.get(OrderCountFolding);
     await folding.stop();
     await folding.foldPending();
@@ -276,7 +276,7 @@ describe('exact totals under a sale’s concurrent writes on MariaDB', () => {
     }
   });
 
-  it('reads the counts and the page of a bounded walk in one snapshot, and gives the connection back outside it (docs/adr/0015)', async () => {
+  it('reads the counts and the page of a bounded walk in one snapshot, and gives the connection back outside it (docs/adr/0020)', async () => {
     const repository = context.app.get(OrdersRepository);
     const { primary } = context.app.get(DatabaseServers);
     const runner = context.dataSource.createQueryRunner();
@@ -329,7 +329,7 @@ describe('exact totals under a sale’s concurrent writes on MariaDB', () => {
     }
   });
 
-  it('refuses the fold of an earlier version, which would leave the bounds narrower than their orders (docs/adr/0014)', async () => {
+  it('refuses the fold of an earlier version, which would leave the bounds narrower than their orders (docs/adr/0020)', async () => {
     await context.app.get(OrderCountFolding).foldPending();
     const [{ day, status }] = await context.dataSource.query<Array<{ day: string; status: string }>>(
       `SELECT DATE_FORMAT(day, '%Y-%m-%d') AS day, status FROM order_daily_counts WHERE orders > 0 LIMIT 1`,

@@ -107,7 +107,7 @@ describe('a replica behind (docs/API.md §18)', () => {
     }
   }, 60_000);
 
-  it('reads no day bounds from a replica whose sessions start below REPEATABLE READ, and warns naming the variable (docs/adr/0015)', async () => {
+  it('reads no day bounds from a replica whose sessions start below REPEATABLE READ, and warns naming the variable (docs/adr/0020)', async () => {
     const warnings = jest.spyOn(Logger.prototype, 'warn').mockImplementation(() => undefined);
     const replica = pair.root('replica');
     const refundsByConcert = async (app: TestApp) => {

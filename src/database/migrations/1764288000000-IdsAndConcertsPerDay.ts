@@ -6,7 +6,7 @@ import { replaceMysqlTriggers, replaceSqliteTriggers } from './trigger-replaceme
 /**
  * docs/API.md §14, a walk past a sale: each (day, status) of the per-day totals also holds the lowest and highest id
  * and concert id of its orders, so that a walk of a closed date range by id or by concert starts at its range's
- * highest and stops at its lowest instead of passing every newer order first (docs/adr/0014).
+ * highest and stops at its lowest instead of passing every newer order first (docs/adr/0020).
  *
  * The bounds only ever widen: an order placed, re-dated, moved to another status or concert widens those of its
  * (day, status), and none narrows them, so they always hold every order of theirs. The triggers append the order's id
@@ -27,7 +27,7 @@ import { replaceMysqlTriggers, replaceSqliteTriggers } from './trigger-replaceme
  */
 const BOUND_COLUMNS = ['first_id', 'last_id', 'lowest_concert_id', 'highest_concert_id'];
 
-const GUARD_MESSAGE = 'a fold that does not widen the order bounds (an earlier version): docs/adr/0014';
+const GUARD_MESSAGE = 'a fold that does not widen the order bounds (an earlier version): docs/adr/0020';
 const MYSQL_GUARDS: Record<string, string> = {
   order_daily_counts_widened_insert: `BEFORE INSERT ON order_daily_counts FOR EACH ROW
     IF NEW.orders <> 0 AND NEW.widened = 0 THEN

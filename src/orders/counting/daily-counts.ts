@@ -22,7 +22,7 @@ export const EMPTY_PENDING: Record<'mysql' | 'sqlite', string[]> = {
 
 /**
  * The columns of a (day, status) of the totals that hold the lowest and highest id and concert id of its orders
- * (migration IdsAndConcertsPerDay): they only ever widen, so they hold every order of theirs (docs/adr/0014).
+ * (migration IdsAndConcertsPerDay): they only ever widen, so they hold every order of theirs (docs/adr/0020).
  */
 export const BOUND_COLUMNS = ['first_id', 'last_id', 'lowest_concert_id', 'highest_concert_id'] as const;
 const WIDENS_BY = {

@@ -186,7 +186,7 @@ describe('OrderCountFolding: where each fold starts (docs/API.md §7)', () => {
     });
   });
 
-  it('widens the bounds of the (day, status) an order is added or moved to, and of none it leaves (docs/adr/0014)', async () => {
+  it('widens the bounds of the (day, status) an order is added or moved to, and of none it leaves (docs/adr/0020)', async () => {
     const table = new CountingTables();
     table.add(1, 'PAYMENT_PENDING', 1, 4_210);
     table.add(2, 'PAYMENT_PENDING', 1, 4_390);

@@ -25,7 +25,7 @@ export interface CountOptions {
   withSpan?: boolean;
   /** Count only the orders a walk with this bound includes. */
   walkBound?: number;
-  /** Also read where every match lies in this column (no member or concert: the totals'; docs/adr/0014). */
+  /** Also read where every match lies in this column (no member or concert: the totals'; docs/adr/0020). */
   bounds?: RangeBounds['field'];
 }
 

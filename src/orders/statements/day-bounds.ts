@@ -5,7 +5,7 @@ import { SORT_COLUMNS } from '../index-fit';
 import type { OrderFilters, RangeBounds } from '../model';
 import { DAY_MS, toDay, valuesOf, type Condition } from './statement-parts';
 
-// docs/adr/0014, 0015: where a walk's matches lie in its first sort column, read with its counts from the per-day
+// docs/adr/0020, 0015: where a walk's matches lie in its first sort column, read with its counts from the per-day
 // totals and the counting rows not folded yet, and laid on its page statement as the walked index's range ends.
 
 /** The columns of a count statement that hold where every match lies in a column, for the planner. */
@@ -22,7 +22,7 @@ interface BoundedField {
   /** The lowest (`MIN`) or highest (`MAX`) over the counting rows read, which widen the totals'. */
   counted: (aggregate: 'MIN' | 'MAX', alias: string) => string;
   /**
-   * The totals' columns that may be missing (kept since docs/adr/0014's migration, and not by a total folded before
+   * The totals' columns that may be missing (kept since docs/adr/0020's migration, and not by a total folded before
    * it); read from the totals that hold orders. A day is every total's own, read from the (status, day) index alone.
    */
   kept?: { lowest: string; highest: string };
