@@ -1,7 +1,10 @@
 import { describe, expect, it } from '@jest/globals';
 import { readFile } from 'node:fs/promises';
+import type { OrderFilters } from '../../../src/orders/model';
 import type { PlanRule } from '../../../src/orders/read-plan';
-import { LISTING_SQL_FILES, SERVER_KINDS, listingSql, rulesIn } from './listing-sql';
+import { format } from 'mysql2';
+import { SNAPSHOT_STATEMENTS, STATEMENT_SEPARATOR } from '../../../src/database/server-attempt';
+import { LISTING_SQL_FILES, SERVER_KINDS, listingSql, roundTripsOf, rulesIn } from './listing-sql';
 
 /** Every rule the planner has: the record's type makes a rule added to PlanRule a compile error here until listed. */
 const RULES: Record<PlanRule, true> = {
@@ -39,4 +42,25 @@ describe('the listing’s statements, as checked in', () => {
     expect(replica).toMatch(/; an export$/m);
     expect(replica).toMatch(/^-- refused: 422 /m);
   });
+
+  // The service's pool runs several statements per round trip (docs/adr/0020): none of them may come from input.
+  it.each(['primary', 'replica'] as const)(
+    'send on the %s only their own text, every value bound, however hostile the value',
+    async (kind) => {
+      const HOSTILE = "PAID'; DELETE FROM orders; -- \\";
+      const trips = await roundTripsOf(kind, (filters) => ({ ...filters, status: HOSTILE as OrderFilters['status'] }));
+      expect(trips.length).toBeGreaterThan(20);
+      for (const { sql, parameters } of trips) {
+        const own = sql.split(STATEMENT_SEPARATOR);
+        // Besides the snapshot's, one statement per round trip, whose text never holds a value.
+        expect(own.filter((statement) => !Object.values<string>(SNAPSHOT_STATEMENTS).includes(statement))).toHaveLength(
+          1,
+        );
+        expect(sql).not.toContain('DELETE');
+        // As mysql2 sends it, the value is one quoted literal: outside literals no statement separator appears.
+        const literalsOut = format(sql, parameters as Parameters<typeof format>[1]).replace(/'(?:[^'\\]|\\.)*'/g, "''");
+        expect(literalsOut.split(';').length).toBe(own.length);
+      }
+    },
+  );
 });

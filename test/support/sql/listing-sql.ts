@@ -62,7 +62,7 @@ interface ListingRequest {
   exported?: boolean;
   /** What the count statements answer; the planner chooses among size-dependent plans by them. */
   sizes: Required<Pick<MatchSizes, 'matching' | 'table' | 'range'>>;
-  /** Where the counts answer that every match lies in the sort's column, where the repository asks (docs/adr/0014). */
+  /** Where the counts answer that every match lies in the sort's column, where the repository asks (docs/adr/0020). */
   bounds?: [lowest: number, highest: number];
 }
 
@@ -518,4 +518,25 @@ export async function listingSql(kind: ServerKind): Promise<string> {
   }
   await server.dataSource.destroy().catch(() => undefined);
   return `${sections.join('\n\n')}\n`;
+}
+
+/**
+ * Every round trip the catalogue's requests send on one kind of server, with `plant` given each request's filters
+ * first: what the service's pool (several statements per round trip, docs/adr/0020) would run.
+ */
+export async function roundTripsOf(
+  kind: ServerKind,
+  plant: (filters: OrderFilters) => OrderFilters,
+): Promise<Array<{ sql: string; parameters: unknown[] }>> {
+  const server = await serverOf(kind);
+  try {
+    const trips: Array<{ sql: string; parameters: unknown[] }> = [];
+    for (const request of REQUESTS) {
+      const { sent } = await sendRequest(server, { ...request, filters: plant(request.filters ?? {}) });
+      trips.push(...sent.map(({ sql, parameters }) => ({ sql, parameters })));
+    }
+    return trips;
+  } finally {
+    await server.dataSource.destroy().catch(() => undefined);
+  }
 }
