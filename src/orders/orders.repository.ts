@@ -35,7 +35,7 @@ export interface ListingPlan {
 }
 
 /** What a page's plan may start from: counts already read for its walk, or the bound of the walk to count. */
-export interface KnownSizes {
+interface KnownSizes {
   sizes?: MatchSizes;
   walkBound?: number;
 }
@@ -191,20 +191,7 @@ export class OrdersRepository {
       : this.fullSortMaxOrders;
   }
 
-  /**
-   * A deferred join: the page's ids are found first, from the index alone
-   * (filter columns, created_at, and the primary key InnoDB appends), and only
-   * those rows are read. A plain OFFSET would read every skipped row in full;
-   * this keeps deep pages cheap. Still a single statement. The ids are read
-   * through the index the plan names (`plan`, ReadPlanner), told to the server
-   * as `USE INDEX`.
-   *
-   * With a seek, the ids are the first `limit` past the boundary key in the
-   * walk's direction (a range of the same index, no offset), among the orders
-   * the walk's bound admits; backwards, they are read in reverse and the outer
-   * ORDER BY puts them back. Without one, each row also carries the walk bound
-   * a link from this page starts with, read in the same snapshot.
-   */
+  /** The page's orders, read as the plan says: one statement (PageStatements.statement says how it is built). */
   findPage(
     request: PageRequest,
     { read, sizes }: ReadyPlan,
@@ -229,8 +216,8 @@ export class OrdersRepository {
 
   /**
    * The counts a plan weighs, for a request on the session's server (`plan` says when it wants them), and where the
-   * matches lie in the sort's column where a walk in that order could pass others first (docs/adr/0014). Those are
-   * read in the snapshot the page is then read in (docs/adr/0015): an order placed or changed between the two would
+   * matches lie in the sort's column where a walk in that order could pass others first (docs/adr/0020). Those are
+   * read in the snapshot the page is then read in (docs/adr/0020): an order placed or changed between the two would
    * otherwise match the page and lie past the bounds that it is walked within.
    */
   private async sizes(

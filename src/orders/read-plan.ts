@@ -33,7 +33,7 @@ export interface MatchSizes {
   range?: number;
   /** When the oldest and newest orders were placed: given where `sizesWanted` asks for it, for a month merge. */
   span?: CreationSpan;
-  /** Where every match lies in the sort's first column (docs/adr/0014): read where the repository asks for them. */
+  /** Where every match lies in the sort's first column (docs/adr/0020): read where the repository asks for them. */
   bounds?: RangeBounds;
 }
 
@@ -61,34 +61,24 @@ export interface ReadPlan {
 }
 
 /**
- * What reading one row costs, in rows of a table scan (MariaDB 10.11, the 1M-order bench data, a warm buffer
- * pool). A table scan reads rows in the clustered index's order at
- * 0.08–0.12 µs each, the filter evaluated and the page kept in a bounded sort as it goes. An index entry whose
- * row must be looked up in the clustered index (the sort column is not in the index) costs 1.0–1.3 µs: about
- * 14 rows of a scan, which puts the break-even near 7 % of the table (a status held by 8 % of the orders
- * measured 100 ms through its index, 78 ms by a scan). An entry that holds everything the query needs (filter,
- * sort key and `id`) costs about 0.14 µs with its share of the sort: 2 (a margin over the measured 1.5).
+ * What reading one row costs, in rows of a table scan: a row looked up from an index entry in the clustered index
+ * (LOOKUP_ROW), and an entry that holds everything the query needs (COVERING_ROW). Measured on MariaDB with a warm
+ * buffer pool by the query-plan suite's data; docs/adr/0004 says how.
  */
 const SCAN_ROW = 1;
 const LOOKUP_ROW = 14;
 const COVERING_ROW = 2;
 
 /**
- * Member and concert filters come first: one member's or one concert's orders are a short range of their
- * index (thousands of rows at most, in the bench data 4,459 for the busiest member), sorted in memory in a few
- * ms whatever the sort. With both, the server picks the shorter range: it estimates an equality on an index's
- * leading column by looking into the index, not from statistics, and a concert of 1,900 orders beats a
- * member of 4,100 (forcing the member's index halved the throughput of such a listing).
+ * Member and concert filters come first: one member's or concert's orders are a short range of their index, sorted
+ * in memory whatever the sort. With both, the server picks the shorter range, which it estimates exactly.
  */
 const SELECTIVE_FILTERS: ReadonlyArray<IndexColumn> = ['userId', 'concertId'];
 
 /**
- * Chooses how the page of a listing reads `orders`, so that the plan does not depend on the optimizer's guess.
- * MariaDB prefers, for `ORDER BY … LIMIT`, walking an index of the sort column and filtering as it goes even
- * when the matches are few or lie at the far end of it, and it estimates a status from index statistics that
- * can be off by 2× (it read all 700,000 completed orders through their index to find those of one year, in
- * 450 ms, where a table scan takes 120 ms). The service knows better: how many orders match, exactly and
- * cheaply, from the totals it keeps. The rules, in order:
+ * Chooses the query plan of a listing's page, so that it does not depend on the optimizer's guess from index
+ * statistics (docs/adr/0004): the service knows how many orders match, exactly, from the totals it keeps. The rules,
+ * in order:
  *
  * 1. `member-or-concert`: a member or concert filter reads that filter's index (the shorter, with both).
  * 2. `index-order`: an index whose leading columns hold every filter as one range, and whose order past the
