@@ -16,7 +16,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 
 /** The base the Dockerfile names, as podman spells an image of Docker Hub. */
-export const NODE_BASE_IMAGE = 'docker.io/library/node:24-bookworm-slim';
+const NODE_BASE_IMAGE = 'docker.io/library/node:24-bookworm-slim';
 
 /** What podman needs on a machine without systemd or a writable cgroup for limits (NOTES: "Containers"). */
 export const PODMAN_RUN_OPTIONS = ['--runtime', 'runc', '--ulimit', 'nofile=1024:1024', '--ulimit', 'nproc=1024:1024'];

@@ -23,7 +23,7 @@ export interface ThrowawayMysql {
   stop(): Promise<void>;
 }
 
-export const INSTALL_HINT =
+const INSTALL_HINT =
   'No MySQL for the tests: set TEST_MYSQL_URL (e.g. mysql://root@127.0.0.1:3306/orders_test) or install a server ' +
   'whose mariadbd or mysqld the tests can start (Debian/Ubuntu: sudo apt-get install -y mariadb-server).';
 
@@ -96,10 +96,10 @@ function replicationArguments(replication?: ReplicationRole): string[] {
 }
 
 /**
- * The option file every replica of the project runs with (docs/adr/0012): what an operator copies is what the tests,
+ * The option file every replica of the project runs with (docs/adr/0018): what an operator copies is what the tests,
  * `npm run stack` and the bench start their replicas from.
  */
-export const REPLICA_OPTION_FILE = resolve('deploy/mariadb/replica.cnf');
+const REPLICA_OPTION_FILE = resolve('deploy/mariadb/replica.cnf');
 
 const SIZE_SUFFIXES: Record<string, number> = { K: 2 ** 10, M: 2 ** 20, G: 2 ** 30 };
 

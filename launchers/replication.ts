@@ -8,7 +8,7 @@ import { waitFor } from './wait-for';
 
 export const REPLICATED_DATABASE = 'orders_test';
 /** The service's own user: it reads, and may read replication status (docs/DEPLOYING.md, "Running several instances"). */
-export const SERVICE_USER = { user: 'orders_service', password: 'service-secret' };
+const SERVICE_USER = { user: 'orders_service', password: 'service-secret' };
 const REPLICATION_USER = { user: 'replicator', password: 'replicator-secret' };
 
 export interface ReplicationUsers {

@@ -6,7 +6,7 @@ import { toDatabaseConfig } from '../../src/config/database.config';
 import type { EnvironmentVariables } from '../../src/config/environment';
 import { buildDataSourceOptions } from '../../src/database/data-source-options';
 
-export interface Scenario {
+interface Scenario {
   name: string;
   token: string;
   query: string;

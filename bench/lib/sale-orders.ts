@@ -19,7 +19,7 @@ export interface SaleTally {
  * seats, one transaction), then pays it (status and `updated_at`, a second transaction), each with `workMs` of other
  * work held inside, until `until`. `paced`, when given, is awaited before each order: a sale below full speed.
  */
-export async function placeAndPay(
+async function placeAndPay(
   connection: Connection,
   {
     workMs,

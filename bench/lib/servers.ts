@@ -13,7 +13,7 @@ const COMMANDS: Record<ServerName, string[]> = {
   floor: ['-r', 'ts-node/register', 'bench/floor.ts'],
   naive: ['-r', 'ts-node/register', 'bench/naive.ts'],
 };
-export const PORTS: Record<ServerName, number> = { service: 3910, floor: 3911, naive: 3912 };
+const PORTS: Record<ServerName, number> = { service: 3910, floor: 3911, naive: 3912 };
 
 /** A mode that fails half-way must leave none of the servers it started running. */
 const started = (child: ChildProcess): ChildProcess => {

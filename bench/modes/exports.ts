@@ -17,7 +17,7 @@ const peakRssMb = (child: ChildProcess): number => {
 };
 
 /** Line ends in a chunk, found natively: a byte-by-byte loop here would slow the client more than the service. */
-export function newlinesIn(chunk: Uint8Array): number {
+function newlinesIn(chunk: Uint8Array): number {
   const buffer = Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
   let count = 0;
   for (let at = buffer.indexOf(0x0a); at !== -1; at = buffer.indexOf(0x0a, at + 1)) count += 1;

@@ -68,7 +68,7 @@ const MEMBER_SHAPES = ['', 'sort=totalPrice,desc', 'sort=createdAt,asc&page=2'];
 
 /** Who reads: an administrator; members spread over the seeded ones; the busiest member (the seed's member 1). */
 /** A member the probes place and pay orders for, and list them as (docs/API.md §19). */
-export interface ProbeMember {
+interface ProbeMember {
   id: number;
   token: string;
 }

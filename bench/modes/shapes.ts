@@ -20,7 +20,7 @@ export const FILTER_SETS: Array<[name: string, query: string]> = [
 export const SORT_FIELDS = ['orderId', 'userId', 'concertId', 'totalPrice', 'status', 'createdAt', 'updatedAt'];
 export const SORTS = SORT_FIELDS.flatMap((field) => [`${field},asc`, `${field},desc`]);
 export const PAGES = [1, 50];
-export const TIMED = 3;
+const TIMED = 3;
 /** Upper bounds of the distribution's buckets, in ms. */
 const BUCKETS = [20, 50, 100, 200, 300, 1000, 2000];
 

@@ -6,7 +6,7 @@ import { hash } from 'node:crypto';
 const REVALIDATE_PRIVATELY = 'private, no-cache';
 
 /** A strong validator for a JSON body: the same bytes give the same tag on every instance of the fleet. */
-export const entityTagOf = (body: Buffer): string => `"${hash('sha1', body, 'base64url')}"`;
+const entityTagOf = (body: Buffer): string => `"${hash('sha1', body, 'base64url')}"`;
 
 /**
  * Sends a JSON body with its entity tag, or `304` with no body when the

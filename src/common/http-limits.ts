@@ -8,8 +8,8 @@ import { plainProblem, problemAnswer } from './problem/problem-details';
 
 /** The largest JSON body of parameters a GET may carry (docs/API.md §3); far above any real request. */
 export const MAX_JSON_BODY_BYTES = 16 * 1024;
-export const MAX_QUERY_STRING_LENGTH = 4096;
-export const MAX_QUERY_PARAMETERS = 50;
+const MAX_QUERY_STRING_LENGTH = 4096;
+const MAX_QUERY_PARAMETERS = 50;
 
 /**
  * Refuses query strings no client of this API needs, before anything parses

@@ -12,7 +12,7 @@ const HELMET_OPTIONS: HelmetOptions = { contentSecurityPolicy: { directives: { u
  * middleware does, the content security policy string included — only spent
  * CPU (docs/BENCHMARKS.md).
  */
-export function securityHeaders(options: HelmetOptions = HELMET_OPTIONS): Record<string, string> {
+function securityHeaders(options: HelmetOptions = HELMET_OPTIONS): Record<string, string> {
   const headers: Record<string, string> = {};
   const response = {
     setHeader: (name: string, value: unknown) => (headers[name.toLowerCase()] = String(value)),

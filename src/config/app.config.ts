@@ -2,7 +2,7 @@ import type { EnvironmentVariables } from './environment';
 import { readTrustedProxies, type ProxyTrust } from './trusted-proxies';
 
 /** Signs page links where no secret is configured: development and tests only (refused with NODE_ENV=production). */
-export const DEVELOPMENT_PAGE_LINK_SECRET = 'development-only-page-link-secret-not-for-production';
+const DEVELOPMENT_PAGE_LINK_SECRET = 'development-only-page-link-secret-not-for-production';
 
 export interface AppConfig {
   nodeEnv: 'development' | 'production' | 'test';

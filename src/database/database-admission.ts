@@ -9,7 +9,7 @@ const SMOOTHING = 0.2;
  * The backstop to the deadline: however fast the recent pace, no more
  * requests than this wait at once, so that what they hold stays bounded.
  */
-export const MAX_WAITING = 512;
+const MAX_WAITING = 512;
 
 interface Waiter {
   grant: () => void;

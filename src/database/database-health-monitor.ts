@@ -23,7 +23,7 @@ export const CHECK_INTERVAL_MS = 1000;
  * What each server holds (its indexes, its tables' sizes) is read again this often, and whenever a server answers
  * after it did not: a replica rebuilt from a copy of the primary comes back without its own indexes.
  */
-export const CATALOG_INTERVAL_MS = 30_000;
+const CATALOG_INTERVAL_MS = 30_000;
 /** How soon a catalog that is not known is read again. */
 const CATALOG_RETRY_MS = 5000;
 /** The primary's positions are remembered this long; a replica further behind is reported at least this stale. */

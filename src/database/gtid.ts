@@ -13,9 +13,9 @@ export type AppliedTransactions =
   | { readonly flavour: 'mysql'; readonly set: GtidSet };
 
 /** MySQL: for each source (a server UUID, with its tag on 8.4), the transaction numbers as sorted, disjoint ranges. */
-export type GtidSet = ReadonlyMap<string, readonly (readonly [number, number])[]>;
+type GtidSet = ReadonlyMap<string, readonly (readonly [number, number])[]>;
 
-export type GtidFlavour = AppliedTransactions['flavour'];
+type GtidFlavour = AppliedTransactions['flavour'];
 
 /** What one kind of server is asked, and how its answers read (docs/adr/0016). */
 export interface GtidDialect {

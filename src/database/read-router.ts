@@ -38,7 +38,7 @@ export interface ReadSession {
    * the snapshot, if one is held, ends in the same round trip.
    */
   query<T>(sql: string, parameters: unknown[], options?: { last?: boolean }): Promise<T>;
-  /** The statements from here on read one snapshot, until the session's work ends (docs/adr/0015). */
+  /** The statements from here on read one snapshot, until the session's work ends (docs/adr/0020). */
   beginSnapshot(): void;
 }
 
@@ -97,7 +97,7 @@ export interface ReadConsistency {
 }
 
 /** How a read was served (docs/API.md §19), as `orders_listing_reads_total` counts them. */
-export const SERVED_BY = [
+const SERVED_BY = [
   'primary',
   'replica',
   'replica-after-wait',

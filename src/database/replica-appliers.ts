@@ -1,12 +1,12 @@
 import type { RowDataPacket } from 'mysql2/promise';
 
 /**
- * How many threads a replica applies the primary's writes with (docs/adr/0012): MariaDB's variable, then MySQL 8's.
+ * How many threads a replica applies the primary's writes with (docs/adr/0018): MariaDB's variable, then MySQL 8's.
  * Each server knows only its own name and refuses the other's as an unknown system variable.
  */
-export const APPLIER_VARIABLES = ['slave_parallel_threads', 'replica_parallel_workers'] as const;
+const APPLIER_VARIABLES = ['slave_parallel_threads', 'replica_parallel_workers'] as const;
 
-export type ApplierVariable = (typeof APPLIER_VARIABLES)[number];
+type ApplierVariable = (typeof APPLIER_VARIABLES)[number];
 
 export interface Appliers {
   variable: ApplierVariable;

@@ -12,7 +12,7 @@ import type { ServerCatalog } from './server-catalog';
  * half as long again to be answered, so with the default 2 s deadline a hung
  * server costs a request at most 750 ms, and the retry has the rest.
  */
-export const GIVE_UP = { multipleOfP99: 5, floorMs: 100, shareOfBudget: 1 / 4 } as const;
+const GIVE_UP = { multipleOfP99: 5, floorMs: 100, shareOfBudget: 1 / 4 } as const;
 
 export function giveUpAfterMs(p99Ms: number | undefined, budgetMs: number): number {
   const ceiling = budgetMs * GIVE_UP.shareOfBudget;
@@ -99,7 +99,7 @@ export class ServerAttempt {
 
   /**
    * The statements sent from here on read one snapshot of the server's data, as of the first of them (a read-only
-   * transaction at the servers' REPEATABLE READ), until the attempt's work ends (docs/adr/0015). The transaction
+   * transaction at the servers' REPEATABLE READ), until the attempt's work ends (docs/adr/0020). The transaction
    * begins in the next statement's round trip.
    */
   beginSnapshot(): void {

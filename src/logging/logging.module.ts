@@ -19,7 +19,7 @@ const FLUSH_INTERVAL_MS = 1000;
  * is pending when the process exits, and shutdown flushes it first.
  */
 @Injectable()
-export class LogDestination implements OnApplicationShutdown {
+class LogDestination implements OnApplicationShutdown {
   readonly stream = pino.destination({ dest: 1, sync: false, minLength: BUFFERED_BYTES });
   private readonly timer = setInterval(() => this.stream.flush(), FLUSH_INTERVAL_MS).unref();
 

@@ -18,7 +18,7 @@ export const requestLineSerializers = {
 };
 
 /** 5xx are errors of the service, 4xx the client's; both stand out from the stream of successes. */
-export const levelFor = (statusCode: number): LevelWithSilent =>
+const levelFor = (statusCode: number): LevelWithSilent =>
   statusCode >= 500 ? 'error' : statusCode >= 400 ? 'warn' : 'info';
 
 /**

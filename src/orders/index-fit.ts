@@ -91,7 +91,7 @@ export function holdsAsOneRange(
  * not bound a date-filtered page. (Order ids follow creation time too where orders are inserted as they are placed;
  * the bench data's ids do not, docs/SCALING.md.)
  */
-export const FOLLOWS_CREATION: ReadonlyArray<IndexColumn> = ['updatedAt'];
+const FOLLOWS_CREATION: ReadonlyArray<IndexColumn> = ['updatedAt'];
 
 /** Whether a walk of the index, past its first `fixedCount` columns, passes the dates' orders in one stretch. */
 export function walksAcrossDates(index: OrdersIndex, filtered: readonly IndexColumn[], fixedCount = 0): boolean {

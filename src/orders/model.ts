@@ -30,7 +30,7 @@ export interface OrderRow {
 export const USER_SORT_FIELDS = ['orderId', 'concertId', 'totalPrice', 'status', 'createdAt', 'updatedAt'] as const;
 export const ADMIN_SORT_FIELDS = [...USER_SORT_FIELDS, 'userId'] as const;
 export type SortField = (typeof ADMIN_SORT_FIELDS)[number];
-export type SortDirection = 'ASC' | 'DESC';
+type SortDirection = 'ASC' | 'DESC';
 
 export interface SortKey {
   field: SortField;
@@ -38,8 +38,7 @@ export interface SortKey {
 }
 
 /** `after` continues a walk forwards from a page's last element (`next`), `before` backwards from its first (`prev`). */
-export const SEEK_DIRECTIONS = ['after', 'before'] as const;
-export type SeekDirection = (typeof SEEK_DIRECTIONS)[number];
+export type SeekDirection = 'after' | 'before';
 
 /** A sort key's value as a walk compares it: ids, prices and times (epoch milliseconds) as numbers, the status code as text. */
 export type SortValue = number | string;
@@ -54,7 +53,7 @@ export interface Seek {
 }
 
 /**
- * Where every match lies in the sort's first column (docs/adr/0014, 0015), from the orders of the (day, status)s the
+ * Where every match lies in the sort's first column (docs/adr/0020, 0015), from the orders of the (day, status)s the
  * filters touch: the lowest and highest id or concert id, or for creation time the start of the first day and of the
  * day after the last (epoch ms). A walk in that column's order starts and stops there.
  */

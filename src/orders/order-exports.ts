@@ -14,7 +14,7 @@ import { encoderFor, type ExportEncoder } from './export/export-format';
 import type { ExportFormat } from './model';
 
 /** A line in the log every this many orders, so that a long export shows it is alive and how fast it goes. */
-export const PROGRESS_EVERY_ROWS = 100_000;
+const PROGRESS_EVERY_ROWS = 100_000;
 
 type Outcome = 'complete' | 'cancelled' | 'failed';
 

@@ -24,7 +24,7 @@ import { tooBroadDetail, tooManyToSortDetail } from './too-broad';
 import type { MatchSizes } from './read-plan';
 import type { OrderFilters, OrderRow, Seek, SeekDirection, SortKey, SortValue } from './model';
 
-export type OrdersPage = Page<UserOrderDto> | Page<AdminOrderDto>;
+type OrdersPage = Page<UserOrderDto> | Page<AdminOrderDto>;
 
 /**
  * Orders an export reads at a time: large enough that the statements' round trips are a small share of
@@ -46,13 +46,13 @@ interface BatchReads {
 }
 
 /** Where the links from a page continue: the sort keys of its first and last elements, and the walk's bound. */
-export interface PageBoundaries {
+interface PageBoundaries {
   first: SortValue[];
   last: SortValue[];
   bound: number;
 }
 
-export interface FollowedWalk {
+interface FollowedWalk {
   direction: SeekDirection;
   more: boolean;
 }

@@ -16,7 +16,7 @@ export interface ExportSlot {
  * refreshes its slot every third of this, so a crashed instance blocks its
  * callers' exports for at most this long.
  */
-export const SLOT_EXPIRY_MS = 30_000;
+const SLOT_EXPIRY_MS = 30_000;
 
 /**
  * docs/API.md §13: at most EXPORTS_PER_CALLER exports run at once for one

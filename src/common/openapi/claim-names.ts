@@ -5,7 +5,7 @@ import type { ClaimMapping } from '../../config/auth.config';
  * Where the document speaks of the token's claims, it names the ones this deployment reads (docs/API.md §2): the
  * decorators and the problem catalogue are written before the configuration is known, with these placeholders.
  */
-export const CLAIM_PLACEHOLDERS = {
+const CLAIM_PLACEHOLDERS = {
   memberIdClaim: '{memberIdClaim}',
   rolesClaims: '{rolesClaims}',
   userRoles: '{userRoles}',

@@ -39,7 +39,7 @@ const COUNTING_TABLES = ['order_daily_counts', 'order_count_changes'];
  *      `orderStatus` filter, and the partial first and last days of a
  *      date-range count.
  */
-export const DROPPED_INDEXES = [...SORT_INDEXES, ...COMBINED_FILTER_INDEXES];
+const DROPPED_INDEXES = [...SORT_INDEXES, ...COMBINED_FILTER_INDEXES];
 
 const COUNT_CHANGES_TABLE_MYSQL = `
   CREATE TABLE order_count_changes (

@@ -21,7 +21,7 @@ import {
 /** How often an instance tries to fold. Reads scan what is not folded yet, so this bounds their extra work. */
 export const FOLD_INTERVAL_MS = 1_000;
 /** Changes moved per transaction: small enough to keep each fold short, large enough to outrun a ticket sale. */
-export const FOLD_BATCH = 5_000;
+const FOLD_BATCH = 5_000;
 /**
  * How often a fold starts from the first change rather than past the last one it folded, to fold any change that
  * committed behind it (below). Until then such a change is only counted by reads, as every change not folded is.
@@ -278,7 +278,7 @@ export class OrderCountFolding implements OnApplicationBootstrap, OnApplicationS
 }
 
 /** The counting rows' deltas summed per (day, status), with the bounds of the orders they bring. */
-export function totalsOf(deltas: Delta[]): Total[] {
+function totalsOf(deltas: Delta[]): Total[] {
   const totals = new Map<string, Total>();
   for (const { day, status, delta, order } of deltas) {
     const key = `${day}|${status}`;

@@ -1,6 +1,6 @@
 import { ORDER_STATUS_CODES, type OrderStatusCode } from '../order-status';
 
-export interface GeneratedSeat {
+interface GeneratedSeat {
   seatPriceId: number;
   price: number;
 }

@@ -18,7 +18,7 @@ export const DAY_MS = 86_400_000;
 /** A UTC day as the per-day totals hold it. */
 export const toDay = (epochMs: number): string => new Date(epochMs).toISOString().slice(0, 10);
 
-export const TIME_FIELDS: ReadonlySet<SortField> = new Set(['createdAt', 'updatedAt']);
+const TIME_FIELDS: ReadonlySet<SortField> = new Set(['createdAt', 'updatedAt']);
 
 export const reversed = (sort: SortKey[]): SortKey[] =>
   sort.map(({ field, direction }) => ({ field, direction: direction === 'ASC' ? 'DESC' : 'ASC' }));

@@ -41,7 +41,7 @@ export function parseMysqlUrl(url: string): MysqlTarget {
   };
 }
 
-export function mysqlTarget(): MysqlTarget {
+function mysqlTarget(): MysqlTarget {
   const url = process.env[TEST_MYSQL_URL_VARIABLE];
   if (!url) throw new Error(`${TEST_MYSQL_URL_VARIABLE} is not set; the e2e global setup provides it`);
   return parseMysqlUrl(url);

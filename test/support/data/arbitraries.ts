@@ -25,14 +25,14 @@ export const sortTerms = (fields: readonly Field[]) =>
       }),
     );
 
-export interface DateBound {
+interface DateBound {
   text: string;
   /** The first and last millisecond the bound covers, worked out here without the service's parser. */
   firstMs: number;
   lastMs: number;
 }
 
-export const dateBound = fc
+const dateBound = fc
   .record({
     month: fc.integer({ min: 1, max: 12 }),
     day: fc.integer({ min: 1, max: 28 }),

@@ -27,13 +27,13 @@ export const seoulText = (epochMs: number): string => new Date(epochMs + SEOUL_O
 
 export const MEMBERS = [1, 2, 3, 4, 5, 6];
 export const MEMBER_WITHOUT_ORDERS = 777;
-export const CONCERTS = 12;
+const CONCERTS = 12;
 export const STATUSES: StatusCode[] = ['PAYMENT_PENDING', 'PAYMENT_COMPLETED', 'CANCELLED', 'REFUNDED'];
 /** A status code §5 does not list, as another service might store it; shown as the code itself (§4). */
 export const FOREIGN_STATUS = 'ON_HOLD';
 export const FOREIGN_STATUS_MEMBER = 4;
 /** Several orders share this creation time to the millisecond, so only the orderId tie-breaker orders them. */
-export const TIED_CREATED_AT = seoul(2026, 6, 15, 12, 0, 0, 500);
+const TIED_CREATED_AT = seoul(2026, 6, 15, 12, 0, 0, 500);
 /** Orders sit on both sides of these Seoul midnights, to the millisecond. */
 export const BOUNDARY_DAY = { year: 2026, month: 3, day: 10 };
 

@@ -54,7 +54,7 @@ export function matching(orders: TestOrder[], query: OracleQuery): TestOrder[] {
   );
 }
 
-export function sorted(orders: TestOrder[], sort: Array<[Field, Direction]> = [['createdAt', 'desc']]): TestOrder[] {
+function sorted(orders: TestOrder[], sort: Array<[Field, Direction]> = [['createdAt', 'desc']]): TestOrder[] {
   // Ties are broken by orderId in the direction of the last key: a sort and its reverse are exact reverses.
   const keys: Array<[Field, Direction]> = sort.some(([field]) => field === 'orderId')
     ? sort
@@ -68,7 +68,7 @@ export function sorted(orders: TestOrder[], sort: Array<[Field, Direction]> = [[
   });
 }
 
-export function element(order: TestOrder, role: 'USER' | 'ADMIN'): Record<string, unknown> {
+function element(order: TestOrder, role: 'USER' | 'ADMIN'): Record<string, unknown> {
   return {
     orderId: order.id,
     ...(role === 'ADMIN' ? { userId: order.userId } : {}),
