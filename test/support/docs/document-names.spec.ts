@@ -8,10 +8,19 @@ import {
   currentDocuments,
   deadCitations,
   indexRepository,
+  overBudget,
+  overlongTableRows,
   sectionsOf,
   staleNames,
+  wordsOf,
   type RepositoryIndex,
 } from './document-names';
+
+/** What a newcomer can read through: the figures current only, the structure without its history, short decisions. */
+const WORD_BUDGETS: Record<string, number> = { 'docs/BENCHMARKS.md': 3500, 'docs/ARCHITECTURE.md': 2500 };
+const WORDS_PER_DECISION = 700;
+/** README, CHANGELOG and docs/ together. */
+const WORDS_IN_ALL = 35_000;
 
 const PROBLEM_TYPES = Object.values(PROBLEMS)
   .map(({ type }) => type)
@@ -86,5 +95,29 @@ describe('the documents', () => {
     expect(deadCitations(`// docs/API.md §14\n// docs/API.md §18, §${99}`, sections)).toEqual([
       { line: 2, section: 99 },
     ]);
+  });
+
+  it('keep within their word budgets and their table rows readable', () => {
+    const documents = ['CHANGELOG.md', ...currentDocuments('.')];
+    const texts = Object.fromEntries(documents.map((document) => [document, readFileSync(document, 'utf8')]));
+    const decisions = documents.filter((document) => /^docs\/adr\/\d{4}-/.test(document));
+    expect(decisions.length).toBeGreaterThan(15);
+    const budgets = {
+      ...WORD_BUDGETS,
+      ...Object.fromEntries(decisions.map((document) => [document, WORDS_PER_DECISION])),
+    };
+    expect(overBudget(texts, budgets)).toEqual([]);
+    expect(wordsOf(Object.values(texts).join('\n'))).toBeLessThanOrEqual(WORDS_IN_ALL);
+    // Planted: a document one word over its budget is found.
+    expect(overBudget({ 'docs/BENCHMARKS.md': 'word '.repeat(3501) }, WORD_BUDGETS)).toEqual(['docs/BENCHMARKS.md']);
+    expect(
+      documents.flatMap((document) => overlongTableRows(texts[document]).map(({ line }) => `${document}:${line}`)),
+    ).toEqual([]);
+    // Planted: a row over the limit is found, its padding and a separator row are not counted.
+    const padded = `| ${'word '.repeat(20)}${' '.repeat(900)} |`;
+    expect(overlongTableRows(`| a | b |\n|${'-'.repeat(700)}|\n${padded}\n| ${'long '.repeat(130)} |`)).toEqual([
+      { line: 4, characters: 653 },
+    ]);
+    expect(wordsOf('one two\n three')).toBe(3);
   });
 });

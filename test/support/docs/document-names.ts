@@ -143,11 +143,9 @@ function missingName(text: string, index: RepositoryIndex): string | undefined {
   return undefined;
 }
 
-/** The markdown documents of the repository that describe it as it is now (history is left to the logs). */
+/** The markdown documents of the repository that describe it as it is now (history is CHANGELOG's and git's). */
 export function currentDocuments(root: string): string[] {
-  return ['README.md', ...filesUnder(root, 'docs').filter((file) => file.endsWith('.md'))].filter(
-    (file) => file !== join('docs', 'benchmark-log.md'),
-  );
+  return ['README.md', ...filesUnder(root, 'docs').filter((file) => file.endsWith('.md'))];
 }
 
 /** A citation of the API reference's sections in code: `docs/API.md §14`, `docs/API.md §18, §19`. */
@@ -169,4 +167,28 @@ export function deadCitations(source: string, sections: ReadonlySet<number>): Ar
     }
   }
   return dead;
+}
+
+/** Words as `wc -w` counts them. */
+export const wordsOf = (text: string): number => text.split(/\s+/).filter(Boolean).length;
+
+/** A table row a reader must read across, its alignment padding collapsed; a `---` separator row is no content. */
+const MOST_TABLE_ROW_CHARACTERS = 600;
+const TABLE_SEPARATOR = /^\|[\s:|-]+\|$/;
+
+/** The rows of a markdown document's tables longer than a reader can take in at once. */
+export function overlongTableRows(markdown: string): Array<{ line: number; characters: number }> {
+  return markdown.split('\n').flatMap((text, index) => {
+    const collapsed = text.replace(/ {2,}/g, ' ');
+    return collapsed.startsWith('|') && !TABLE_SEPARATOR.test(collapsed) && collapsed.length > MOST_TABLE_ROW_CHARACTERS
+      ? [{ line: index + 1, characters: collapsed.length }]
+      : [];
+  });
+}
+
+/** The documents, of those given with their text, whose words exceed their budget. */
+export function overBudget(texts: Record<string, string>, budgets: Record<string, number>): string[] {
+  return Object.entries(budgets)
+    .filter(([document, budget]) => wordsOf(texts[document] ?? '') > budget)
+    .map(([document]) => document);
 }
