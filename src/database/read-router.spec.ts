@@ -15,7 +15,7 @@ import {
   ReadRouter,
   ReplicasBehindError,
   UncommittedPositionError,
-  type ServerCapability,
+  type ServerRequirement,
 } from './read-router';
 import { catalogOf, type CatalogRow } from './server-catalog';
 import { parseGtidPosition } from './replication-lag';
@@ -90,7 +90,7 @@ const holding = (server: DatabaseServer, indexes: string[], rows = 10_000_000) =
     ),
   );
 /** A shape only an index named `x` bounds, as the listing would say of a sort by price. */
-const needsX: ServerCapability = (catalog) => catalog.indexes('orders').has('x');
+const needsX: ServerRequirement = { table: 'orders', anyIndexOf: ['x'], sortsWholeUpTo: 0, heldBeforeRead: false };
 
 describe('ReadRouter', () => {
   let warnings: jest.SpiedFunction<Logger['warn']>;
@@ -207,7 +207,12 @@ describe('ReadRouter', () => {
       const { reads, servers, primary } = setup;
       holding(primary, [], 500_000);
       found(setup.one, healthy);
-      const smallTable: ServerCapability = (catalog) => catalog.estimatedRows('orders') <= 1_000_000;
+      const smallTable: ServerRequirement = {
+        table: 'orders',
+        anyIndexOf: [],
+        sortsWholeUpTo: 1_000_000,
+        heldBeforeRead: false,
+      };
       expect(await reads.withConnection(({ runner }) => Promise.resolve(servers.serverOf(runner)), smallTable)).toBe(
         'primary',
       );
@@ -217,7 +222,7 @@ describe('ReadRouter', () => {
   describe('a read reflects every write committed before it came (docs/API.md §19)', () => {
     /** A replica healthy by DB_REPLICA_MAX_LAG_S that has not applied the primary's newest transactions. */
     const secondsBehind: ServerHealth = { ...behind, lagSeconds: 1.2 };
-    const readOf = (setup: ReturnType<typeof router>, serves?: ServerCapability, writerPosition?: string) =>
+    const readOf = (setup: ReturnType<typeof router>, serves?: ServerRequirement, writerPosition?: string) =>
       setup.reads.withConnection(
         ({ runner, behindSeconds }) => Promise.resolve({ server: setup.servers.serverOf(runner), behindSeconds }),
         serves,

@@ -50,12 +50,29 @@ export interface PinnedReads {
 }
 
 /**
- * Whether a server can answer a request within its deadline, from what it holds (docs/API.md §14): the feature
- * knows which structures its statements need; routing knows which server holds them.
+ * What a server must hold to answer a request within its deadline (docs/API.md §14), as the feature names it: any one
+ * of `anyIndexOf` on `table`, or a table of at most `sortsWholeUpTo` rows, which is sorted whole in time. Routing
+ * checks it against what each server was last found to hold (`holds`).
  */
-export type ServerCapability = (catalog: ServerCatalog) => boolean;
+export interface ServerRequirement {
+  readonly table: string;
+  readonly anyIndexOf: readonly string[];
+  readonly sortsWholeUpTo: number;
+  /** Whether a server whose indexes were not read yet counts as holding one: those the schema gives every server. */
+  readonly heldBeforeRead: boolean;
+}
 
-const EVERY_SERVER: ServerCapability = () => true;
+/** What any server answers in time: undefined stands for it. */
+type Requirement = ServerRequirement | undefined;
+
+/** Whether a server, as its catalog was last read, holds what a request requires. */
+export function holds(catalog: ServerCatalog, requirement: Requirement): boolean {
+  if (requirement === undefined || catalog.embedded) return true;
+  const { table, anyIndexOf, sortsWholeUpTo, heldBeforeRead } = requirement;
+  if (catalog.estimatedRows(table) <= sortsWholeUpTo) return true;
+  const held = catalog.indexes(table);
+  return held.size === 0 ? heldBeforeRead : anyIndexOf.some((name) => held.has(name));
+}
 
 /** The least a read not shown current may be behind, so that `Data-Staleness` never says 0 of such a read. */
 const MIN_STALENESS_S = 0.001;
@@ -177,12 +194,12 @@ export class ReadRouter {
    */
   async withConnection<T>(
     work: (session: ReadSession) => Promise<T>,
-    serves: ServerCapability = EVERY_SERVER,
+    required: Requirement = undefined,
     consistency: ReadConsistency = {},
   ): Promise<T> {
-    const first = this.pick(serves);
+    const first = this.pick(required);
     const deadline = this.deadlines.start();
-    return answered(() => deadline.race(this.route(work, deadline, first, serves, consistency)));
+    return answered(() => deadline.race(this.route(work, deadline, first, required, consistency)));
   }
 
   /**
@@ -192,8 +209,8 @@ export class ReadRouter {
    * elsewhere, since another server may hold other data; a server failing
    * fails the reads.
    */
-  pinned(serves: ServerCapability = EVERY_SERVER, consistency: ReadConsistency = {}): PinnedReads {
-    const { server, behindSeconds: behind } = this.pick(serves);
+  pinned(required: Requirement = undefined, consistency: ReadConsistency = {}): PinnedReads {
+    const { server, behindSeconds: behind } = this.pick(required);
     // docs/API.md §19: an export is a long read, never moved onto the primary for freshness; its first read waits for
     // the replica up to the bound, and says otherwise how far behind its data may be.
     let started = false;
@@ -231,12 +248,12 @@ export class ReadRouter {
     work: (session: ReadSession) => Promise<T>,
     deadline: RequestDeadline,
     { server: first, behindSeconds }: Choice,
-    serves: ServerCapability,
+    required: Requirement,
     consistency: ReadConsistency,
   ): Promise<T> {
     const { primary } = this.servers;
     // What the primary can serve is read current, from it if need be; what only replicas hold is read where it can.
-    const primaryServes = serves(primary.catalog) && primary.health.answering;
+    const primaryServes = holds(primary.catalog, required) && primary.health.answering;
     const target = this.targetOf(first, consistency);
     // Awaited by every attempt; observed here too, so that a refusal is never an unhandled rejection.
     target.catch(() => undefined);
@@ -252,7 +269,9 @@ export class ReadRouter {
       );
     };
     // Giving up early only makes sense where another server could answer; the retry is the last word.
-    const mayGiveUp = this.servers.all.some((server) => server !== first && server.canRead() && serves(server.catalog));
+    const mayGiveUp = this.servers.all.some(
+      (server) => server !== first && server.canRead() && holds(server.catalog, required),
+    );
     try {
       return await attempt(first, mayGiveUp, behindSeconds);
     } catch (error) {
@@ -276,7 +295,7 @@ export class ReadRouter {
         first.markFailed(error instanceof ServerNotAnsweringError ? error.why : reasonOf(error));
       }
       if (this.servers.replicas.length === 0) throw error;
-      const capable = this.capableOf(serves);
+      const capable = this.capableOf(required);
       const second = capable.length > 0 ? this.pickAmong(capable, first) : first;
       // Nowhere else to go: for a server found not to hold what it was thought to, as if it had been known before.
       if (second === first) throw isMissingIndex(error) ? new NoCapableServerException() : error;
@@ -365,9 +384,9 @@ export class ReadRouter {
    * The server a request starts on, among those that can serve it. None fresh enough: the least-behind replica that
    * can (docs/API.md §18). None that holds what it needs: refused before any statement.
    */
-  private pick(serves: ServerCapability): Choice {
-    const capable = this.capableOf(serves);
-    return capable.length > 0 ? { server: this.pickAmong(capable) } : this.leastBehind(serves);
+  private pick(required: Requirement): Choice {
+    const capable = this.capableOf(required);
+    return capable.length > 0 ? { server: this.pickAmong(capable) } : this.leastBehind(required);
   }
 
   /**
@@ -376,8 +395,8 @@ export class ReadRouter {
    * within DB_REPLICA_MAX_STALENESS_S; past that, or with none answering, 503. Only where no server holds what the
    * request needs is it refused as too broad.
    */
-  private leastBehind(serves: ServerCapability): Choice {
-    const holders = this.servers.replicas.filter((replica) => serves(replica.catalog));
+  private leastBehind(required: Requirement): Choice {
+    const holders = this.servers.replicas.filter((replica) => holds(replica.catalog, required));
     if (holders.length === 0) throw new NoCapableServerException();
     let least: Choice | undefined;
     for (const server of holders) {
@@ -398,10 +417,10 @@ export class ReadRouter {
    * of the primary is then the truthful answer); otherwise only the healthy replicas that do, since a replica
    * that lags, or does not answer, cannot stand in for what the primary cannot serve.
    */
-  private capableOf(serves: ServerCapability): DatabaseServer[] {
+  private capableOf(required: Requirement): DatabaseServer[] {
     const { primary, replicas } = this.servers;
-    if (serves(primary.catalog)) return this.servers.all.filter((server) => serves(server.catalog));
-    return replicas.filter((replica) => replica.isHealthyReplica() && serves(replica.catalog));
+    if (holds(primary.catalog, required)) return this.servers.all.filter((server) => holds(server.catalog, required));
+    return replicas.filter((replica) => replica.isHealthyReplica() && holds(replica.catalog, required));
   }
 
   /** A healthy replica in turn; else the primary; else the freshest replica that answers; else the primary anyway. */

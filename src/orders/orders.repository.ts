@@ -4,12 +4,12 @@ import { DataSource } from 'typeorm';
 import { DATABASE_CONFIG } from '../config/config.module';
 import type { DatabaseConfig } from '../config/database.config';
 import { QueryShapes } from '../database/query-shapes';
-import type { ReadSession, ServerCapability } from '../database/read-router';
+import type { ReadSession, ServerRequirement } from '../database/read-router';
 import type { ServerCatalog } from '../database/server-catalog';
 import { ObservedStatements, type ListingStatement } from '../observability/observed-statements';
 import { Order } from './order.entity';
 import type { OrderColumn, OrdersIndex } from './index-fit';
-import { ReadPlanner, type MatchSizes, type ReadPlan } from './read-plan';
+import { boundingIndexes, ReadPlanner, type MatchSizes, type ReadPlan } from './read-plan';
 import { REPLICA_INDEXES } from './replica-indexes';
 import { CountStatements, sizesOf, type CountOptions } from './statements/count-statement';
 import { PageStatements, type PageRequest } from './statements/page-statement';
@@ -19,13 +19,24 @@ import { boundedColumnOf } from './range-bounds';
 
 const ORDERS_TABLE = 'orders';
 
+/** Which filters a listing has, and its sort: what routing needs of it is the same for any values. */
+const shapeOf = (filters: OrderFilters, sort: SortKey[]): string =>
+  [
+    filters.userId !== undefined,
+    filters.concertId !== undefined,
+    filters.status !== undefined,
+    filters.createdFrom !== undefined,
+    filters.createdBefore !== undefined,
+    ...sort.map(({ field, direction }) => `${field} ${direction}`),
+  ].join(',');
+
 /**
  * docs/API.md §14: a listing's plan, the one way in to planning: which servers can answer it (what routing asks before
  * any statement), and on the server routing chose, how each of its pages is read.
  */
 export interface ListingPlan {
-  /** Which servers can answer the listing within its deadline: one whose indexes bound it, or small enough to sort. */
-  readonly servers: ServerCapability;
+  /** What a server must hold to answer the listing within its deadline; undefined: any server can. */
+  readonly servers: ServerRequirement | undefined;
   /**
    * How a page is read on the session's server: from the shape, or, where the counts decide it, from the counts read
    * first (or `known` from an earlier batch of the same walk; with `walkBound`, a followed walk's). Refused where it
@@ -87,6 +98,8 @@ export class OrdersRepository {
   /** A planner per catalog: each server's indexes, the replicas' own among them, as last read. */
   private readonly planners = new WeakMap<ServerCatalog, ReadPlanner>();
   private readonly fullSortMaxOrders: number;
+  /** What a server must hold, by shape: a shape's requirement depends on which filters it has, not their values. */
+  private readonly requirements = new Map<string, ServerRequirement | undefined>();
 
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
@@ -138,24 +151,26 @@ export class OrdersRepository {
   }
 
   /**
-   * docs/API.md §14: which servers can answer a listing of these filters in this sort within its deadline. One
-   * whose indexes bound the work by the page, or whose table is small enough to be sorted whole; the embedded
-   * database always.
+   * docs/API.md §14: what a server must hold to answer a listing of these filters in this sort within its deadline:
+   * one of the indexes that bound its work by the page (or by a member's or concert's orders), or a table small
+   * enough to be sorted whole. The same for every request of a shape, so worked out once per shape.
    */
-  private servers(filters: OrderFilters, sort: SortKey[]): ServerCapability {
-    // Routing asks of a server more than once per request (its pick, whether another could take a retry).
-    const answers = new Map<ServerCatalog, boolean>();
-    return (catalog) => {
-      let serves = answers.get(catalog);
-      if (serves === undefined) {
-        serves =
-          catalog.embedded ||
-          catalog.estimatedRows(ORDERS_TABLE) <= this.fullSortMaxOrders ||
-          (this.plannerFor(catalog)?.bounded(filters, sort) ?? true);
-        answers.set(catalog, serves);
-      }
-      return serves;
-    };
+  private servers(filters: OrderFilters, sort: SortKey[]): ServerRequirement | undefined {
+    if (!this.schemaIndexes) return undefined;
+    const shape = shapeOf(filters, sort);
+    if (!this.requirements.has(shape)) {
+      const anyIndexOf = boundingIndexes([...this.schemaIndexes, ...REPLICA_INDEXES], filters, sort);
+      this.requirements.set(
+        shape,
+        anyIndexOf && {
+          table: ORDERS_TABLE,
+          anyIndexOf,
+          sortsWholeUpTo: this.fullSortMaxOrders,
+          heldBeforeRead: new ReadPlanner(this.schemaIndexes).bounded(filters, sort),
+        },
+      );
+    }
+    return this.requirements.get(shape);
   }
 
   /**

@@ -6,7 +6,7 @@ import {
   UncommittedPositionError,
   type ReadRouter,
   type ReadSession,
-  type ServerCapability,
+  type ServerRequirement,
 } from '../database/read-router';
 import { ProblemException } from '../common/problem/problem-details';
 import type { ListingPlan, OrdersRepository, ReadyPlan } from './orders.repository';
@@ -52,7 +52,7 @@ const memberQuery = (overrides: Partial<ListOrdersQuery> = {}): ListOrdersQuery 
   query({ variant: MEMBER, filters: MEMBER.scope({}), ...overrides });
 
 describe('OrdersService', () => {
-  let listing: { servers: jest.Mock<ServerCapability>; on: jest.Mock<ListingPlan['on']> };
+  let listing: { servers: ServerRequirement; on: jest.Mock<ListingPlan['on']> };
   let repository: {
     planFor: jest.Mock<OrdersRepository['planFor']>;
     findPage: jest.Mock<OrdersRepository['findPage']>;
@@ -64,8 +64,8 @@ describe('OrdersService', () => {
 
   beforeEach(() => {
     listing = {
-      // Which servers can serve a shape is the repository's and the router's to tell (their own tests); here any can.
-      servers: jest.fn(() => true),
+      // What a server must hold is the repository's and the router's to tell (their own tests): here a value to pass on.
+      servers: { table: 'orders', anyIndexOf: ['idx'], sortsWholeUpTo: 0, heldBeforeRead: true },
       // Most shapes are planned from the shape alone (ReadPlanner has its own tests); the tests of counts say otherwise.
       on: jest.fn(() => Promise.resolve<ReadyPlan>(READY)),
     };

@@ -9,7 +9,7 @@ import {
   UncommittedPositionError,
   type PinnedReads,
   type ReadSession,
-  type ServerCapability,
+  type ServerRequirement,
 } from '../database/read-router';
 import { ProblemException, problemOf } from '../common/problem/problem-details';
 import type { AdminOrderDto, OrderElement, SeatDto, UserOrderDto } from './dto/order.dto';
@@ -245,7 +245,7 @@ export class OrdersService {
 
   /** A listing's reads, on a server that can answer its shape within bounds (docs/API.md §14). */
   private async onServingServer<T>(
-    servers: ServerCapability,
+    servers: ServerRequirement | undefined,
     { filters, sort, writerPosition }: Pick<ListOrdersQuery, 'filters' | 'sort' | 'writerPosition'>,
     work: (session: ReadSession) => Promise<T>,
   ): Promise<T> {

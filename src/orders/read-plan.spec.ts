@@ -3,7 +3,8 @@ import { getMetadataArgsStorage } from 'typeorm';
 import { Order } from './order.entity';
 import { parseSort } from './query/sort';
 import { PRIMARY_KEY, type OrderColumn } from './index-fit';
-import { ReadPlanner } from './read-plan';
+import fc from 'fast-check';
+import { boundingIndexes, ReadPlanner } from './read-plan';
 import { REPLICA_INDEXES } from './replica-indexes';
 import { ADMIN_SORT_FIELDS, type OrderFilters } from './model';
 
@@ -437,5 +438,45 @@ describe('ReadPlanner', () => {
         onReplica.plan({ status: 'PAYMENT_COMPLETED', ...YEAR }, sortOf('totalPrice,desc'), 1000, year),
       ).toMatchObject({ rule: 'walk', readWhole: 0 });
     });
+  });
+});
+
+describe('boundingIndexes', () => {
+  const candidates = [...indexes, ...REPLICA_INDEXES];
+  const filterSets: OrderFilters[] = [
+    {},
+    { userId: 1 },
+    { concertId: 7 },
+    { status: 'REFUNDED' },
+    MONTH,
+    { createdFrom: MONTH.createdFrom },
+    { status: 'PAYMENT_COMPLETED', ...YEAR },
+    { userId: 1, status: 'PAYMENT_COMPLETED' },
+    { concertId: 7, status: 'PAYMENT_COMPLETED' },
+    { status: 'PAYMENT_PENDING', createdBefore: Date.UTC(2025, 3, 1) },
+  ];
+  const sorts = ADMIN_SORT_FIELDS.flatMap((field) => [sortOf(`${field},asc`), sortOf(`${field},desc`)]);
+
+  // Routing asks whether a server holds one of them; the planner asks whether its indexes bound the shape: the same.
+  it('names a server whose indexes bound a shape exactly when it holds one of them', () => {
+    fc.assert(
+      fc.property(
+        fc.subarray(candidates),
+        fc.constantFrom(...filterSets),
+        fc.constantFrom(...sorts),
+        (held, filters, sort) => {
+          const bounding = boundingIndexes(candidates, filters, sort);
+          const holdsOne = bounding === undefined || held.some((index) => bounding.includes(index.name));
+          expect(holdsOne).toBe(new ReadPlanner(held).bounded(filters, sort));
+        },
+      ),
+      { numRuns: 2000, seed: 17 },
+    );
+  });
+
+  it('asks nothing of a server for a shape the primary key bounds, and a member’s index for their orders', () => {
+    expect(boundingIndexes(candidates, {}, sortOf('orderId,desc'))).toBeUndefined();
+    expect(boundingIndexes(candidates, { userId: 1 }, sortOf('totalPrice,asc'))).toContain('idx_orders_user_created');
+    expect(boundingIndexes(indexes, {}, sortOf('totalPrice,asc'))).toEqual([]);
   });
 });

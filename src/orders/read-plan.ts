@@ -288,3 +288,17 @@ export class ReadPlanner {
     );
   }
 }
+
+/**
+ * docs/API.md §14: the indexes of `candidates` any one of which bounds a listing of these filters in this sort, so
+ * that a server holding one of them answers it within its deadline; undefined where the primary key alone bounds it,
+ * which every server holds.
+ */
+export function boundingIndexes(
+  candidates: readonly OrdersIndex[],
+  filters: OrderFilters,
+  sort: readonly SortKey[],
+): string[] | undefined {
+  if (new ReadPlanner([]).bounded(filters, sort)) return undefined;
+  return candidates.filter((index) => new ReadPlanner([index]).bounded(filters, sort)).map((index) => index.name);
+}

@@ -9,7 +9,8 @@ import {
   type PinnedReads,
   type ReadRouter,
   type ReadSession,
-  type ServerCapability,
+  type ServerRequirement,
+  holds,
 } from '../../../src/database/read-router';
 import { MonotonicClock } from '../../../src/common/time/clock';
 import type { DatabaseServer } from '../../../src/database/database-server';
@@ -372,15 +373,15 @@ async function sendRequest(server: Server, request: ListingRequest): Promise<{ s
     },
   } as unknown as QueryRunner;
   const answering = { catalog, health: { answering: true }, timings: new StatementTimings(new MonotonicClock()) };
-  const connect = <T>(work: (session: ReadSession) => Promise<T>, capability?: ServerCapability): Promise<T> => {
-    if (capability && !capability(catalog)) throw new NoCapableServerException();
+  const connect = <T>(work: (session: ReadSession) => Promise<T>, required?: ServerRequirement): Promise<T> => {
+    if (!holds(catalog, required)) throw new NoCapableServerException();
     const deadline = new RequestDeadline(Number.POSITIVE_INFINITY, new MonotonicClock());
     return new ServerAttempt(runner, deadline, answering as unknown as DatabaseServer, false).run(work);
   };
   const reads = {
     withConnection: connect,
-    pinned: (capability: ServerCapability): PinnedReads => {
-      if (!capability(catalog)) throw new NoCapableServerException();
+    pinned: (required?: ServerRequirement): PinnedReads => {
+      if (!holds(catalog, required)) throw new NoCapableServerException();
       return { withConnection: (work) => connect(work) };
     },
   } as unknown as ReadRouter;
