@@ -143,8 +143,8 @@ export class EnvironmentVariables {
 
   /**
    * The most orders a server sorts whole for one request, in a sort none of its indexes reads in order (docs/API.md
-   * §14): one million take 120–250 ms on the bench's two cores. Past it such a request goes to a replica that holds
-   * the listing's indexes, or is refused at once (422) rather than answered 503 at DB_QUERY_TIMEOUT_MS.
+   * §14), well within DB_QUERY_TIMEOUT_MS. Past it such a request goes to a replica that holds the listing's indexes,
+   * or is refused at once (422) rather than answered 503 at DB_QUERY_TIMEOUT_MS.
    */
   @IsInt()
   @Min(0)
