@@ -16,19 +16,18 @@ import { PageStatements, type PageRequest } from './statements/page-statement';
 import { SeatStatements, type SeatRow } from './statements/seat-statement';
 import type { OrderFilters, OrderRow, SortKey } from './model';
 import { boundedColumnOf } from './range-bounds';
+import { sortShapeOf } from './statements/statement-parts';
 
 const ORDERS_TABLE = 'orders';
 
 /** Which filters a listing has, and its sort: what routing needs of it is the same for any values. */
 const shapeOf = (filters: OrderFilters, sort: SortKey[]): string =>
-  [
-    filters.userId !== undefined,
-    filters.concertId !== undefined,
-    filters.status !== undefined,
-    filters.createdFrom !== undefined,
-    filters.createdBefore !== undefined,
-    ...sort.map(({ field, direction }) => `${field} ${direction}`),
-  ].join(',');
+  `${[filters.userId, filters.concertId, filters.status, filters.createdFrom, filters.createdBefore]
+    .map((value) => (value === undefined ? '-' : '+'))
+    .join('')}|${sortShapeOf(sort)}`;
+
+/** As many shapes as QueryShapes keeps: a flood of odd sort orders does not grow memory. */
+const MAX_REQUIREMENTS = 1000;
 
 /**
  * docs/API.md §14: a listing's plan, the one way in to planning: which servers can answer it (what routing asks before
@@ -160,6 +159,9 @@ export class OrdersRepository {
     const shape = shapeOf(filters, sort);
     if (!this.requirements.has(shape)) {
       const anyIndexOf = boundingIndexes([...this.schemaIndexes, ...REPLICA_INDEXES], filters, sort);
+      if (this.requirements.size >= MAX_REQUIREMENTS) {
+        this.requirements.delete(this.requirements.keys().next().value as string);
+      }
       this.requirements.set(
         shape,
         anyIndexOf && {

@@ -14,6 +14,7 @@ import {
   orderedBy,
   valuesOf,
   walkConditions,
+  sortShapeOf,
 } from './statement-parts';
 import { boundConditions } from './day-bounds';
 import type { OrderFilters, RangeBounds, Seek, SortKey } from '../model';
@@ -63,7 +64,7 @@ export class PageStatements {
       ? this.mergedIds(request, read.branches, indexes ?? [])
       : this.pageIds(request, indexes, bounds);
     const values = { ...ids.values, pageLimit: limit, pageOffset: offset };
-    const key = `page|${ids.key}|${sort.map(({ field, direction }) => `${field} ${direction}`).join(',')}|${indexes?.join(',') ?? ''}|${seek?.direction ?? ''}`;
+    const key = `page|${ids.key}|${sortShapeOf(sort)}|${indexes?.join(',') ?? ''}|${seek?.direction ?? ''}`;
     return this.shapes.statement(key, values, () => {
       const pageIds = ids.build();
       const query = this.dataSource

@@ -28,6 +28,10 @@ export const valuesOf = (conditions: Condition[]): QueryValues =>
 /** Which filters are present, in a fixed order: part of a statement's shape. */
 export const presentIn = (conditions: Condition[]): string => conditions.map(({ name }) => name).join(',');
 
+/** A sort as it shapes a statement: its keys and their directions, never a value. */
+export const sortShapeOf = (sort: readonly SortKey[]): string =>
+  sort.map(({ field, direction }) => `${field} ${direction}`).join(',');
+
 /** A row's value of each sort key, as a continuation carries it and `findPage` seeks from it (times as epoch ms). */
 export function sortValuesOf(row: OrderRow, sort: SortKey[]): SortValue[] {
   return sort.map(({ field }) => {
