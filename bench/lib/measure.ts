@@ -43,6 +43,28 @@ export async function load(target: string, token: string, duration: number, conc
 }
 
 /** Waits until the database runs no query on `orders` any more (abandoned slow ones included). */
+/** Each warm-up window, and the most of them: a cold server's JIT (slower to tier up under `--no-maglev`) and caches. */
+const WARM_UP_WINDOW_SECONDS = 2;
+const WARM_UP_MOST_WINDOWS = 10;
+/** Two windows whose throughput is this close say the server has reached its steady state. */
+const WARM_UP_SETTLED = 0.05;
+
+/**
+ * Untimed load on one URL until the server is warm: windows follow each other until one's throughput is within
+ * WARM_UP_SETTLED of the one before, so that a measured window carries neither compilation nor its caches' filling.
+ * Each connection sends its next request as soon as its last is answered, whatever pace the windows measured take.
+ * Returns how many windows it took.
+ */
+export async function warmUp(target: string, token: string, concurrency: number): Promise<number> {
+  let previous = 0;
+  for (let window = 1; window <= WARM_UP_MOST_WINDOWS; window += 1) {
+    const { answered } = await load(target, token, WARM_UP_WINDOW_SECONDS, concurrency);
+    if (window > 1 && Math.abs(answered - previous) <= WARM_UP_SETTLED * previous) return window;
+    previous = answered;
+  }
+  return WARM_UP_MOST_WINDOWS;
+}
+
 export async function drain(context: BenchContext): Promise<void> {
   const dataSource = await context.monitor();
   for (let attempt = 0; attempt < 600; attempt += 1) {

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { createPool } from 'mysql2/promise';
 import type { BenchContext } from '../lib/context';
-import { cpuMs, drain, load, peakRss } from '../lib/measure';
+import { cpuMs, drain, load, peakRss, warmUp } from '../lib/measure';
 import { start, stop, url } from '../lib/servers';
 
 /** The database server's own process, to read its CPU time; the bench runs next to it. */
@@ -12,7 +12,8 @@ async function databasePid(context: BenchContext): Promise<number> {
 
 /**
  * CPU time per answered request of the service and of the floor, and of
- * MariaDB while each is loaded, over the same interleaved windows; then
+ * MariaDB while each is loaded, over the same interleaved windows after a
+ * warm-up of each; then
  * MariaDB's CPU per statement of each kind, each run alone from here at the
  * same concurrency.
  */
@@ -24,6 +25,13 @@ export async function run(context: BenchContext, rate?: number): Promise<void> {
   const picked = scenarios.filter((scenario) =>
     ['user page 1', 'admin page 1', 'admin all filters'].includes(scenario.name),
   );
+  for (const scenario of picked) {
+    for (const name of names) {
+      process.stderr.write(`warm-up: ${scenario.name} on ${name}\n`);
+      await warmUp(url(name, scenario.query), scenario.token, connections);
+      await drain(context);
+    }
+  }
   const totals = new Map<string, { answered: number; ownMs: number; databaseMs: number; seconds: number }>();
   for (let round = 0; round < rounds; round += 1) {
     for (const scenario of picked) {
@@ -46,7 +54,9 @@ export async function run(context: BenchContext, rate?: number): Promise<void> {
     }
   }
   const pace = rate === undefined ? 'each connection at once' : `${rate} requests/s offered`;
-  console.log(`\n## CPU per request (${connections} connections, ${pace}, ${rounds} × ${seconds} s, interleaved)\n`);
+  console.log(
+    `\n## CPU per request (${connections} connections, ${pace}, ${rounds} × ${seconds} s after a warm-up, interleaved)\n`,
+  );
   console.log(
     '| scenario | service req/s | floor req/s | service / floor req/s | service CPU ms/req | floor CPU ms/req | service / floor CPU | MariaDB CPU ms/req (service) | MariaDB CPU ms/req (floor) |',
   );

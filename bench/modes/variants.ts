@@ -1,7 +1,7 @@
 import { spawnSync, type ChildProcess } from 'node:child_process';
 import { basename } from 'node:path';
 import type { BenchContext } from '../lib/context';
-import { cpuMs, drain, load, mean, median, peakRss } from '../lib/measure';
+import { cpuMs, drain, load, mean, median, peakRss, warmUp } from '../lib/measure';
 import { startVariant, stop, type Variant } from '../lib/servers';
 
 const HEADLINE = ['user page 1', 'admin page 1', 'admin all filters', 'admin size 100'];
@@ -54,9 +54,6 @@ export async function compareFlags(context: BenchContext, flags: string[]): Prom
   );
 }
 
-/** Untimed, before the first round: the first window of a variant would otherwise carry its compilation and its caches' filling. */
-const WARM_UP_SECONDS = 3;
-
 interface Window {
   rps: number;
   p50: number;
@@ -96,7 +93,7 @@ export async function compareVariants(
   for (const scenario of picked) {
     for (const variant of variants) {
       process.stderr.write(`warm-up: ${scenario.name} on ${variant.label}\n`);
-      await load(target(variant, scenario.query), scenario.token, WARM_UP_SECONDS, connections, rate);
+      await warmUp(target(variant, scenario.query), scenario.token, connections);
       await drain(context);
     }
   }
@@ -117,9 +114,7 @@ export async function compareVariants(
   }
   const offered =
     rate === undefined ? `${connections} connections` : `${rate} requests/s offered over ${connections} connections`;
-  console.log(
-    `\n## ${title} (${offered}, ${rounds} × ${seconds} s after ${WARM_UP_SECONDS} s of warm-up, interleaved)\n`,
-  );
+  console.log(`\n## ${title} (${offered}, ${rounds} × ${seconds} s after a warm-up, interleaved)\n`);
   console.log(
     `| scenario | ${variants.map((variant) => `${variant.label} req/s (p50 / p99 ms; CPU ms/req)`).join(' | ')} | ${variants
       .slice(1)
