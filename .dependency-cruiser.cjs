@@ -39,7 +39,7 @@ const ORDERS_FOUNDATION = [
   'listing-variant',
   'order-element',
   'index-fit',
-  'read-plan',
+  'query-plan',
   'month-branches',
   'replica-indexes',
 ];

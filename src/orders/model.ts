@@ -1,6 +1,6 @@
 import type { OrderStatusCode } from './order-status';
 
-// The types the listing's parts trade: the filters, the sort, a walk's seek, a row, an export's format.
+// The types the listing's parts trade: the filters, the sort, a walk's cursor, a row, an export's format.
 
 /** What a listing reads, as every part of the listing trades it. */
 export interface OrderFilters {
@@ -22,8 +22,8 @@ export interface OrderRow {
   status: string;
   createdAt: Date | string;
   updatedAt: Date | string;
-  /** The highest order id at the time of reading, on each row of a page read without a seek: a walk's bound. */
-  walkBound?: number;
+  /** The highest order id at the time of reading, on each row of a page read without a cursor: a walk's bound. */
+  newestOrderId?: number;
 }
 
 /** The fields a listing sorts by: a member's, and an administrator's, who may also sort by member. */
@@ -38,14 +38,14 @@ export interface SortKey {
 }
 
 /** `after` continues a walk forwards from a page's last element (`next`), `before` backwards from its first (`prev`). */
-export type SeekDirection = 'after' | 'before';
+export type CursorDirection = 'after' | 'before';
 
 /** A sort key's value as a walk compares it: ids, prices and times (epoch milliseconds) as numbers, the status code as text. */
 export type SortValue = number | string;
 
 /** Where a followed page starts, and what the walk it belongs to includes (docs/API.md §13). */
-export interface Seek {
-  direction: SeekDirection;
+export interface KeysetCursor {
+  direction: CursorDirection;
   /** The boundary element's value of each sort key, in the sort's order, the appended `orderId` included. */
   key: SortValue[];
   /** The highest order id when the walk began: orders placed since then stay out of it. */

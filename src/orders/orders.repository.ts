@@ -9,7 +9,7 @@ import type { ServerCatalog } from '../database/server-catalog';
 import { ObservedStatements, type ListingStatement } from '../observability/observed-statements';
 import { Order } from './order.entity';
 import type { OrderColumn, OrdersIndex } from './index-fit';
-import { boundingIndexes, ReadPlanner, type MatchSizes, type ReadPlan } from './read-plan';
+import { boundingIndexes, QueryPlanner, type MatchSizes, type QueryPlan } from './query-plan';
 import { REPLICA_INDEXES } from './replica-indexes';
 import { CountStatements, sizesOf, type CountOptions } from './statements/count-statement';
 import { PageStatements, type PageRequest } from './statements/page-statement';
@@ -38,7 +38,7 @@ export interface ListingPlan {
   readonly servers: ServerRequirement | undefined;
   /**
    * How a page is read on the session's server: from the shape, or, where the counts decide it, from the counts read
-   * first (or `known` from an earlier batch of the same walk; with `walkBound`, a followed walk's). Refused where it
+   * first (or `known` from an earlier batch of the same walk; with `newestOrderId`, a followed walk's). Refused where it
    * would read more orders whole than the server sorts in time.
    */
   on(request: PageRequest, session: ReadSession, known?: KnownSizes): Promise<ReadyPlan | RefusedPlan>;
@@ -47,7 +47,7 @@ export interface ListingPlan {
 /** What a page's plan may start from: counts already read for its walk, or the bound of the walk to count. */
 interface KnownSizes {
   sizes?: MatchSizes;
-  walkBound?: number;
+  newestOrderId?: number;
 }
 
 /** How a page is read on one server, from what is known of it so far. */
@@ -61,7 +61,7 @@ interface CountsFirst {
 /** Read through `read` (none on the embedded database, which chooses itself), with the counts where they were read. */
 export interface ReadyPlan {
   kind: 'ready';
-  read?: ReadPlan;
+  read?: QueryPlan;
   sizes?: MatchSizes;
 }
 
@@ -95,7 +95,7 @@ export class OrdersRepository {
    */
   private readonly schemaIndexes?: readonly OrdersIndex[];
   /** A planner per catalog: each server's indexes, the replicas' own among them, as last read. */
-  private readonly planners = new WeakMap<ServerCatalog, ReadPlanner>();
+  private readonly planners = new WeakMap<ServerCatalog, QueryPlanner>();
   private readonly fullSortMaxOrders: number;
   /** What a server must hold, by shape: a shape's requirement depends on which filters it has, not their values. */
   private readonly requirements = new Map<string, ServerRequirement | undefined>();
@@ -122,13 +122,13 @@ export class OrdersRepository {
    * The plans a server can run: through the schema's indexes and the replica indexes it holds. A catalog not
    * read yet names none, and then only the schema's are assumed (the migrations put them on every server).
    */
-  private plannerFor(catalog: ServerCatalog): ReadPlanner | undefined {
+  private plannerFor(catalog: ServerCatalog): QueryPlanner | undefined {
     if (!this.schemaIndexes) return undefined;
     let planner = this.planners.get(catalog);
     if (!planner) {
       const held = catalog.indexes(ORDERS_TABLE);
       const candidates = [...this.schemaIndexes, ...REPLICA_INDEXES];
-      planner = new ReadPlanner(
+      planner = new QueryPlanner(
         held.size === 0 ? this.schemaIndexes : candidates.filter((index) => held.has(index.name)),
       );
       this.planners.set(catalog, planner);
@@ -140,10 +140,10 @@ export class OrdersRepository {
   planFor(filters: OrderFilters, sort: SortKey[]): ListingPlan {
     return {
       servers: this.servers(filters, sort),
-      on: async (request, session, { sizes, walkBound } = {}) => {
+      on: async (request, session, { sizes, newestOrderId } = {}) => {
         const first = this.plan(request, session, sizes);
         return first.kind === 'counts-first'
-          ? this.plan(request, session, await this.sizes(request, session, walkBound))
+          ? this.plan(request, session, await this.sizes(request, session, newestOrderId))
           : first;
       },
     };
@@ -168,7 +168,7 @@ export class OrdersRepository {
           table: ORDERS_TABLE,
           anyIndexOf,
           sortsWholeUpTo: this.fullSortMaxOrders,
-          heldBeforeRead: new ReadPlanner(this.schemaIndexes).bounded(filters, sort),
+          heldBeforeRead: new QueryPlanner(this.schemaIndexes).bounded(filters, sort),
         },
       );
     }
@@ -184,7 +184,7 @@ export class OrdersRepository {
   private plan(request: PageRequest, session: ReadSession, sizes: MatchSizes): ReadyPlan | RefusedPlan;
   private plan(request: PageRequest, session: ReadSession, sizes?: MatchSizes): ServerPlan;
   private plan(
-    { filters, sort, limit, offset, seek }: PageRequest,
+    { filters, sort, limit, offset, cursor }: PageRequest,
     session: ReadSession,
     sizes?: MatchSizes,
   ): ServerPlan {
@@ -192,7 +192,7 @@ export class OrdersRepository {
     const planner = this.plannerFor(catalog);
     if (!planner) return { kind: 'ready', sizes };
     const most = this.mostReadWhole(catalog);
-    const read = planner.plan(filters, sort, (seek ? 0 : offset) + limit, sizes, most);
+    const read = planner.plan(filters, sort, (cursor ? 0 : offset) + limit, sizes, most);
     if (!read) return { kind: 'counts-first' };
     // A plan chosen without the sizes is bounded by its page, or by a member's or concert's orders.
     if ('readWhole' in read && most !== Number.POSITIVE_INFINITY) {
@@ -227,8 +227,8 @@ export class OrdersRepository {
    * changes into the totals in one transaction, and the sum is the same on
    * either side of it.
    */
-  async count(filters: OrderFilters, session: ReadSession, walkBound?: number): Promise<number> {
-    return (await this.readSizes(filters, { withTable: false, walkBound }, session)).matching;
+  async count(filters: OrderFilters, session: ReadSession, newestOrderId?: number): Promise<number> {
+    return (await this.readSizes(filters, { withTable: false, newestOrderId }, session)).matching;
   }
 
   /**
@@ -240,7 +240,7 @@ export class OrdersRepository {
   private async sizes(
     { filters, sort }: Pick<PageRequest, 'filters' | 'sort'>,
     session: ReadSession,
-    walkBound?: number,
+    newestOrderId?: number,
   ): Promise<MatchSizes> {
     const planner = this.plannerFor(session.catalog);
     const wanted = planner?.sizesWanted(filters) ?? { table: false, range: false, span: false };
@@ -249,7 +249,7 @@ export class OrdersRepository {
     if (bounds) session.beginSnapshot();
     return this.readSizes(
       filters,
-      { withTable: wanted.table, withRange: wanted.range, withSpan: wanted.span, walkBound, bounds },
+      { withTable: wanted.table, withRange: wanted.range, withSpan: wanted.span, newestOrderId, bounds },
       session,
     );
   }

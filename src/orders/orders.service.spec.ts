@@ -66,7 +66,7 @@ describe('OrdersService', () => {
     listing = {
       // What a server must hold is the repository's and the router's to tell (their own tests): here a value to pass on.
       servers: { table: 'orders', anyIndexOf: ['idx'], sortsWholeUpTo: 0, heldBeforeRead: true },
-      // Most shapes are planned from the shape alone (ReadPlanner has its own tests); the tests of counts say otherwise.
+      // Most shapes are planned from the shape alone (QueryPlanner has its own tests); the tests of counts say otherwise.
       on: jest.fn(() => Promise.resolve<ReadyPlan>(READY)),
     };
     repository = {
@@ -130,7 +130,10 @@ describe('OrdersService', () => {
     const BATCH = 1000;
     /** A batch as the repository reads it: the batch and one order past it, which says that more follow. */
     const batchFrom = (firstId: number, withMore: boolean) =>
-      Array.from({ length: withMore ? BATCH + 1 : 3 }, (_, index) => ({ ...row(firstId - index), walkBound: 9_999 }));
+      Array.from({ length: withMore ? BATCH + 1 : 3 }, (_, index) => ({
+        ...row(firstId - index),
+        newestOrderId: 9_999,
+      }));
 
     beforeEach(() => {
       // Pinned to one server, each batch on a connection of its own: routing has its own tests.
@@ -159,7 +162,7 @@ describe('OrdersService', () => {
       expect(repository.findPage).toHaveBeenCalledTimes(2);
       expect(repository.findSeats).toHaveBeenCalledTimes(2);
       expect(repository.findSeats.mock.calls[1][0]).toHaveLength(BATCH);
-      expect(repository.findPage.mock.calls[1][0].seek).toEqual({
+      expect(repository.findPage.mock.calls[1][0].cursor).toEqual({
         direction: 'after',
         key: [Date.parse('2026-03-09T15:00:00.999Z'), 9_000 - (BATCH - 1)],
         bound: 9_999,
@@ -217,9 +220,9 @@ describe('OrdersService', () => {
       });
       expect(repository.planFor).toHaveBeenCalledWith(year, byUpdate);
       expect(listing.on).toHaveBeenLastCalledWith(
-        { filters: year, sort: byUpdate, limit: 2, offset: 0, seek: undefined },
+        { filters: year, sort: byUpdate, limit: 2, offset: 0, cursor: undefined },
         session,
-        { walkBound: undefined },
+        { newestOrderId: undefined },
       );
       expect(repository.findPage).not.toHaveBeenCalled();
     });
@@ -270,7 +273,7 @@ describe('OrdersService', () => {
     repository.findSeats.mockResolvedValue([]);
     await service.list(memberQuery());
     expect(repository.findPage).toHaveBeenCalledWith(
-      { filters: { userId: 7 }, sort: query().sort, limit: 2, offset: 0, seek: undefined },
+      { filters: { userId: 7 }, sort: query().sort, limit: 2, offset: 0, cursor: undefined },
       READY,
       session,
     );
@@ -284,7 +287,7 @@ describe('OrdersService', () => {
     repository.findSeats.mockResolvedValue([]);
     const { page } = await service.list(query({ page: 4 }));
     expect(repository.findPage).toHaveBeenCalledWith(
-      { filters: { userId: 99, status: 'REFUNDED' }, sort: query().sort, limit: 2, offset: 6, seek: undefined },
+      { filters: { userId: 99, status: 'REFUNDED' }, sort: query().sort, limit: 2, offset: 6, cursor: undefined },
       READY,
       session,
     );
@@ -318,7 +321,7 @@ describe('OrdersService', () => {
     const sort = [{ field: 'updatedAt' as const, direction: 'DESC' as const }];
     const { page } = await service.list(query({ filters, sort }));
     expect(repository.findPage).toHaveBeenCalledWith(
-      { filters, sort, limit: 2, offset: 0, seek: undefined },
+      { filters, sort, limit: 2, offset: 0, cursor: undefined },
       plan,
       session,
     );
@@ -329,8 +332,8 @@ describe('OrdersService', () => {
   it('tells where links from the page continue: the first and last elements’ sort keys and the bound read with them', async () => {
     // The page statement carries the newest id in the same snapshot as the rows.
     repository.findPage.mockResolvedValue([
-      { ...row(11), walkBound: 500 },
-      { ...row(10), walkBound: 500 },
+      { ...row(11), newestOrderId: 500 },
+      { ...row(10), newestOrderId: 500 },
     ]);
     repository.count.mockResolvedValue(9);
     repository.findSeats.mockResolvedValue([]);
@@ -344,15 +347,15 @@ describe('OrdersService', () => {
     expect(boundaries).toEqual({ first: [createdAt, 120.5, 11], last: [createdAt, 120.5, 10], bound: 500 });
   });
 
-  it('reads a followed page from its seek, one order past it, and counts the walk’s orders', async () => {
+  it('reads a followed page from its cursor, one order past it, and counts the walk’s orders', async () => {
     // Three rows for a page of two: the third, past the page, says the walk goes on and is not shown.
     repository.findPage.mockResolvedValue([row(8), row(7), row(6)]);
     repository.count.mockResolvedValue(40);
     repository.findSeats.mockResolvedValue([]);
-    const seek = { direction: 'after' as const, key: [Date.parse('2026-03-09T15:00:00Z'), 9], bound: 300 };
-    const listed = await service.list(query({ page: 5, seek }));
+    const cursor = { direction: 'after' as const, key: [Date.parse('2026-03-09T15:00:00Z'), 9], bound: 300 };
+    const listed = await service.list(query({ page: 5, cursor }));
     expect(repository.findPage).toHaveBeenCalledWith(
-      { filters: query().filters, sort: query().sort, limit: 3, offset: 8, seek },
+      { filters: query().filters, sort: query().sort, limit: 3, offset: 8, cursor },
       READY,
       session,
     );
@@ -370,13 +373,13 @@ describe('OrdersService', () => {
     repository.findPage.mockResolvedValue([row(9), row(8), row(7)]);
     repository.count.mockResolvedValue(40);
     repository.findSeats.mockResolvedValue([]);
-    const seek = { direction: 'before' as const, key: [Date.parse('2026-03-09T15:00:00Z'), 6], bound: 300 };
-    const back = await service.list(query({ page: 4, seek }));
+    const cursor = { direction: 'before' as const, key: [Date.parse('2026-03-09T15:00:00Z'), 6], bound: 300 };
+    const back = await service.list(query({ page: 4, cursor }));
     expect(back.page.elements.map((element) => element.orderId)).toEqual([8, 7]);
     expect(back.walk).toEqual({ direction: 'before', more: true });
     // Exactly a page: nothing before it in the walk.
     repository.findPage.mockResolvedValue([row(2), row(1)]);
-    expect((await service.list(query({ page: 2, seek }))).walk).toEqual({
+    expect((await service.list(query({ page: 2, cursor }))).walk).toEqual({
       direction: 'before',
       more: false,
     });

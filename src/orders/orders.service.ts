@@ -21,8 +21,8 @@ import { sortValuesOf } from './statements/statement-parts';
 import { buildPage, type Page } from './paging/page';
 import type { ListOrdersQuery } from './query/list-orders-query';
 import { tooBroadDetail, tooManyToSortDetail } from './too-broad';
-import type { MatchSizes } from './read-plan';
-import type { OrderFilters, OrderRow, Seek, SeekDirection, SortKey, SortValue } from './model';
+import type { MatchSizes } from './query-plan';
+import type { OrderFilters, OrderRow, KeysetCursor, CursorDirection, SortKey, SortValue } from './model';
 
 type OrdersPage = Page<UserOrderDto> | Page<AdminOrderDto>;
 
@@ -32,11 +32,11 @@ type OrdersPage = Page<UserOrderDto> | Page<AdminOrderDto>;
  */
 export const EXPORT_BATCH_SIZE = 1000;
 
-/** An export's page of orders, and the seek it was read with (none for the first). */
+/** An export's page of orders, and the cursor it was read with (none for the first). */
 interface ExportPage {
   rows: OrderRow[];
   more: boolean;
-  seek: Seek | undefined;
+  cursor: KeysetCursor | undefined;
 }
 
 /** An export batch's reads: its page, then its seats. */
@@ -53,7 +53,7 @@ interface PageBoundaries {
 }
 
 interface FollowedWalk {
-  direction: SeekDirection;
+  direction: CursorDirection;
   more: boolean;
 }
 
@@ -115,7 +115,7 @@ export class OrdersService {
    * read on one connection of one server (docs/API.md §11), one after the other.
    */
   async list(query: ListOrdersQuery): Promise<ListedPage> {
-    const { filters, sort, size, seek } = query;
+    const { filters, sort, size, cursor } = query;
     const offset = (query.page - 1) * size;
 
     const listing = this.orders.planFor(filters, sort);
@@ -124,17 +124,17 @@ export class OrdersService {
       query,
       async (session) => {
         // One order past a followed page tells whether its walk goes on.
-        const request: PageRequest = { filters, sort, limit: seek ? size + 1 : size, offset, seek };
+        const request: PageRequest = { filters, sort, limit: cursor ? size + 1 : size, offset, cursor };
         // A followed page counts the orders of its walk: those matching now, but for any placed since it began.
-        const plan = readyOrRefused(await listing.on(request, session, { walkBound: seek?.bound }), sort);
+        const plan = readyOrRefused(await listing.on(request, session, { newestOrderId: cursor?.bound }), sort);
         const read = await this.orders.findPage(request, plan, session);
         // Backwards, the order past the page is its first (the outer ORDER BY puts the rows back in sort order).
-        const rows = seek?.direction === 'before' ? read.slice(-size) : read.slice(0, size);
+        const rows = cursor?.direction === 'before' ? read.slice(-size) : read.slice(0, size);
         // Where the counts decided the plan, the count is the page's total.
         const total =
           plan.sizes?.matching ??
-          (seek
-            ? await this.orders.count(filters, session, seek.bound)
+          (cursor
+            ? await this.orders.count(filters, session, cursor.bound)
             : await this.countMatching(filters, rows.length, offset, size, session));
         const seats = await this.orders.findSeats(
           rows.map((row) => row.id),
@@ -147,14 +147,14 @@ export class OrdersService {
 
     const page = buildPage(this.elementsOf(rows, seats, query.variant), total, query.page, size) as OrdersPage;
     const [first, last] = [rows.at(0), rows.at(-1)];
-    const bound = seek?.bound ?? first?.walkBound;
+    const bound = cursor?.bound ?? first?.newestOrderId;
     return {
       page,
       boundaries:
         first && last && bound !== undefined
           ? { first: sortValuesOf(first, sort), last: sortValuesOf(last, sort), bound: Number(bound) }
           : undefined,
-      walk: seek && { direction: seek.direction, more },
+      walk: cursor && { direction: cursor.direction, more },
       behindSeconds,
     };
   }
@@ -166,7 +166,7 @@ export class OrdersService {
    * seeks past the last order of the one before, so none is repeated or
    * skipped while orders are written. They are all read from one server,
    * each statement on a connection and within a deadline of its own. The
-   * next seek is known from the last order of a page, so the next page is
+   * next cursor is known from the last order of a page, so the next page is
    * read while this one's seats are read, and its seats as soon as it is in,
    * while this batch is encoded and sent: one batch ahead and no more. A
    * page's seats take the server as long as the page; read in turn, and only
@@ -191,13 +191,13 @@ export class OrdersService {
     }
     // Counted for the first batch where the counts decide the plan, and kept: every batch is one walk's.
     let sizes: MatchSizes | undefined;
-    const readPage = (seek: Seek | undefined): Promise<ExportPage> =>
+    const readPage = (cursor: KeysetCursor | undefined): Promise<ExportPage> =>
       reads.withConnection(async (session) => {
-        const request: PageRequest = { filters, sort, limit: EXPORT_BATCH_SIZE + 1, offset: 0, seek };
+        const request: PageRequest = { filters, sort, limit: EXPORT_BATCH_SIZE + 1, offset: 0, cursor };
         const plan = readyOrRefused(await listing.on(request, session, { sizes }), sort);
         sizes = plan.sizes;
         const read = await this.orders.findPage(request, plan, session, { last: true });
-        return { rows: read.slice(0, EXPORT_BATCH_SIZE), more: read.length > EXPORT_BATCH_SIZE, seek };
+        return { rows: read.slice(0, EXPORT_BATCH_SIZE), more: read.length > EXPORT_BATCH_SIZE, cursor };
       }, cancelled);
     const readSeats = (rows: readonly OrderRow[]): Promise<SeatRow[]> =>
       reads.withConnection(
@@ -210,8 +210,8 @@ export class OrdersService {
       );
 
     /** A batch's page, then its seats as soon as its page is in: neither waits for the consumer. */
-    const readBatch = (seek: Seek | undefined): BatchReads => {
-      const page = readPage(seek);
+    const readBatch = (cursor: KeysetCursor | undefined): BatchReads => {
+      const page = readPage(cursor);
       const seats = page.then(({ rows }) => readSeats(rows));
       // Awaited in turn, or in `finally` below: a failure meanwhile is never an unhandled one.
       seats.catch(() => undefined);
@@ -222,13 +222,13 @@ export class OrdersService {
     try {
       while (next) {
         const batch: BatchReads = next;
-        const { rows, more, seek } = await batch.page.catch((error: unknown) => {
+        const { rows, more, cursor } = await batch.page.catch((error: unknown) => {
           throw refusalOf(error, filters, sort);
         });
         // Known once the first page is read: whether the export's server had what it must reflect (docs/API.md §19).
-        if (!seek) pinned?.(reads.behindSeconds);
+        if (!cursor) pinned?.(reads.behindSeconds);
         const last = rows.at(-1);
-        const bound = seek?.bound ?? last?.walkBound;
+        const bound = cursor?.bound ?? last?.newestOrderId;
         next =
           more && last && bound !== undefined
             ? readBatch({ direction: 'after', key: sortValuesOf(last, sort), bound: Number(bound) })

@@ -4,7 +4,7 @@ import { Order } from './order.entity';
 import { parseSort } from './query/sort';
 import { PRIMARY_KEY, type OrderColumn } from './index-fit';
 import fc from 'fast-check';
-import { boundingIndexes, ReadPlanner } from './read-plan';
+import { boundingIndexes, QueryPlanner } from './query-plan';
 import { REPLICA_INDEXES } from './replica-indexes';
 import { ADMIN_SORT_FIELDS, type OrderFilters } from './model';
 
@@ -12,7 +12,7 @@ import { ADMIN_SORT_FIELDS, type OrderFilters } from './model';
 const indexes = getMetadataArgsStorage()
   .indices.filter((index) => index.target === Order)
   .map((index) => ({ name: index.name as string, columns: index.columns as OrderColumn[] }));
-const planner = new ReadPlanner(indexes);
+const planner = new QueryPlanner(indexes);
 
 const sortOf = (...terms: string[]) => {
   const parsed = parseSort(terms, ADMIN_SORT_FIELDS);
@@ -31,7 +31,7 @@ const planOf = (filters: OrderFilters, sort: string[], rowsWanted: number, match
     matching === undefined ? undefined : { matching, table: TABLE, ...(range === undefined ? {} : { range }) },
   );
 
-describe('ReadPlanner', () => {
+describe('QueryPlanner', () => {
   it('knows the three indexes the entity declares, none of them over status', () => {
     expect(indexes.map((index) => index.name).sort()).toEqual([
       'idx_orders_concert_created',
@@ -218,7 +218,7 @@ describe('ReadPlanner', () => {
   });
 
   describe('docs/API.md §14: what the primary bounds, and what the replicas’ own indexes add', () => {
-    const onReplica = new ReadPlanner([...indexes, ...REPLICA_INDEXES]);
+    const onReplica = new QueryPlanner([...indexes, ...REPLICA_INDEXES]);
     const FIELDS = ['orderId', 'userId', 'concertId', 'totalPrice', 'status', 'createdAt', 'updatedAt'];
     const SORTS = FIELDS.flatMap((field) => [`${field},asc`, `${field},desc`]);
     const FILTERS: OrderFilters[] = [{}, { status: 'REFUNDED' }, MONTH, { status: 'PAYMENT_COMPLETED', ...YEAR }];
@@ -236,7 +236,7 @@ describe('ReadPlanner', () => {
     });
 
     it('bounds a member’s orders nowhere without an index led by the member: a walk in the sort’s order passes the table', () => {
-      const withoutMembers = new ReadPlanner(indexes.filter((index) => index.name !== 'idx_orders_user_created'));
+      const withoutMembers = new QueryPlanner(indexes.filter((index) => index.name !== 'idx_orders_user_created'));
       for (const sort of SORTS) {
         expect([sort, withoutMembers.bounded({ userId: 1 }, sortOf(sort))]).toEqual([sort, false]);
         expect([sort, withoutMembers.bounded({ userId: 1, concertId: 7 }, sortOf(sort))]).toEqual([sort, true]);
@@ -361,7 +361,7 @@ describe('ReadPlanner', () => {
         'idx_replica_orders_created_updated',
       ]);
       // Without the month index (a replica not migrated since), the range's covering entries are sorted, as before.
-      const withoutMonths = new ReadPlanner([
+      const withoutMonths = new QueryPlanner([
         ...indexes,
         ...REPLICA_INDEXES.filter((index) => !index.columns.includes('createdMonth')),
       ]);
@@ -467,7 +467,7 @@ describe('boundingIndexes', () => {
         (held, filters, sort) => {
           const bounding = boundingIndexes(candidates, filters, sort);
           const holdsOne = bounding === undefined || held.some((index) => bounding.includes(index.name));
-          expect(holdsOne).toBe(new ReadPlanner(held).bounded(filters, sort));
+          expect(holdsOne).toBe(new QueryPlanner(held).bounded(filters, sort));
         },
       ),
       { numRuns: 2000, seed: 17 },

@@ -47,7 +47,7 @@ export interface SizesWanted {
 export type PlanRule = 'member-or-concert' | 'index-order' | 'walk' | 'filter-index' | 'table-scan' | 'month-merge';
 
 /** Which indexes the page's ids may be read through (the server picks among several), and the rule that chose them. */
-export interface ReadPlan {
+export interface QueryPlan {
   indexes: readonly string[];
   rule: PlanRule;
   /**
@@ -99,7 +99,7 @@ const SELECTIVE_FILTERS: ReadonlyArray<IndexColumn> = ['userId', 'concertId'];
  *      first entries of each month the range covers, each walked in update order, merged, and the range's edges
  *      sorted (`monthMerge`).
  */
-export class ReadPlanner {
+export class QueryPlanner {
   constructor(private readonly indexes: readonly OrdersIndex[]) {}
 
   /**
@@ -114,7 +114,7 @@ export class ReadPlanner {
     rowsWanted: number,
     sizes?: MatchSizes,
     mostReadWhole = Number.POSITIVE_INFINITY,
-  ): ReadPlan | undefined {
+  ): QueryPlan | undefined {
     const fixed = fixedColumns(filters);
     const filtered = filterColumns(filters);
     const order = effectiveOrder(sort, fixed);
@@ -146,7 +146,7 @@ export class ReadPlanner {
     const table = sizes.table ?? 1;
     // The range's estimate sums folded days alone (`sizes`): orders not folded yet may leave it short of its matches.
     const range = sizes.range === undefined ? undefined : Math.max(sizes.range, matching);
-    const candidates: Array<ReadPlan & { cost: number }> = [
+    const candidates: Array<QueryPlan & { cost: number }> = [
       { indexes: [PRIMARY_KEY], rule: 'table-scan', cost: table * SCAN_ROW, readWhole: sizes.table },
     ];
     for (const index of [primary, ...this.indexes].filter((index) => readsInOrder(index, [], order))) {
@@ -299,6 +299,6 @@ export function boundingIndexes(
   filters: OrderFilters,
   sort: readonly SortKey[],
 ): string[] | undefined {
-  if (new ReadPlanner([]).bounded(filters, sort)) return undefined;
-  return candidates.filter((index) => new ReadPlanner([index]).bounded(filters, sort)).map((index) => index.name);
+  if (new QueryPlanner([]).bounded(filters, sort)) return undefined;
+  return candidates.filter((index) => new QueryPlanner([index]).bounded(filters, sort)).map((index) => index.name);
 }

@@ -5,7 +5,7 @@ import { ADMIN_SORT_FIELDS, type OrderFilters } from './model';
 import { Order } from './order.entity';
 import { parseSort } from './query/sort';
 import { boundedColumnOf } from './range-bounds';
-import { ReadPlanner } from './read-plan';
+import { QueryPlanner } from './query-plan';
 import { REPLICA_INDEXES } from './replica-indexes';
 
 const sortOf = (...terms: string[]) => {
@@ -47,7 +47,7 @@ describe('boundedColumnOf: which walks start and stop at their days’ bounds (d
     const schema = getMetadataArgsStorage()
       .indices.filter(({ target }) => target === Order)
       .map(({ name, columns }) => ({ name: name ?? '', columns: columns as OrderColumn[] }));
-    const planner = new ReadPlanner([...schema, ...REPLICA_INDEXES]);
+    const planner = new QueryPlanner([...schema, ...REPLICA_INDEXES]);
     const closedRanges: OrderFilters[] = [
       year2025,
       { ...year2025, status: 'PAYMENT_COMPLETED' },

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
 import { DataSource } from 'typeorm';
 import { OrderCountFolding } from '../../src/orders/counting/order-count-folding';
-import { ReadPlanner, type ReadPlan } from '../../src/orders/read-plan';
+import { QueryPlanner, type QueryPlan } from '../../src/orders/query-plan';
 import { applyReplicaIndexes } from '../../src/orders/replica-structures';
 import { generateOrders } from '../../src/orders/seeding/order-generator';
 import { writeOrders } from '../../src/orders/seeding/order-writer';
@@ -53,8 +53,8 @@ describe('a date range sorted by update time, merged by month', () => {
   let target: MysqlTarget;
   let context: TestApp;
   const recorder = new StatementRecorder();
-  let planner: jest.Spied<ReadPlanner['plan']>;
-  const lastPlan = () => planner.mock.results.at(-1)?.value as ReadPlan | undefined;
+  let planner: jest.Spied<QueryPlanner['plan']>;
+  const lastPlan = () => planner.mock.results.at(-1)?.value as QueryPlan | undefined;
 
   beforeAll(async () => {
     target = await freshMysqlDatabase('merge');
@@ -93,7 +93,7 @@ describe('a date range sorted by update time, merged by month', () => {
     await folding.foldPending();
     await folding.stop();
     Object.assign(context.dataSource, { logger: recorder });
-    planner = jest.spyOn(ReadPlanner.prototype, 'plan');
+    planner = jest.spyOn(QueryPlanner.prototype, 'plan');
   }, 120_000);
 
   afterAll(async () => {

@@ -4,7 +4,7 @@ import { generateOrders } from '../../src/orders/seeding/order-generator';
 import { writeOrders } from '../../src/orders/seeding/order-writer';
 import { OrderCountFolding } from '../../src/orders/counting/order-count-folding';
 import { PRIMARY_KEY } from '../../src/orders/index-fit';
-import { ReadPlanner, type PlanRule, type ReadPlan } from '../../src/orders/read-plan';
+import { QueryPlanner, type PlanRule, type QueryPlan } from '../../src/orders/query-plan';
 import { LISTING_SQL_FILES, formattedStatement } from '../support/sql/listing-sql';
 import { freshMysqlDatabase, mysqlEnvironment } from '../support/app/test-database';
 import { startTestApp, type TestApp } from '../support/app/test-app';
@@ -176,10 +176,10 @@ describe('query plans and statements on MariaDB', () => {
 
   describe('the plan the service chooses, and what it answers', () => {
     /** The planner, called through: its rule is not in the SQL, only its index is. */
-    let planner: jest.Spied<ReadPlanner['plan']>;
-    const lastPlan = () => planner.mock.results.at(-1)?.value as ReadPlan | undefined;
+    let planner: jest.Spied<QueryPlanner['plan']>;
+    const lastPlan = () => planner.mock.results.at(-1)?.value as QueryPlan | undefined;
     beforeAll(() => {
-      planner = jest.spyOn(ReadPlanner.prototype, 'plan');
+      planner = jest.spyOn(QueryPlanner.prototype, 'plan');
     });
     afterAll(() => {
       planner.mockRestore();

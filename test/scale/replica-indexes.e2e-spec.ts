@@ -7,7 +7,7 @@ import { buildDataSourceOptions } from '../../src/database/data-source-options';
 import { toDatabaseConfig } from '../../src/config/database.config';
 import { validateEnvironment } from '../../src/config/environment';
 import { Metrics } from '../../src/observability/metrics';
-import { ReadPlanner, type ReadPlan } from '../../src/orders/read-plan';
+import { QueryPlanner, type QueryPlan } from '../../src/orders/query-plan';
 import { REPLICA_COLUMN, REPLICA_INDEXES } from '../../src/orders/replica-indexes';
 import { applyReplicaIndexes, removeReplicaColumn } from '../../src/orders/replica-structures';
 import { startReplicatedMysql, type ReplicatedMysql } from '../../launchers/replication';
@@ -354,14 +354,14 @@ describe('replica-only read indexes', () => {
             .query<RowDataPacket[]>('SELECT COUNT(*) AS placed FROM orders_test.orders');
           return Number(folded) === Number(placed);
         });
-        const planner = jest.spyOn(ReadPlanner.prototype, 'plan');
+        const planner = jest.spyOn(QueryPlanner.prototype, 'plan');
         try {
           const before = await statements(app);
           const response = await list(app, `${shape.query}&sort=${sort}&size=${SIZE}`);
           expect(response.status).toBe(200);
           expect(serversBetween(before, await statements(app))).toEqual(['replica-1']);
           // The planner is asked once per server the router weighs; the replica's plan is the one that read.
-          const plans = planner.mock.results.map((result) => result.value as ReadPlan | undefined);
+          const plans = planner.mock.results.map((result) => result.value as QueryPlan | undefined);
           expect(plans).toContainEqual(expect.objectContaining({ rule, indexes: [index] }));
         } finally {
           planner.mockRestore();

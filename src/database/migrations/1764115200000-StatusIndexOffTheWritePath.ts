@@ -7,7 +7,7 @@ import { MigrationInterface, QueryRunner } from 'typeorm';
  * ranges). It cost the order writers more than any other part of the
  * listing's schema (docs/adr/0010).
  *
- * Its queries are served without it (ReadPlanner): a status is listed by
+ * Its queries are served without it (QueryPlanner): a status is listed by
  * walking `idx_orders_created` in the sort's order, each entry's row checked
  * for the status (the smallest status holds 8 % of the orders: a page of 20
  * reads about 250 entries); a status within dates walks the dates' range of

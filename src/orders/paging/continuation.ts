@@ -1,5 +1,5 @@
 import { createCipheriv, createDecipheriv, createHmac, createSecretKey, hkdfSync, type KeyObject } from 'node:crypto';
-import type { Seek, SeekDirection, SortField, SortKey, SortValue } from '../model';
+import type { KeysetCursor, CursorDirection, SortField, SortKey, SortValue } from '../model';
 
 const TEXT_FIELDS: ReadonlySet<SortField> = new Set(['status']);
 /** AES-256-GCM: 96-bit nonces, 128-bit tags. */
@@ -38,12 +38,12 @@ export class ContinuationTokens {
     this.nonces = derivedKey(secret, 'orders page links: nonces');
   }
 
-  write(seek: Seek, page: number, scope: string): string {
-    const payload = Buffer.from(JSON.stringify([seek.bound, ...seek.key]), 'utf8');
+  write(cursor: KeysetCursor, page: number, scope: string): string {
+    const payload = Buffer.from(JSON.stringify([cursor.bound, ...cursor.key]), 'utf8');
     // JSON ends where the padding's spaces begin, and reads past them.
     const padded = Buffer.alloc(Math.ceil(payload.length / PADDED_TO) * PADDED_TO, ' ');
     payload.copy(padded);
-    const context = this.context(seek.direction, page, scope);
+    const context = this.context(cursor.direction, page, scope);
     const nonce = createHmac('sha256', this.nonces).update(context).update(padded).digest().subarray(0, NONCE_BYTES);
     const cipher = createCipheriv('aes-256-gcm', this.encryption, nonce, { authTagLength: TAG_BYTES });
     cipher.setAAD(context);
@@ -51,8 +51,14 @@ export class ContinuationTokens {
     return Buffer.concat([nonce, sealed, cipher.getAuthTag()]).toString('base64url');
   }
 
-  /** The seek a token describes, or undefined when the service did not write it for exactly this request. */
-  read(token: string, direction: SeekDirection, page: number, scope: string, sort: SortKey[]): Seek | undefined {
+  /** The cursor a token describes, or undefined when the service did not write it for exactly this request. */
+  read(
+    token: string,
+    direction: CursorDirection,
+    page: number,
+    scope: string,
+    sort: SortKey[],
+  ): KeysetCursor | undefined {
     if (!/^[A-Za-z0-9_-]+$/.test(token)) return undefined;
     const bytes = Buffer.from(token, 'base64url');
     if (bytes.length < NONCE_BYTES + PADDED_TO + TAG_BYTES) return undefined;
@@ -76,7 +82,7 @@ export class ContinuationTokens {
     return { direction, key: key as SortValue[], bound: bound as number };
   }
 
-  private context(direction: SeekDirection, page: number, scope: string): Buffer {
+  private context(direction: CursorDirection, page: number, scope: string): Buffer {
     return Buffer.from(`${FORMAT}\n${direction}\n${page}\n${scope}`, 'utf8');
   }
 }

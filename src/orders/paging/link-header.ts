@@ -1,14 +1,14 @@
-import type { SeekDirection } from '../model';
+import type { CursorDirection } from '../model';
 
 /** Commas stay readable (`sort=createdAt,desc`); they are legal in a query component (RFC 3986 §3.4). */
 const encode = (text: string): string => encodeURIComponent(text).replace(/%2C/g, ',');
 
 /** The continuation (`after` or `before`) a `next` or `prev` link carries to the page it targets, if any. */
-export type ContinuationWriter = (direction: SeekDirection, targetPage: number) => string | undefined;
+export type ContinuationWriter = (direction: CursorDirection, targetPage: number) => string | undefined;
 
 /** A followed page's walk: the direction it was followed in, and whether it has orders past this page that way. */
 export interface WalkProgress {
-  direction: SeekDirection;
+  direction: CursorDirection;
   more: boolean;
 }
 
@@ -31,7 +31,7 @@ export function buildLinkHeader(
   walk?: WalkProgress,
 ): string | undefined {
   const rest = parameters.map(([name, value]) => `&${encode(name)}=${encode(value)}`).join('');
-  const link = (page: number, rel: string, direction?: SeekDirection): string => {
+  const link = (page: number, rel: string, direction?: CursorDirection): string => {
     const token = direction && continuation?.(direction, page);
     return `<${path}?page=${page}${rest}${token ? `&${direction}=${token}` : ''}>; rel="${rel}"`;
   };

@@ -140,19 +140,19 @@ describe('ListOrdersQueryPipe', () => {
 });
 
 describe('ListOrdersQueryPipe continuations (docs/API.md §13)', () => {
-  const seek = { direction: 'after' as const, key: [Date.UTC(2026, 2, 10), 'PAYMENT_COMPLETED', 41], bound: 900 };
+  const cursor = { direction: 'after' as const, key: [Date.UTC(2026, 2, 10), 'PAYMENT_COMPLETED', 41], bound: 900 };
   const request = { page: '3', size: '5', sort: ['createdAt,desc', 'status'], orderStatus: 'CANCELLED' };
   /** A token as the Link of page 2 of `request` would carry it to page 3. */
-  const linkFrom = (query: Record<string, unknown>, variant = admin, written = seek) =>
+  const linkFrom = (query: Record<string, unknown>, variant = admin, written = cursor) =>
     tokens.write(written, 3, pipe.transform({ variant, query, body: undefined }).walkScope());
   const read = (query: Record<string, unknown>, variant = admin) => pipe.transform({ variant, query, body: undefined });
 
-  it('reads the seek of a continuation the service wrote for this very request, and echoes no continuation', () => {
+  it('reads the cursor of a continuation the service wrote for this very request, and echoes no continuation', () => {
     const query = read({ ...request, after: linkFrom(request) });
-    expect(query.seek).toEqual(seek);
+    expect(query.cursor).toEqual(cursor);
     expect(query.echoedParameters.map(([name]) => name)).not.toContain('after');
     expect(
-      read({ ...request, before: tokens.write({ ...seek, direction: 'before' }, 3, query.walkScope()) }).seek,
+      read({ ...request, before: tokens.write({ ...cursor, direction: 'before' }, 3, query.walkScope()) }).cursor,
     ).toMatchObject({ direction: 'before' });
   });
 
@@ -184,9 +184,9 @@ describe('ListOrdersQueryPipe continuations (docs/API.md §13)', () => {
   it('refuses one member’s continuation to another, and an administrator’s to a member', () => {
     const memberQuery = { page: '3', size: '5' };
     // The default sort: createdAt, then orderId.
-    const memberSeek = { ...seek, key: [Date.UTC(2026, 2, 10), 41] };
+    const memberSeek = { ...cursor, key: [Date.UTC(2026, 2, 10), 41] };
     const own = linkFrom(memberQuery, user, memberSeek);
-    expect(read({ ...memberQuery, after: own }, user).seek).toBeDefined();
+    expect(read({ ...memberQuery, after: own }, user).cursor).toBeDefined();
     expect(
       errorsOf(() => read({ ...memberQuery, after: own }, listingVariantOf({ id: 8, role: Role.User })))[0].field,
     ).toBe('after');

@@ -20,7 +20,7 @@ import { adminFiltersOf } from './admin-filters';
 import type { ListOrdersQuery } from './list-orders-query';
 import { mergeRequestParameters } from './request-parameters';
 import { parseSort } from './sort';
-import { echoedParametersOf, seekOf, walkScopeOf } from './walk-parameters';
+import { echoedParametersOf, cursorOf, walkScopeOf } from './walk-parameters';
 
 /** What the listing handler receives: whom the listing is for, and the raw parameters from both transports. */
 export interface ListOrdersRequest {
@@ -127,14 +127,14 @@ export class ListOrdersQueryPipe implements PipeTransform<ListOrdersRequest, Lis
               size,
             )
         : undefined;
-    const seek = seekOf(this.continuations, dto, page, walkScope, sort.keys, earlierScope);
+    const cursor = cursorOf(this.continuations, dto, page, walkScope, sort.keys, earlierScope);
     return {
       page,
       size,
       sort: sort.keys,
       filters: variant.scope(filters),
       variant,
-      seek,
+      cursor,
       walkScope,
       echoedParameters: echoedParametersOf(values, size),
       writerPosition,

@@ -1,5 +1,5 @@
 import type { ListingVariant } from '../listing-variant';
-import type { OrderFilters, Seek, SortKey } from '../model';
+import type { OrderFilters, KeysetCursor, SortKey } from '../model';
 
 /** A validated listing request, independent of how it was transported. */
 export interface ListOrdersQuery {
@@ -11,7 +11,7 @@ export interface ListOrdersQuery {
   /** Who the listing is for, resolved once from the caller: everything that differs between member and administrator. */
   variant: ListingVariant;
   /** Where a followed link continues its walk; absent, the page is read by offset. */
-  seek?: Seek;
+  cursor?: KeysetCursor;
   /**
    * What a continuation is bound to: the variant's walk owner (a member's id), the filters, the sort and the size.
    * Worked out on first use, since most requests neither carry a continuation nor write one for every link.

@@ -1,6 +1,6 @@
 import { InvalidParametersException } from '../../common/problem/invalid-parameters.exception';
 import { CONTINUATION_PARAMETERS, type UserOrdersQueryDto } from '../dto/orders-query.dto';
-import type { OrderFilters, Seek, SortKey } from '../model';
+import type { OrderFilters, KeysetCursor, SortKey } from '../model';
 import { ProblemException, problemOf } from '../../common/problem/problem-details';
 import type { ContinuationTokens } from '../paging/continuation';
 import { toQueryValues, type RequestParameters } from './request-parameters';
@@ -19,14 +19,14 @@ export function walkScopeOf(walkOwner: string, filters: OrderFilters, sort: Sort
  * The continuation sent, checked against the rest of the request; a 400 naming it when the service did not write it
  * for this one. `earlierScope`: the scope the same request had before 3.0.0, where its tie-break differs.
  */
-export function seekOf(
+export function cursorOf(
   continuations: ContinuationTokens,
   dto: UserOrdersQueryDto,
   page: number,
   scope: () => string,
   sort: SortKey[],
   earlierScope?: () => string,
-): Seek | undefined {
+): KeysetCursor | undefined {
   if (dto.after !== undefined && dto.before !== undefined) {
     throw new InvalidParametersException([
       { field: 'before', message: 'after and before continue a walk in opposite directions; send one of them' },
@@ -35,12 +35,12 @@ export function seekOf(
   const direction = dto.after !== undefined ? 'after' : dto.before !== undefined ? 'before' : undefined;
   if (direction === undefined) return undefined;
   const token = dto[direction] ?? '';
-  const seek = continuations.read(token, direction, page, scope(), sort);
+  const cursor = continuations.read(token, direction, page, scope(), sort);
   // Written before 3.0.0, when the tie-break of this sort ran the other way: no page of the new order follows it.
-  if (!seek && earlierScope && continuations.read(token, direction, page, earlierScope(), sort)) {
+  if (!cursor && earlierScope && continuations.read(token, direction, page, earlierScope(), sort)) {
     throw new ProblemException(problemOf('continuationOutdated'));
   }
-  if (!seek) {
+  if (!cursor) {
     throw new InvalidParametersException([
       {
         field: direction,
@@ -48,7 +48,7 @@ export function seekOf(
       },
     ]);
   }
-  return seek;
+  return cursor;
 }
 
 const NOT_ECHOED: ReadonlySet<string> = new Set(['page', 'size', 'sort', ...CONTINUATION_PARAMETERS]);

@@ -23,7 +23,7 @@ SELECT
       MAX("n"."id")
     FROM
       "orders" "n"
-  ) AS "walkBound"
+  ) AS "newestOrderId"
 FROM
   "orders" "o"
   INNER JOIN (
@@ -85,7 +85,7 @@ SELECT
       MAX("n"."id")
     FROM
       "orders" "n"
-  ) AS "walkBound"
+  ) AS "newestOrderId"
 FROM
   "orders" "o"
   INNER JOIN (
@@ -147,7 +147,7 @@ SELECT
       MAX("n"."id")
     FROM
       "orders" "n"
-  ) AS "walkBound"
+  ) AS "newestOrderId"
 FROM
   "orders" "o"
   INNER JOIN (
@@ -211,7 +211,7 @@ SELECT
       MAX("n"."id")
     FROM
       "orders" "n"
-  ) AS "walkBound"
+  ) AS "newestOrderId"
 FROM
   "orders" "o"
   INNER JOIN (
@@ -275,7 +275,7 @@ SELECT
       MAX("n"."id")
     FROM
       "orders" "n"
-  ) AS "walkBound"
+  ) AS "newestOrderId"
 FROM
   "orders" "o"
   INNER JOIN (
@@ -339,7 +339,7 @@ SELECT
       MAX("n"."id")
     FROM
       "orders" "n"
-  ) AS "walkBound"
+  ) AS "newestOrderId"
 FROM
   "orders" "o"
   INNER JOIN (
@@ -428,7 +428,7 @@ SELECT
       MAX("n"."id")
     FROM
       "orders" "n"
-  ) AS "walkBound"
+  ) AS "newestOrderId"
 FROM
   "orders" "o"
   INNER JOIN (
@@ -517,7 +517,7 @@ SELECT
       MAX("n"."id")
     FROM
       "orders" "n"
-  ) AS "walkBound"
+  ) AS "newestOrderId"
 FROM
   "orders" "o"
   INNER JOIN (
@@ -608,7 +608,7 @@ SELECT
       MAX("n"."id")
     FROM
       "orders" "n"
-  ) AS "walkBound"
+  ) AS "newestOrderId"
 FROM
   "orders" "o"
   INNER JOIN (
@@ -681,7 +681,7 @@ SELECT
       MAX("n"."id")
     FROM
       "orders" "n"
-  ) AS "walkBound"
+  ) AS "newestOrderId"
 FROM
   "orders" "o"
   INNER JOIN (
@@ -778,7 +778,7 @@ SELECT
       MAX("n"."id")
     FROM
       "orders" "n"
-  ) AS "walkBound"
+  ) AS "newestOrderId"
 FROM
   "orders" "o"
   INNER JOIN (
@@ -875,7 +875,7 @@ SELECT
       MAX("n"."id")
     FROM
       "orders" "n"
-  ) AS "walkBound"
+  ) AS "newestOrderId"
 FROM
   "orders" "o"
   INNER JOIN (
@@ -964,7 +964,7 @@ SELECT
       MAX("n"."id")
     FROM
       "orders" "n"
-  ) AS "walkBound"
+  ) AS "newestOrderId"
 FROM
   "orders" "o"
   INNER JOIN (
@@ -1061,7 +1061,7 @@ SELECT
       MAX("n"."id")
     FROM
       "orders" "n"
-  ) AS "walkBound"
+  ) AS "newestOrderId"
 FROM
   "orders" "o"
   INNER JOIN (
@@ -1134,7 +1134,7 @@ SELECT
       MAX("n"."id")
     FROM
       "orders" "n"
-  ) AS "walkBound"
+  ) AS "newestOrderId"
 FROM
   "orders" "o"
   INNER JOIN (
@@ -1227,7 +1227,7 @@ SELECT
       MAX("n"."id")
     FROM
       "orders" "n"
-  ) AS "walkBound"
+  ) AS "newestOrderId"
 FROM
   "orders" "o"
   INNER JOIN (
@@ -1560,7 +1560,7 @@ SELECT
       MAX("n"."id")
     FROM
       "orders" "n"
-  ) AS "walkBound"
+  ) AS "newestOrderId"
 FROM
   "orders" "o"
   INNER JOIN (

@@ -23,7 +23,7 @@ SELECT
       MAX(`n`.`id`)
     FROM
       `orders` `n`
-  ) AS `walkBound`
+  ) AS `newestOrderId`
 FROM
   `orders` `o`
   INNER JOIN (
@@ -86,7 +86,7 @@ SELECT
       MAX(`n`.`id`)
     FROM
       `orders` `n`
-  ) AS `walkBound`
+  ) AS `newestOrderId`
 FROM
   `orders` `o`
   INNER JOIN (
@@ -149,7 +149,7 @@ SELECT
       MAX(`n`.`id`)
     FROM
       `orders` `n`
-  ) AS `walkBound`
+  ) AS `newestOrderId`
 FROM
   `orders` `o`
   INNER JOIN (
@@ -219,7 +219,7 @@ SELECT
       MAX(`n`.`id`)
     FROM
       `orders` `n`
-  ) AS `walkBound`
+  ) AS `newestOrderId`
 FROM
   `orders` `o`
   INNER JOIN (
@@ -372,7 +372,7 @@ SELECT
       MAX(`n`.`id`)
     FROM
       `orders` `n`
-  ) AS `walkBound`
+  ) AS `newestOrderId`
 FROM
   `orders` `o`
   INNER JOIN (
@@ -547,7 +547,7 @@ SELECT
       MAX(`n`.`id`)
     FROM
       `orders` `n`
-  ) AS `walkBound`
+  ) AS `newestOrderId`
 FROM
   `orders` `o`
   INNER JOIN (
@@ -605,7 +605,7 @@ SELECT
       MAX(`n`.`id`)
     FROM
       `orders` `n`
-  ) AS `walkBound`
+  ) AS `newestOrderId`
 FROM
   `orders` `o`
   INNER JOIN (
@@ -724,7 +724,7 @@ SELECT
       MAX(`n`.`id`)
     FROM
       `orders` `n`
-  ) AS `walkBound`
+  ) AS `newestOrderId`
 FROM
   `orders` `o`
   INNER JOIN (
@@ -883,7 +883,7 @@ SELECT
       MAX(`n`.`id`)
     FROM
       `orders` `n`
-  ) AS `walkBound`
+  ) AS `newestOrderId`
 FROM
   `orders` `o`
   INNER JOIN (

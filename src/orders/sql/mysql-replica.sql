@@ -23,7 +23,7 @@ SELECT
       MAX(`n`.`id`)
     FROM
       `orders` `n`
-  ) AS `walkBound`
+  ) AS `newestOrderId`
 FROM
   `orders` `o`
   INNER JOIN (
@@ -86,7 +86,7 @@ SELECT
       MAX(`n`.`id`)
     FROM
       `orders` `n`
-  ) AS `walkBound`
+  ) AS `newestOrderId`
 FROM
   `orders` `o`
   INNER JOIN (
@@ -149,7 +149,7 @@ SELECT
       MAX(`n`.`id`)
     FROM
       `orders` `n`
-  ) AS `walkBound`
+  ) AS `newestOrderId`
 FROM
   `orders` `o`
   INNER JOIN (
@@ -214,7 +214,7 @@ SELECT
       MAX(`n`.`id`)
     FROM
       `orders` `n`
-  ) AS `walkBound`
+  ) AS `newestOrderId`
 FROM
   `orders` `o`
   INNER JOIN (
@@ -279,7 +279,7 @@ SELECT
       MAX(`n`.`id`)
     FROM
       `orders` `n`
-  ) AS `walkBound`
+  ) AS `newestOrderId`
 FROM
   `orders` `o`
   INNER JOIN (
@@ -344,7 +344,7 @@ SELECT
       MAX(`n`.`id`)
     FROM
       `orders` `n`
-  ) AS `walkBound`
+  ) AS `newestOrderId`
 FROM
   `orders` `o`
   INNER JOIN (
@@ -529,7 +529,7 @@ SELECT
       MAX(`n`.`id`)
     FROM
       `orders` `n`
-  ) AS `walkBound`
+  ) AS `newestOrderId`
 FROM
   `orders` `o`
   INNER JOIN (
@@ -716,7 +716,7 @@ SELECT
       MAX(`n`.`id`)
     FROM
       `orders` `n`
-  ) AS `walkBound`
+  ) AS `newestOrderId`
 FROM
   `orders` `o`
   INNER JOIN (
@@ -774,7 +774,7 @@ SELECT
       MAX(`n`.`id`)
     FROM
       `orders` `n`
-  ) AS `walkBound`
+  ) AS `newestOrderId`
 FROM
   `orders` `o`
   INNER JOIN (
@@ -910,7 +910,7 @@ SELECT
       MAX(`n`.`id`)
     FROM
       `orders` `n`
-  ) AS `walkBound`
+  ) AS `newestOrderId`
 FROM
   `orders` `o`
   INNER JOIN (
@@ -1029,7 +1029,7 @@ SELECT
       MAX(`n`.`id`)
     FROM
       `orders` `n`
-  ) AS `walkBound`
+  ) AS `newestOrderId`
 FROM
   `orders` `o`
   INNER JOIN (
@@ -1086,7 +1086,7 @@ SELECT
       MAX(`n`.`id`)
     FROM
       `orders` `n`
-  ) AS `walkBound`
+  ) AS `newestOrderId`
 FROM
   `orders` `o`
   INNER JOIN (
@@ -1299,7 +1299,7 @@ SELECT
       MAX(`n`.`id`)
     FROM
       `orders` `n`
-  ) AS `walkBound`
+  ) AS `newestOrderId`
 FROM
   `orders` `o`
   INNER JOIN (
@@ -1390,7 +1390,7 @@ SELECT
       MAX(`n`.`id`)
     FROM
       `orders` `n`
-  ) AS `walkBound`
+  ) AS `newestOrderId`
 FROM
   `orders` `o`
   INNER JOIN (
@@ -1565,7 +1565,7 @@ SELECT
       MAX(`n`.`id`)
     FROM
       `orders` `n`
-  ) AS `walkBound`
+  ) AS `newestOrderId`
 FROM
   `orders` `o`
   INNER JOIN (
@@ -1974,7 +1974,7 @@ SELECT
       MAX(`n`.`id`)
     FROM
       `orders` `n`
-  ) AS `walkBound`
+  ) AS `newestOrderId`
 FROM
   `orders` `o`
   INNER JOIN (

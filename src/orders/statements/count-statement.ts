@@ -4,7 +4,7 @@ import type { QueryShapes, QueryValues } from '../../database/query-shapes';
 import { COUNT_CHANGES_TABLE, COUNT_MOVES_TABLE, DAILY_COUNTS_TABLE } from '../counting/daily-counts';
 import type { OrderFilters, RangeBounds } from '../model';
 import { Order } from '../order.entity';
-import type { MatchSizes } from '../read-plan';
+import type { MatchSizes } from '../query-plan';
 import { BOUNDS_READ_COLUMNS, dayBoundsOf, touchedDays, withDayBounds } from './day-bounds';
 import { conditionsOf, DAY_MS, matching, presentIn, toDay, valuesOf, type Condition } from './statement-parts';
 
@@ -24,13 +24,13 @@ export interface CountOptions {
   /** Also read when the oldest and newest orders were placed, for the planner. */
   withSpan?: boolean;
   /** Count only the orders a walk with this bound includes. */
-  walkBound?: number;
+  newestOrderId?: number;
   /** Also read where every match lies in this column (no member or concert: the totals'; docs/adr/0020). */
   bounds?: RangeBounds['field'];
 }
 
-const countKey = ({ withTable, withRange, withSpan, walkBound, bounds }: CountOptions): string =>
-  `${withTable ? '|table' : ''}${withRange ? '|range' : ''}${withSpan ? '|span' : ''}${walkBound === undefined ? '' : '|walk'}${bounds ? `|${bounds}` : ''}`;
+const countKey = ({ withTable, withRange, withSpan, newestOrderId, bounds }: CountOptions): string =>
+  `${withTable ? '|table' : ''}${withRange ? '|range' : ''}${withSpan ? '|span' : ''}${newestOrderId === undefined ? '' : '|walk'}${bounds ? `|${bounds}` : ''}`;
 
 /**
  * The count statements: exact, and with the other sizes the planner weighs where asked. Filtered by member or concert,
@@ -71,7 +71,7 @@ export class CountStatements {
     const edges = [edge('firstDay', from, firstWholeDay), edge('lastDay', afterWholeDays, before)].filter(
       (part) => part !== undefined,
     );
-    const newer = this.newerThanWalk(filters, options.walkBound);
+    const newer = this.newerThanWalk(filters, options.newestOrderId);
     const days = this.rangeDays(filters, options);
     const touched = options.bounds ? touchedDays(filters) : [];
     const values = Object.assign(
@@ -117,7 +117,7 @@ export class CountStatements {
 
   private countRows(filters: OrderFilters, options: CountOptions): [string, unknown[]] {
     const conditions = conditionsOf(filters, 'o');
-    const newer = this.newerThanWalk(filters, options.walkBound);
+    const newer = this.newerThanWalk(filters, options.newestOrderId);
     const days = this.rangeDays(filters, options);
     return this.shapes.statement(
       `count|${presentIn(conditions)}${countKey(options)}`,
@@ -138,9 +138,12 @@ export class CountStatements {
    * counts the walk's orders as they are now, without giving up the per-day
    * totals; the ids past the bound are a short range of the primary key.
    */
-  private newerThanWalk(filters: OrderFilters, walkBound: number | undefined): Condition[] {
-    if (walkBound === undefined) return [];
-    return [{ sql: 'w.id > :walkBound_w', name: 'walkBound_w', value: walkBound }, ...conditionsOf(filters, 'w')];
+  private newerThanWalk(filters: OrderFilters, newestOrderId: number | undefined): Condition[] {
+    if (newestOrderId === undefined) return [];
+    return [
+      { sql: 'w.id > :newestOrderId_w', name: 'newestOrderId_w', value: newestOrderId },
+      ...conditionsOf(filters, 'w'),
+    ];
   }
 
   /**

@@ -3,7 +3,7 @@ import type { QueryShapes, QueryValues } from '../../database/query-shapes';
 import type { MonthBranch } from '../month-branches';
 import { Order } from '../order.entity';
 import { SORT_COLUMNS } from '../index-fit';
-import type { ReadPlan } from '../read-plan';
+import type { QueryPlan } from '../query-plan';
 import { REPLICA_COLUMN } from '../replica-indexes';
 import {
   conditionsOf,
@@ -17,15 +17,15 @@ import {
   sortShapeOf,
 } from './statement-parts';
 import { boundConditions } from './day-bounds';
-import type { OrderFilters, RangeBounds, Seek, SortKey } from '../model';
+import type { OrderFilters, RangeBounds, KeysetCursor, SortKey } from '../model';
 
-/** A page to read: by offset, or, with `seek`, from a boundary key within a walk's bound (offset then unused). */
+/** A page to read: by offset, or, with `cursor`, from a boundary key within a walk's bound (offset then unused). */
 export interface PageRequest {
   filters: OrderFilters;
   sort: SortKey[];
   limit: number;
   offset: number;
-  seek?: Seek;
+  cursor?: KeysetCursor;
 }
 
 /** A page's ids as `findPage` joins them: the statement's shape key and values, and its SQL built once per shape. */
@@ -47,24 +47,24 @@ export class PageStatements {
    * (filter columns, created_at, and the primary key InnoDB appends), and only
    * those rows are read. A plain OFFSET would read every skipped row in full;
    * this keeps deep pages cheap. Still a single statement. The ids are read
-   * through the index the plan names (`plan`, ReadPlanner), told to the server
+   * through the index the plan names (`plan`, QueryPlanner), told to the server
    * as `USE INDEX`.
    *
-   * With a seek, the ids are the first `limit` past the boundary key in the
+   * With a cursor, the ids are the first `limit` past the boundary key in the
    * walk's direction (a range of the same index, no offset), among the orders
    * the walk's bound admits; backwards, they are read in reverse and the outer
    * ORDER BY puts them back. Without one, each row also carries the walk bound
    * a link from this page starts with, read in the same snapshot.
    */
-  statement(request: PageRequest, read: ReadPlan | undefined, bounds?: RangeBounds): [string, unknown[]] {
-    const { sort, limit, seek } = request;
-    const offset = seek ? 0 : request.offset;
+  statement(request: PageRequest, read: QueryPlan | undefined, bounds?: RangeBounds): [string, unknown[]] {
+    const { sort, limit, cursor } = request;
+    const offset = cursor ? 0 : request.offset;
     const indexes = read?.indexes;
     const ids = read?.branches
       ? this.mergedIds(request, read.branches, indexes ?? [])
       : this.pageIds(request, indexes, bounds);
     const values = { ...ids.values, pageLimit: limit, pageOffset: offset };
-    const key = `page|${ids.key}|${sortShapeOf(sort)}|${indexes?.join(',') ?? ''}|${seek?.direction ?? ''}`;
+    const key = `page|${ids.key}|${sortShapeOf(sort)}|${indexes?.join(',') ?? ''}|${cursor?.direction ?? ''}`;
     return this.shapes.statement(key, values, () => {
       const pageIds = ids.build();
       const query = this.dataSource
@@ -79,29 +79,29 @@ export class PageStatements {
         .addSelect('o.status', 'status')
         .addSelect('o.createdAt', 'createdAt')
         .addSelect('o.updatedAt', 'updatedAt');
-      if (!seek) {
+      if (!cursor) {
         // The table's newest id, one step down the primary key; continuations encrypt it, as no caller may read it.
         const newest = this.dataSource.createQueryBuilder(Order, 'n').select('MAX(n.id)');
-        query.addSelect(`(${newest.getQuery()})`, 'walkBound');
+        query.addSelect(`(${newest.getQuery()})`, 'newestOrderId');
       }
       return orderedBy(query, 'o', sort);
     });
   }
 
   private pageIds(
-    { filters, sort, seek }: PageRequest,
+    { filters, sort, cursor }: PageRequest,
     indexes: readonly string[] | undefined,
     bounds: RangeBounds | undefined,
   ): PageIds {
     const conditions = [...conditionsOf(filters, 'i'), ...boundConditions(bounds, 'i')];
-    const walk = seek && walkConditions(sort, seek, 'i');
+    const walk = cursor && walkConditions(sort, cursor, 'i');
     return {
       key: presentIn(conditions),
       values: { ...valuesOf(conditions), ...(walk && valuesOf([walk.bound, ...walk.terms])) },
       build: () => {
         const pageIds = matching(this.dataSource, conditions, 'i');
         if (walk) seeking(pageIds, walk);
-        orderedBy(pageIds, 'i', seek?.direction === 'before' ? reversed(sort) : sort).select('i.id', 'id');
+        orderedBy(pageIds, 'i', cursor?.direction === 'before' ? reversed(sort) : sort).select('i.id', 'id');
         if (indexes) pageIds.useIndex([...indexes]);
         return { sql: pageIds.getQuery(), parameters: pageIds.getParameters() };
       },
@@ -112,15 +112,15 @@ export class PageStatements {
    * docs/API.md §14, a month merge: the page's ids as the first of the ids each branch yields in the sort's order,
    * each branch reading at most as many as the page needs (offset and size): a month's stretch of the month index
    * walked in update order, or an edge's dates read from the dates' covering index and sorted. Each branch holds the
-   * request's filters and seek, so that the merge is the plain query's rows in the same order.
+   * request's filters and cursor, so that the merge is the plain query's rows in the same order.
    */
   private mergedIds(
-    { filters, sort, limit, offset, seek }: PageRequest,
+    { filters, sort, limit, offset, cursor }: PageRequest,
     branches: readonly MonthBranch[],
     indexes: readonly string[],
   ): PageIds {
     const [walkedIndex, sortedIndex] = indexes;
-    const order = seek?.direction === 'before' ? reversed(sort) : sort;
+    const order = cursor?.direction === 'before' ? reversed(sort) : sort;
     const parts = branches.map((branch, position) => {
       const alias = `m${position}`;
       // A sorted part's dates lie within the range's, so they stand in for the range's bounds they narrow.
@@ -145,7 +145,7 @@ export class PageStatements {
       return {
         alias,
         conditions,
-        walk: seek && walkConditions(sort, seek, alias),
+        walk: cursor && walkConditions(sort, cursor, alias),
         index: branch.kind === 'walk' ? walkedIndex : sortedIndex,
       };
     });

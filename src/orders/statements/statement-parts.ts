@@ -3,9 +3,9 @@ import { storedDateTimeToEpochMs, toStoredDateTime } from '../../common/time/loc
 import type { QueryValues } from '../../database/query-shapes';
 import { Order } from '../order.entity';
 import { SORT_COLUMNS } from '../index-fit';
-import type { OrderFilters, OrderRow, Seek, SortField, SortKey, SortValue } from '../model';
+import type { OrderFilters, OrderRow, KeysetCursor, SortField, SortKey, SortValue } from '../model';
 
-// The pieces every statement of the listing is built from: the filters as conditions, the sort, the seek of a walk.
+// The pieces every statement of the listing is built from: the filters as conditions, the sort, the cursor of a walk.
 
 /** A condition of the filters, with its parameter named after the alias so that several can share one statement. */
 export interface Condition {
@@ -74,20 +74,24 @@ export function orderedBy(query: SelectQueryBuilder<Order>, alias: string, sort:
  * read as such (a row comparison `(a, b) < (?, ?)` holds only for one
  * direction on every key).
  */
-export function walkConditions(sort: SortKey[], seek: Seek, alias: string): { bound: Condition; terms: Condition[] } {
+export function walkConditions(
+  sort: SortKey[],
+  cursor: KeysetCursor,
+  alias: string,
+): { bound: Condition; terms: Condition[] } {
   const column = (field: SortField) => `${alias}.${SORT_COLUMNS[field]}`;
-  const parameter = (index: number) => `seek${index}_${alias}`;
+  const parameter = (index: number) => `cursor${index}_${alias}`;
   const terms = sort.map(({ field, direction }, index): Condition => {
-    const ascending = (direction === 'ASC') === (seek.direction === 'after');
+    const ascending = (direction === 'ASC') === (cursor.direction === 'after');
     const equalBefore = sort.slice(0, index).map((key, before) => `${column(key.field)} = :${parameter(before)}`);
     const past = `${column(field)} ${ascending ? '>' : '<'} :${parameter(index)}`;
     return {
       sql: `(${[...equalBefore, past].join(' AND ')})`,
       name: parameter(index),
-      value: TIME_FIELDS.has(field) ? toStoredDateTime(Number(seek.key[index])) : seek.key[index],
+      value: TIME_FIELDS.has(field) ? toStoredDateTime(Number(cursor.key[index])) : cursor.key[index],
     };
   });
-  const bound = { sql: `${alias}.id <= :walkBound_${alias}`, name: `walkBound_${alias}`, value: seek.bound };
+  const bound = { sql: `${alias}.id <= :walkBound_${alias}`, name: `walkBound_${alias}`, value: cursor.bound };
   return { bound, terms };
 }
 

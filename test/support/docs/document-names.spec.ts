@@ -10,6 +10,7 @@ import {
   indexRepository,
   overBudget,
   overlongTableRows,
+  renamesIn,
   sectionsOf,
   staleNames,
   wordsOf,
@@ -69,6 +70,21 @@ describe('the documents', () => {
       '4 docs/GUIDE.md',
       '5 exportFormatOf',
       '5 OrdersService.listEverything',
+    ]);
+  });
+
+  it('let a decision record keep a name a later record says was renamed, and nothing else', () => {
+    const renames = renamesIn('| before | now |\n|---|---|\n| `ReadPlanner` | `QueryPlanner` |\n| plan | `x` |');
+    expect([...renames]).toEqual([['ReadPlanner', 'QueryPlanner']]);
+    expect(index.formerNames.has('ReadPlanner')).toBe(true);
+    const text = 'The `ReadPlanner` chooses; `SeekPlanner` never existed.';
+    expect(staleNames(text, 'docs/adr/0004-the-service-chooses-the-index.md', index).map(({ name }) => name)).toEqual([
+      'SeekPlanner',
+    ]);
+    // A current document names the code as it is.
+    expect(staleNames(text, 'docs/ARCHITECTURE.md', index).map(({ name }) => name)).toEqual([
+      'ReadPlanner',
+      'SeekPlanner',
     ]);
   });
 

@@ -14,6 +14,8 @@ export interface RepositoryIndex {
   exists(path: string): boolean;
   /** The names of the repository's files, for a document that names one without its directory. */
   fileNames: ReadonlySet<string>;
+  /** Names the code had when a decision was recorded, renamed since (`renamesIn`): valid in decision records only. */
+  formerNames: ReadonlySet<string>;
 }
 
 /** What a document names that the repository does not hold, with the line it is on. */
@@ -61,9 +63,20 @@ export function indexRepository(root: string, problemTypes: readonly string[]): 
   const fileNames = new Set(
     [...CODE_ROOTS, 'docs'].flatMap((directory) => filesUnder(root, directory)).map((file) => basename(file)),
   );
+  const formerNames = new Set(
+    filesUnder(root, 'docs/adr')
+      .filter(isDecisionRecord)
+      .flatMap((record) =>
+        [...renamesIn(readFileSync(join(root, record), 'utf8'))]
+          // A rename counts once its new name is the code's.
+          .filter(([, now]) => now.split('.').every((part) => words.has(part.replace(/\(.*\)$/, ''))))
+          .map(([before]) => before),
+      ),
+  );
   return {
     words,
     fileNames,
+    formerNames,
     scripts: new Set(Object.keys(manifest.scripts)),
     problemTypes: new Set(problemTypes),
     exists: (path) => existsSync(join(root, path)),
@@ -102,11 +115,29 @@ function namesIn(markdown: string): Array<{ line: number; text: string; link: bo
  */
 export function staleNames(markdown: string, documentPath: string, index: RepositoryIndex): StaleName[] {
   const stale: StaleName[] = [];
+  // A decision record is never edited: it may keep a name of its time that a later record says was renamed.
+  const former = isDecisionRecord(documentPath) ? index.formerNames : new Set<string>();
   for (const { line, text, link } of namesIn(markdown)) {
+    if (!link && former.has(text.trim())) continue;
     const why = link ? missingLink(text, documentPath, index) : missingName(text.trim(), index);
     if (why) stale.push({ line, name: text, why });
   }
   return stale;
+}
+
+const isDecisionRecord = (documentPath: string): boolean => /^docs\/adr\/\d{4}-/.test(documentPath);
+
+/** A row of a decision record's table of renames: `| \`Before\` | \`Now\` |`. */
+const RENAMED_ROW = /^\| *`([^`]+)` *\| *`([^`]+)` *\|/;
+
+/** The names the decision records say the code no longer uses, each with the name it has now. */
+export function renamesIn(markdown: string): Map<string, string> {
+  return new Map(
+    markdown.split('\n').flatMap((line) => {
+      const row = RENAMED_ROW.exec(line);
+      return row ? [[row[1], row[2]] as [string, string]] : [];
+    }),
+  );
 }
 
 function missingLink(target: string, documentPath: string, index: RepositoryIndex): string | undefined {

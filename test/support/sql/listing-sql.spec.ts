@@ -1,7 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import { readFile } from 'node:fs/promises';
 import type { OrderFilters } from '../../../src/orders/model';
-import type { PlanRule } from '../../../src/orders/read-plan';
+import type { PlanRule } from '../../../src/orders/query-plan';
 import { format } from 'mysql2';
 import { SNAPSHOT_STATEMENTS, STATEMENT_SEPARATOR } from '../../../src/database/server-attempt';
 import { LISTING_SQL_FILES, SERVER_KINDS, listingSql, roundTripsOf, rulesIn } from './listing-sql';

@@ -28,13 +28,13 @@ import { EXPORT_BATCH_SIZE, OrdersService } from '../../../src/orders/orders.ser
 import type { ListOrdersQuery } from '../../../src/orders/query/list-orders-query';
 import { parseSort } from '../../../src/orders/query/sort';
 import type { OrdersIndex } from '../../../src/orders/index-fit';
-import { ReadPlanner, type MatchSizes, type PlanRule } from '../../../src/orders/read-plan';
+import { QueryPlanner, type MatchSizes, type PlanRule } from '../../../src/orders/query-plan';
 import { REPLICA_INDEXES } from '../../../src/orders/replica-indexes';
 import {
   ADMIN_SORT_FIELDS,
   type OrderFilters,
   type OrderRow,
-  type SeekDirection,
+  type CursorDirection,
   type SortKey,
 } from '../../../src/orders/model';
 
@@ -58,7 +58,7 @@ interface ListingRequest {
   page?: number;
   size?: number;
   /** A followed `next` (after) or `prev` (before) link. */
-  followed?: SeekDirection;
+  followed?: CursorDirection;
   /** An export (docs/API.md §13) instead of a page: its batches, each a page of its own and its seats. */
   exported?: boolean;
   /** What the count statements answer; the planner chooses among size-dependent plans by them. */
@@ -253,7 +253,7 @@ const row = (id: number): OrderRow => ({
   status: 'PAYMENT_COMPLETED',
   createdAt: '2025-06-14 12:00:00.000',
   updatedAt: '2025-06-14 12:30:00.000',
-  walkBound: 9_999_999,
+  newestOrderId: 9_999_999,
 });
 
 /**
@@ -301,7 +301,7 @@ interface Server {
   dataSource: DataSource;
   /** As the server's catalog reads with this many orders in its table. */
   catalog: (orders: number) => ServerCatalog;
-  planner?: ReadPlanner;
+  planner?: QueryPlanner;
 }
 
 /** Past it, a sort no index of a server reads in order is not sent to that server (DB_FULL_SORT_MAX_ORDERS' default). */
@@ -331,7 +331,7 @@ async function serverOf(kind: ServerKind): Promise<Server> {
       estimatedRows: () => orders,
       readsOneSnapshot: true,
     }),
-    planner: new ReadPlanner(indexes),
+    planner: new QueryPlanner(indexes),
   };
 }
 
@@ -409,7 +409,7 @@ async function sendRequest(server: Server, request: ListingRequest): Promise<{ s
     sort: parsed.keys,
     filters: variant.scope(request.filters ?? {}),
     variant,
-    seek: request.followed && {
+    cursor: request.followed && {
       direction: request.followed,
       key: parsed.keys.map(({ field }) => SEEK_VALUES[field]),
       bound: 9_999_999,
@@ -435,7 +435,7 @@ async function sendRequest(server: Server, request: ListingRequest): Promise<{ s
 function planOf(server: Server, request: ListingRequest, query: ListOrdersQuery): string {
   if (!server.planner) return 'the embedded database chooses';
   const { filters } = query;
-  const rows = request.exported ? 1_001 : query.seek ? query.size + 1 : query.page * query.size;
+  const rows = request.exported ? 1_001 : query.cursor ? query.size + 1 : query.page * query.size;
   const { matching, table, range } = request.sizes;
   const plan = server.planner.plan(
     filters,
