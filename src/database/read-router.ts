@@ -13,7 +13,7 @@ import { contains, type GtidDialect, type ReplicationPosition } from './gtid';
 import { PrimaryPositions } from './primary-positions';
 import { progressOf } from './replication-lag';
 import { RequestDeadline, RequestDeadlines } from './request-deadline';
-import { ServerAttempt, ServerNotAnsweringError } from './server-attempt';
+import { ServerAttempt, ServerNotAnsweringError, type Statement } from './server-attempt';
 import type { ServerCatalog } from './server-catalog';
 
 /**
@@ -38,6 +38,8 @@ export interface ReadSession {
    * the snapshot, if one is held, ends in the same round trip.
    */
   query<T>(sql: string, parameters: unknown[], options?: { last?: boolean }): Promise<T>;
+  /** Statements in one round trip where the server takes several (MySQL), as `query` sends one; each one's result. */
+  queries<T extends unknown[]>(statements: readonly Statement[], options?: { last?: boolean }): Promise<T>;
   /** The statements from here on read one snapshot, until the session's work ends (docs/adr/0020). */
   beginSnapshot(): void;
 }

@@ -4,6 +4,7 @@ import type { Clock } from '../common/time/clock';
 import type { DatabaseServer } from './database-server';
 import { RequestDeadline } from './request-deadline';
 import { ServerAttempt, SNAPSHOT_STATEMENTS } from './server-attempt';
+import { EMBEDDED_CATALOG, UNKNOWN_CATALOG, type ServerCatalog } from './server-catalog';
 import { StatementTimings } from './statement-timings';
 
 const clock: Clock = { now: () => Date.now() };
@@ -41,32 +42,34 @@ describe('ServerAttempt', () => {
     expect(connection.destroy).toHaveBeenCalledTimes(1);
   });
 
-  describe('a snapshot (docs/adr/0020)', () => {
+  describe('round trips (docs/adr/0022) and a snapshot (docs/adr/0020)', () => {
     /**
      * A runner that records what it is sent and answers each statement of a round trip with a result naming it, as
      * the driver answers several statements with one result each; `failing` names a round trip answered with an error.
      */
-    const recordingRunner = (failing?: string) => {
+    const recordingRunner = (failing?: string, catalog: ServerCatalog = UNKNOWN_CATALOG) => {
       const sent: string[] = [];
+      const recorded: unknown[][] = [];
       const connection = { threadId: 7, destroy: jest.fn() };
       const runner = {
         databaseConnection: connection,
-        query: (sql: string) => {
+        query: (sql: string, parameters: unknown[] = []) => {
           sent.push(sql);
+          recorded.push(parameters);
           if (sql === failing) return Promise.reject(new Error('Connection lost'));
           const results = sql.split(';\n').map((statement) => `result of ${statement}`);
           return Promise.resolve(results.length === 1 ? results[0] : results);
         },
       } as unknown as QueryRunner;
-      // A server that answers; only its timings are read around each statement.
-      const server = { health: { answering: true }, timings: new StatementTimings(clock) };
+      // A server that answers, MySQL unless told; only its timings and kind are read around each statement.
+      const server = { health: { answering: true }, timings: new StatementTimings(clock), catalog };
       const attempt = new ServerAttempt(
         runner,
         new RequestDeadline(2000, clock),
         server as unknown as DatabaseServer,
         false,
       );
-      return { attempt, sent, connection };
+      return { attempt, sent, recorded, connection };
     };
     const { begin, end } = SNAPSHOT_STATEMENTS;
 
@@ -119,6 +122,45 @@ describe('ServerAttempt', () => {
       ).resolves.toBe('result of SELECT 1');
       expect(lost.sent).toEqual([`${begin};\nSELECT 1`, end]);
       expect(lost.connection.destroy).toHaveBeenCalledTimes(1);
+    });
+
+    it('sends statements in one round trip, between the snapshot’s statements, each answered its own result', async () => {
+      const { attempt, sent, recorded } = recordingRunner();
+      const answers = await attempt.run(async (session) => {
+        const alone = await session.queries([['SELECT 1', [1]]]);
+        session.beginSnapshot();
+        const page = await session.query('SELECT 2', []);
+        return [
+          alone,
+          page,
+          await session.queries(
+            [
+              ['SELECT 3', [3]],
+              ['SELECT 4', [4, 4]],
+            ],
+            { last: true },
+          ),
+        ];
+      });
+      expect(sent).toEqual(['SELECT 1', `${begin};\nSELECT 2`, `SELECT 3;\nSELECT 4;\n${end}`]);
+      expect(answers).toEqual([
+        ['result of SELECT 1'],
+        'result of SELECT 2',
+        ['result of SELECT 3', 'result of SELECT 4'],
+      ]);
+      expect(recorded.at(-1)).toEqual([3, 4, 4]);
+    });
+
+    it('sends them one at a time to the embedded database, which takes one statement at a time', async () => {
+      const { attempt, sent } = recordingRunner(undefined, EMBEDDED_CATALOG);
+      const answers = await attempt.run((session) =>
+        session.queries([
+          ['SELECT 3', [3]],
+          ['SELECT 4', [4]],
+        ]),
+      );
+      expect(sent).toEqual(['SELECT 3', 'SELECT 4']);
+      expect(answers).toEqual(['result of SELECT 3', 'result of SELECT 4']);
     });
 
     it('sends nothing for a snapshot asked for before no statement, nor around work that asked for none', async () => {

@@ -38,11 +38,8 @@ const MIN_WAIT_S = 0.001;
 /** What separates the statements sent in one round trip. */
 export const STATEMENT_SEPARATOR = ';\n';
 
-/** A statement as sent when it also begins or ends the session's snapshot, and which of the results is its own. */
-function withSnapshotStatements(sql: string, begins: boolean, ends: boolean): { sql: string; result: number } {
-  const sent = [...(begins ? [SNAPSHOT_STATEMENTS.begin] : []), sql, ...(ends ? [SNAPSHOT_STATEMENTS.end] : [])];
-  return { sql: sent.join(STATEMENT_SEPARATOR), result: begins ? 1 : 0 };
-}
+/** A statement's text and the values bound to its markers. */
+export type Statement = readonly [sql: string, parameters: readonly unknown[]];
 
 /** The connection TypeORM's MySQL query runner holds once its first statement is sent. */
 interface HeldConnection {
@@ -106,21 +103,41 @@ export class ServerAttempt {
     if (this.snapshot === 'none') this.snapshot = 'asked';
   }
 
+  /** One statement, as `queries` sends it. */
+  async query<T>(sql: string, parameters: unknown[], options: { last?: boolean } = {}): Promise<T> {
+    const [result] = await this.queries<[T]>([[sql, parameters]], options);
+    return result;
+  }
+
   /**
-   * Sends one statement through `statement`, with the snapshot's beginning before it when one was asked for, and
-   * its end after it when `last` says the work sends nothing more here: a round trip costs this process more than
-   * the statements' text (docs/BENCHMARKS.md), so the snapshot adds none.
+   * Sends statements in one round trip through `statement`, with the snapshot's beginning before them when one was
+   * asked for, and its end after them when `last` says the work sends nothing more here: a round trip costs this
+   * process and the server more than the statements' text (docs/adr/0022). The embedded database takes one
+   * statement at a time, and gets them one after the other. Each statement's result, in order.
    */
-  async query<T>(sql: string, parameters: unknown[], { last = false } = {}): Promise<T> {
+  async queries<T extends unknown[]>(statements: readonly Statement[], { last = false } = {}): Promise<T> {
+    if (this.catalog.embedded) {
+      const results: unknown[] = [];
+      for (const [sql, parameters] of statements) {
+        results.push(await this.statement(() => this.runner.query(sql, [...parameters])));
+      }
+      return results as T;
+    }
     const begins = this.snapshot === 'asked';
     // Held from the moment it is sent: whether a failed round trip began it is unknown, and COMMIT ends none harmlessly.
     if (begins) this.snapshot = 'held';
     const ends = last && this.snapshot === 'held';
-    if (!begins && !ends) return this.statement(() => this.runner.query(sql, parameters) as Promise<T>);
-    const sent = withSnapshotStatements(sql, begins, ends);
-    const results = await this.statement(() => this.runner.query(sent.sql, parameters) as Promise<T[]>);
+    const sent = [
+      ...(begins ? [SNAPSHOT_STATEMENTS.begin] : []),
+      ...statements.map(([sql]) => sql),
+      ...(ends ? [SNAPSHOT_STATEMENTS.end] : []),
+    ];
+    const parameters = statements.flatMap(([, values]) => values);
+    const answered = await this.statement(() => this.runner.query(sent.join(STATEMENT_SEPARATOR), parameters));
     if (ends) this.snapshot = 'none';
-    return results[sent.result];
+    // One statement is answered with its result, several with a result each.
+    const results = sent.length === 1 ? [answered] : (answered as unknown[]);
+    return results.slice(begins ? 1 : 0, (begins ? 1 : 0) + statements.length) as T;
   }
 
   /**

@@ -7,7 +7,8 @@ import { ReadRouter } from '../database/read-router';
 
 /** What a request's variant label can be (docs/API.md §12): decided by the token's role, `none` before one is known. */
 export type Variant = 'user' | 'admin' | 'none';
-export type StatementKind = 'page' | 'count' | 'seats' | 'ping';
+/** A round trip of the listing is labelled by its statements: a page's count and seats travel together (`count+seats`). */
+export type StatementKind = 'page' | 'count' | 'seats' | 'count+seats' | 'ping';
 
 /** mysql2's pool keeps its counts in fields of its own; they have no public accessor. */
 interface Mysql2PoolInternals {
@@ -35,7 +36,7 @@ export class Metrics {
 
   readonly statementDuration = new Histogram({
     name: 'db_client_operation_duration_seconds',
-    help: 'Time a database statement of the listing, or a background check of a server (ping), took, by statement and server.',
+    help: 'Time a round trip of the listing (its statements), or a background check of a server (ping), took, by statement and server.',
     labelNames: ['statement', 'server'] as const,
     buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5],
     registers: [this.registry],

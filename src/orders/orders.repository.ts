@@ -20,6 +20,9 @@ import { sortShapeOf } from './statements/statement-parts';
 
 const ORDERS_TABLE = 'orders';
 
+/** A count statement's one row: its totals by name. */
+type CountRow = Record<string, number | string | null>;
+
 /** Which filters a listing has, and its sort: what routing needs of it is the same for any values. */
 const shapeOf = (filters: OrderFilters, sort: SortKey[]): string =>
   `${[filters.userId, filters.concertId, filters.status, filters.createdFrom, filters.createdBefore]
@@ -219,19 +222,6 @@ export class OrdersRepository {
   }
 
   /**
-   * Exact. Filtered by member or concert, a COUNT(*) over that index range is
-   * small. Otherwise it sums the per-day totals (a few thousand rows instead
-   * of a million) and the changes the triggers appended that are not folded
-   * into them yet (OrderCountFolding), and counts only the partial first and
-   * last days from `orders`. One statement, so one snapshot: a fold moves
-   * changes into the totals in one transaction, and the sum is the same on
-   * either side of it.
-   */
-  async count(filters: OrderFilters, session: ReadSession, newestOrderId?: number): Promise<number> {
-    return (await this.readSizes(filters, { withTable: false, newestOrderId }, session)).matching;
-  }
-
-  /**
    * The counts a plan weighs, for a request on the session's server (`plan` says when it wants them), and where the
    * matches lie in the sort's column where a walk in that order could pass others first (docs/adr/0020). Those are
    * read in the snapshot the page is then read in (docs/adr/0020): an order placed or changed between the two would
@@ -255,17 +245,38 @@ export class OrdersRepository {
   }
 
   private async readSizes(filters: OrderFilters, options: CountOptions, session: ReadSession): Promise<MatchSizes> {
-    const [row] = await this.run<Array<Record<string, number | string | null>>>(
-      'count',
-      this.counts.statement(filters, options),
-      session,
-    );
+    const [row] = await this.run<CountRow[]>('count', this.counts.statement(filters, options), session);
     return sizesOf(row, options.bounds);
   }
 
   findSeats(orderIds: number[], session: ReadSession, onConnection: LastOnConnection = {}): Promise<SeatRow[]> {
     if (orderIds.length === 0) return Promise.resolve([]);
     return this.run<SeatRow[]>('seats', this.seats.statement(orderIds), session, onConnection);
+  }
+
+  /**
+   * A page's seats and its exact total, sent in one round trip (docs/adr/0022): the last statements of a page, after
+   * which nothing more is sent on the connection. Filtered by member or concert, the total is a COUNT(*) over that
+   * index range, which is small. Otherwise it sums the per-day totals (a few thousand rows instead of a million) and
+   * the changes the triggers appended that are not folded into them yet (OrderCountFolding), and counts only the
+   * partial first and last days from `orders`. One statement, so one snapshot: a fold moves changes into the totals
+   * in one transaction, and the sum is the same on either side of it. With `newestOrderId`, a followed page's: the
+   * orders of its paging, placed before it began.
+   */
+  async findSeatsAndCount(
+    orderIds: number[],
+    { filters, newestOrderId }: { filters: OrderFilters; newestOrderId?: number },
+    session: ReadSession,
+  ): Promise<{ seats: SeatRow[]; total: number }> {
+    const counting = this.counts.statement(filters, { withTable: false, newestOrderId });
+    if (orderIds.length === 0) {
+      const [row] = await this.run<CountRow[]>('count', counting, session, { last: true });
+      return { seats: [], total: sizesOf(row, undefined).matching };
+    }
+    const [[row], seats] = await this.statements.run('count+seats', session.runner, () =>
+      session.queries<[CountRow[], SeatRow[]]>([counting, this.seats.statement(orderIds)], { last: true }),
+    );
+    return { seats, total: sizesOf(row, undefined).matching };
   }
 
   /**

@@ -56,8 +56,8 @@ describe('OrdersService', () => {
   let repository: {
     planFor: jest.Mock<OrdersRepository['planFor']>;
     findPage: jest.Mock<OrdersRepository['findPage']>;
-    count: jest.Mock<OrdersRepository['count']>;
     findSeats: jest.Mock<OrdersRepository['findSeats']>;
+    findSeatsAndCount: jest.Mock<OrdersRepository['findSeatsAndCount']>;
   };
   let reads: { withConnection: jest.Mock<ReadRouter['withConnection']>; pinned: jest.Mock<ReadRouter['pinned']> };
   let service: OrdersService;
@@ -72,8 +72,8 @@ describe('OrdersService', () => {
     repository = {
       planFor: jest.fn(() => listing),
       findPage: jest.fn(),
-      count: jest.fn(),
       findSeats: jest.fn(),
+      findSeatsAndCount: jest.fn(),
     };
     // Routing lends a connection at once and a deadline that never passes: routing and queueing are tested on their own.
     reads = {
@@ -269,22 +269,21 @@ describe('OrdersService', () => {
   it('reads a member’s page and count from the orders the variant scoped: their own', async () => {
     // One full page, so the service must ask for the total.
     repository.findPage.mockResolvedValue([row(11), row(10)]);
-    repository.count.mockResolvedValue(5);
-    repository.findSeats.mockResolvedValue([]);
+    repository.findSeatsAndCount.mockResolvedValue({ seats: [], total: 5 });
     await service.list(memberQuery());
     expect(repository.findPage).toHaveBeenCalledWith(
       { filters: { userId: 7 }, sort: query().sort, limit: 2, offset: 0, cursor: undefined },
       READY,
       session,
     );
-    expect(repository.count).toHaveBeenCalledWith({ userId: 7 }, session);
+    // Both last on the connection, in one round trip.
+    expect(repository.findSeatsAndCount).toHaveBeenCalledWith([11, 10], { filters: { userId: 7 } }, session);
   });
 
   it('passes an administrator’s filters on untouched, with the offset of the page', async () => {
     // An empty page past the end: only COUNT(*) can tell the total.
     repository.findPage.mockResolvedValue([]);
-    repository.count.mockResolvedValue(3);
-    repository.findSeats.mockResolvedValue([]);
+    repository.findSeatsAndCount.mockResolvedValue({ seats: [], total: 3 });
     const { page } = await service.list(query({ page: 4 }));
     expect(repository.findPage).toHaveBeenCalledWith(
       { filters: { userId: 99, status: 'REFUNDED' }, sort: query().sort, limit: 2, offset: 6, cursor: undefined },
@@ -299,7 +298,7 @@ describe('OrdersService', () => {
     repository.findPage.mockResolvedValue([row(1)]);
     repository.findSeats.mockResolvedValue([]);
     const { page } = await service.list(query({ page: 3 }));
-    expect(repository.count).not.toHaveBeenCalled();
+    expect(repository.findSeatsAndCount).not.toHaveBeenCalled();
     expect(page.totalElementCount).toBe(5);
   });
 
@@ -307,7 +306,7 @@ describe('OrdersService', () => {
     repository.findPage.mockResolvedValue([]);
     repository.findSeats.mockResolvedValue([]);
     const { page } = await service.list(memberQuery());
-    expect(repository.count).not.toHaveBeenCalled();
+    expect(repository.findSeatsAndCount).not.toHaveBeenCalled();
     expect(page.totalElementCount).toBe(0);
   });
 
@@ -325,7 +324,7 @@ describe('OrdersService', () => {
       plan,
       session,
     );
-    expect(repository.count).not.toHaveBeenCalled();
+    expect(repository.findSeatsAndCount).not.toHaveBeenCalled();
     expect(page).toMatchObject({ totalElementCount: 41, totalPages: 21 });
   });
 
@@ -335,8 +334,7 @@ describe('OrdersService', () => {
       { ...row(11), newestOrderId: 500 },
       { ...row(10), newestOrderId: 500 },
     ]);
-    repository.count.mockResolvedValue(9);
-    repository.findSeats.mockResolvedValue([]);
+    repository.findSeatsAndCount.mockResolvedValue({ seats: [], total: 9 });
     const sort = [
       { field: 'createdAt' as const, direction: 'DESC' as const },
       { field: 'totalPrice' as const, direction: 'ASC' as const },
@@ -350,8 +348,7 @@ describe('OrdersService', () => {
   it('reads a followed page from its cursor, one order past it, and counts the walk’s orders', async () => {
     // Three rows for a page of two: the third, past the page, says the walk goes on and is not shown.
     repository.findPage.mockResolvedValue([row(8), row(7), row(6)]);
-    repository.count.mockResolvedValue(40);
-    repository.findSeats.mockResolvedValue([]);
+    repository.findSeatsAndCount.mockResolvedValue({ seats: [], total: 40 });
     const cursor = { direction: 'after' as const, key: [Date.parse('2026-03-09T15:00:00Z'), 9], bound: 300 };
     const listed = await service.list(query({ page: 5, cursor }));
     expect(repository.findPage).toHaveBeenCalledWith(
@@ -359,8 +356,11 @@ describe('OrdersService', () => {
       READY,
       session,
     );
-    expect(repository.count).toHaveBeenCalledWith(query().filters, session, 300);
-    expect(repository.findSeats).toHaveBeenCalledWith([8, 7], session, { last: true });
+    expect(repository.findSeatsAndCount).toHaveBeenCalledWith(
+      [8, 7],
+      { filters: query().filters, newestOrderId: 300 },
+      session,
+    );
     expect(listed.page).toMatchObject({ currentPage: 5, totalElementCount: 40, currentElementCount: 2 });
     // The sort of these queries is createdAt alone, and every row here was created at the same time.
     const createdAt = Date.parse('2026-03-09T15:00:00.999Z');
@@ -371,8 +371,7 @@ describe('OrdersService', () => {
   it('drops the order before a page followed backwards, and says when the walk has nothing further back', async () => {
     // Read in reverse and put back in sort order by the statement: the first row is the one past the page.
     repository.findPage.mockResolvedValue([row(9), row(8), row(7)]);
-    repository.count.mockResolvedValue(40);
-    repository.findSeats.mockResolvedValue([]);
+    repository.findSeatsAndCount.mockResolvedValue({ seats: [], total: 40 });
     const cursor = { direction: 'before' as const, key: [Date.parse('2026-03-09T15:00:00Z'), 6], bound: 300 };
     const back = await service.list(query({ page: 4, cursor }));
     expect(back.page.elements.map((element) => element.orderId)).toEqual([8, 7]);
@@ -387,21 +386,20 @@ describe('OrdersService', () => {
 
   it('has no boundaries on an empty page, which no link can continue from', async () => {
     repository.findPage.mockResolvedValue([]);
-    repository.count.mockResolvedValue(3);
-    repository.findSeats.mockResolvedValue([]);
+    repository.findSeatsAndCount.mockResolvedValue({ seats: [], total: 3 });
     expect((await service.list(query({ page: 9 }))).boundaries).toBeUndefined();
   });
 
   it('fetches the seats of the whole page in one call and maps rows in the contract’s shape', async () => {
+    // A page by offset that is partly filled tells its total: only its seats are read.
     repository.findPage.mockResolvedValue([row(11), row(10)]);
-    repository.count.mockResolvedValue(2);
     // Seats come ordered by order and seat id, as the repository's query sorts them.
     const seats: SeatRow[] = [
       { orderId: 11, seatPriceId: 1, price: 60 },
       { orderId: 11, seatPriceId: 2, price: 60.5 },
     ];
     repository.findSeats.mockResolvedValue(seats);
-    const { page } = await service.list(query());
+    const { page } = await service.list(query({ size: 3 }));
     expect(repository.findSeats).toHaveBeenCalledTimes(1);
     // The seats are the request's last statement on its connection: a snapshot held ends in their round trip.
     expect(repository.findSeats).toHaveBeenCalledWith([11, 10], session, { last: true });

@@ -67,6 +67,15 @@ export interface ListedPage {
   behindSeconds?: number;
 }
 
+/**
+ * A page by offset that is neither empty nor full is the last one, so it tells the total, as an empty first page
+ * does; only otherwise is a count worth its cost.
+ */
+function totalOfPage(rowCount: number, offset: number, size: number): number | undefined {
+  if (rowCount > 0 && rowCount < size) return offset + rowCount;
+  return rowCount === 0 && offset === 0 ? 0 : undefined;
+}
+
 function groupSeats(seats: SeatRow[]): Map<number, SeatDto[]> {
   const byOrder = new Map<number, SeatDto[]>();
   for (const { orderId, seatPriceId, price } of seats) {
@@ -112,7 +121,7 @@ export class OrdersService {
 
   /**
    * A page of the orders the query's variant may see (its filters, scoped). The page, the count and the seats are
-   * read on one connection of one server (docs/API.md §11), one after the other.
+   * read on one connection of one server (docs/API.md §11): the page first, then its count and seats together.
    */
   async list(query: ListOrdersQuery): Promise<ListedPage> {
     const { filters, sort, size, cursor } = query;
@@ -130,17 +139,13 @@ export class OrdersService {
         const read = await this.orders.findPage(request, plan, session);
         // Backwards, the order past the page is its first (the outer ORDER BY puts the rows back in sort order).
         const rows = cursor?.direction === 'before' ? read.slice(-size) : read.slice(0, size);
-        // Where the counts decided the plan, the count is the page's total.
-        const total =
-          plan.sizes?.matching ??
-          (cursor
-            ? await this.orders.count(filters, session, cursor.bound)
-            : await this.countMatching(filters, rows.length, offset, size, session));
-        const seats = await this.orders.findSeats(
-          rows.map((row) => row.id),
-          session,
-          { last: true },
-        );
+        // Where the counts decided the plan, the count is the page's total; a page by offset may tell it too.
+        const known = plan.sizes?.matching ?? (cursor ? undefined : totalOfPage(rows.length, offset, size));
+        const ids = rows.map((row) => row.id);
+        const { seats, total } =
+          known === undefined
+            ? await this.orders.findSeatsAndCount(ids, { filters, newestOrderId: cursor?.bound }, session)
+            : { seats: await this.orders.findSeats(ids, session, { last: true }), total: known };
         return { rows, more: read.length > size, total, seats, behindSeconds: session.behindSeconds };
       },
     );
@@ -259,21 +264,5 @@ export class OrdersService {
   private elementsOf(rows: OrderRow[], seats: SeatRow[], variant: ListingVariant): OrderElement[] {
     const seatsByOrder = groupSeats(seats);
     return rows.map((row) => variant.toElement(row, seatsByOrder.get(row.id) ?? [], this.time));
-  }
-
-  /**
-   * A page that is neither empty nor full is the last one, so it already tells
-   * the total; only otherwise is COUNT(*) worth its cost.
-   */
-  private countMatching(
-    filters: OrderFilters,
-    rowCount: number,
-    offset: number,
-    size: number,
-    session: ReadSession,
-  ): Promise<number> {
-    if (rowCount > 0 && rowCount < size) return Promise.resolve(offset + rowCount);
-    if (rowCount === 0 && offset === 0) return Promise.resolve(0);
-    return this.orders.count(filters, session);
   }
 }

@@ -46,7 +46,7 @@ ORDER BY
   `o`.`created_at` DESC,
   `o`.`id` DESC;
 
--- count, parameters: [42]
+-- count+seats, parameters: [42,5000,4999,…,4981] (21 values)
 SELECT
   COUNT(*) AS `total`
 FROM
@@ -54,7 +54,6 @@ FROM
 WHERE
   `o`.`user_id` = ?;
 
--- seats, parameters: [5000,4999,4998,…,4981] (20 values)
 SELECT
   `s`.`order_id` AS `orderId`,
   `s`.`seat_price_id` AS `seatPriceId`,
@@ -109,7 +108,7 @@ ORDER BY
   `o`.`total_price` ASC,
   `o`.`id` ASC;
 
--- count, parameters: [42]
+-- count+seats, parameters: [42,4980,4979,…,4961] (21 values)
 SELECT
   COUNT(*) AS `total`
 FROM
@@ -117,7 +116,6 @@ FROM
 WHERE
   `o`.`user_id` = ?;
 
--- seats, parameters: [4980,4979,4978,…,4961] (20 values)
 SELECT
   `s`.`order_id` AS `orderId`,
   `s`.`seat_price_id` AS `seatPriceId`,
@@ -170,7 +168,7 @@ ORDER BY
   `o`.`created_at` DESC,
   `o`.`id` DESC;
 
--- count, parameters: []
+-- count+seats, parameters: [5000,4999,4998,…,4981] (20 values)
 SELECT
   COALESCE(SUM(d.orders), 0) AS `whole`,
   (
@@ -182,7 +180,6 @@ SELECT
 FROM
   `order_daily_counts` `d`;
 
--- seats, parameters: [5000,4999,4998,…,4981] (20 values)
 SELECT
   `s`.`order_id` AS `orderId`,
   `s`.`seat_price_id` AS `seatPriceId`,
@@ -235,7 +232,7 @@ ORDER BY
   `o`.`total_price` ASC,
   `o`.`id` ASC;
 
--- count, parameters: []
+-- count+seats, parameters: [5000,4999,4998,…,4981] (20 values)
 SELECT
   COALESCE(SUM(d.orders), 0) AS `whole`,
   (
@@ -247,7 +244,6 @@ SELECT
 FROM
   `order_daily_counts` `d`;
 
--- seats, parameters: [5000,4999,4998,…,4981] (20 values)
 SELECT
   `s`.`order_id` AS `orderId`,
   `s`.`seat_price_id` AS `seatPriceId`,
@@ -303,7 +299,7 @@ ORDER BY
   `o`.`user_id` DESC,
   `o`.`id` DESC;
 
--- count, parameters: [7,"PAYMENT_COMPLETED"]
+-- count+seats, parameters: [7,"PAYMENT_COMPLETED",5000,…,4981] (22 values)
 SELECT
   COUNT(*) AS `total`
 FROM
@@ -312,7 +308,6 @@ WHERE
   `o`.`concert_id` = ?
   AND `o`.`status` = ?;
 
--- seats, parameters: [5000,4999,4998,…,4981] (20 values)
 SELECT
   `s`.`order_id` AS `orderId`,
   `s`.`seat_price_id` AS `seatPriceId`,
@@ -367,7 +362,7 @@ ORDER BY
   `o`.`updated_at` DESC,
   `o`.`id` DESC;
 
--- count, parameters: ["REFUNDED","REFUNDED","REFUNDED","REFUNDED","REFUNDED"]
+-- count+seats, parameters: ["REFUNDED","REFUNDED","REFUNDED",…,4981] (25 values)
 SELECT
   COALESCE(SUM(d.orders), 0) AS `whole`,
   (
@@ -402,7 +397,6 @@ FROM
 WHERE
   d.status = ?;
 
--- seats, parameters: [5000,4999,4998,…,4981] (20 values)
 SELECT
   `s`.`order_id` AS `orderId`,
   `s`.`seat_price_id` AS `seatPriceId`,
@@ -798,7 +792,7 @@ ORDER BY
   `o`.`created_at` DESC,
   `o`.`id` DESC;
 
--- count, parameters: ["2025-06-01","2025-07-01","2025-06-01","2025-07-01"]
+-- count+seats, parameters: ["2025-06-01","2025-07-01","2025-06-01",…,4981] (24 values)
 SELECT
   COALESCE(SUM(d.orders), 0) AS `whole`,
   (
@@ -816,7 +810,6 @@ WHERE
   d.day >= ?
   AND d.day < ?;
 
--- seats, parameters: [5000,4999,4998,…,4981] (20 values)
 SELECT
   `s`.`order_id` AS `orderId`,
   `s`.`seat_price_id` AS `seatPriceId`,
@@ -1109,7 +1102,7 @@ ORDER BY
   `o`.`total_price` ASC,
   `o`.`id` ASC;
 
--- count, parameters: ["REFUNDED","REFUNDED","REFUNDED","REFUNDED","REFUNDED"]
+-- count+seats, parameters: ["REFUNDED","REFUNDED","REFUNDED",…,4981] (25 values)
 SELECT
   COALESCE(SUM(d.orders), 0) AS `whole`,
   (
@@ -1144,7 +1137,6 @@ FROM
 WHERE
   d.status = ?;
 
--- seats, parameters: [5000,4999,4998,…,4981] (20 values)
 SELECT
   `s`.`order_id` AS `orderId`,
   `s`.`seat_price_id` AS `seatPriceId`,
@@ -1712,7 +1704,7 @@ ORDER BY
   `o`.`total_price` ASC,
   `o`.`id` ASC;
 
--- count, parameters: ["PAYMENT_COMPLETED","PAYMENT_COMPLETED","PAYMENT_COMPLETED","PAYMENT_COMPLETED",9999999,"PAYMENT_COMPLETED","PAYMENT_COMPLETED"]
+-- count+seats, parameters: ["PAYMENT_COMPLETED","PAYMENT_COMPLETED","PAYMENT_COMPLETED",…,4981] (27 values)
 SELECT
   COALESCE(SUM(d.orders), 0) AS `whole`,
   (
@@ -1756,7 +1748,6 @@ FROM
 WHERE
   d.status = ?;
 
--- seats, parameters: [5000,4999,4998,…,4981] (20 values)
 SELECT
   `s`.`order_id` AS `orderId`,
   `s`.`seat_price_id` AS `seatPriceId`,
@@ -1925,7 +1916,7 @@ ORDER BY
   `o`.`created_at` DESC,
   `o`.`id` DESC;
 
--- count, parameters: [9999999,42,42]
+-- count+seats, parameters: [9999999,42,42,…,4981] (23 values)
 SELECT
   COUNT(*) AS `total`,
   (
@@ -1942,7 +1933,6 @@ FROM
 WHERE
   `o`.`user_id` = ?;
 
--- seats, parameters: [5000,4999,4998,…,4981] (20 values)
 SELECT
   `s`.`order_id` AS `orderId`,
   `s`.`seat_price_id` AS `seatPriceId`,

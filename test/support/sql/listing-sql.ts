@@ -228,7 +228,7 @@ class OfflineDataSource extends DataSource {
   }
 }
 
-interface Sent {
+export interface Sent {
   kind: ListingStatement | 'snapshot';
   sql: string;
   parameters: unknown[];
@@ -339,10 +339,11 @@ async function serverOf(kind: ServerKind): Promise<Server> {
 async function sendRequest(server: Server, request: ListingRequest): Promise<{ sent: Sent[]; outcome: string }> {
   const sent: Sent[] = [];
   const catalog = server.catalog(request.sizes.table);
-  let kind: ListingStatement = 'page';
+  // The kinds of the statements the repository is sending, in order: a round trip may carry several (`count+seats`).
+  let kinds: string[] = ['page'];
   let pagesRead = 0;
   /** What the server answers each statement of the request, by its kind. */
-  const answer = (): unknown => {
+  const answer = (kind: string): unknown => {
     if (kind === 'page') return pageRows(request, pagesRead++);
     if (kind === 'count') {
       const { matching, table, range } = request.sizes;
@@ -363,12 +364,21 @@ async function sendRequest(server: Server, request: ListingRequest): Promise<{ s
   };
   // The service's own ServerAttempt sends each statement: what it sends around them (a snapshot begun and ended in
   // their round trips, or ended on its own) is recorded as sent. The server answers each statement of a round trip.
+  // On the embedded database, the statements of a round trip come one at a time.
   const runner = {
     query: (sql: string, parameters: unknown[]) => {
-      sent.push({ kind: ownStatement(sql) === '' ? 'snapshot' : kind, sql, parameters });
-      const results = sql
-        .split(STATEMENT_SEPARATOR)
-        .map((statement) => (isSnapshotStatement(statement) ? {} : answer()));
+      const answered: string[] = [];
+      const results = sql.split(STATEMENT_SEPARATOR).map((statement) => {
+        if (isSnapshotStatement(statement)) return {};
+        const kind = kinds.length > 1 ? (kinds.shift() as string) : kinds[0];
+        answered.push(kind);
+        return answer(kind);
+      });
+      sent.push({
+        kind: answered.length === 0 ? 'snapshot' : (answered.join('+') as ListingStatement),
+        sql,
+        parameters,
+      });
       return Promise.resolve(results.length === 1 ? results[0] : results);
     },
   } as unknown as QueryRunner;
@@ -387,7 +397,7 @@ async function sendRequest(server: Server, request: ListingRequest): Promise<{ s
   } as unknown as ReadRouter;
   const statements = {
     run: <T>(statement: ListingStatement, _runner: QueryRunner, execute: () => Promise<T>) => {
-      kind = statement;
+      kinds = statement.split('+');
       return execute();
     },
   } as unknown as ObservedStatements;
@@ -525,16 +535,13 @@ export async function listingSql(kind: ServerKind): Promise<string> {
  * Every round trip the catalogue's requests send on one kind of server, with `plant` given each request's filters
  * first: what the service's pool (several statements per round trip, docs/adr/0020) would run.
  */
-export async function roundTripsOf(
-  kind: ServerKind,
-  plant: (filters: OrderFilters) => OrderFilters,
-): Promise<Array<{ sql: string; parameters: unknown[] }>> {
+export async function roundTripsOf(kind: ServerKind, plant: (filters: OrderFilters) => OrderFilters): Promise<Sent[]> {
   const server = await serverOf(kind);
   try {
-    const trips: Array<{ sql: string; parameters: unknown[] }> = [];
+    const trips: Sent[] = [];
     for (const request of REQUESTS) {
       const { sent } = await sendRequest(server, { ...request, filters: plant(request.filters ?? {}) });
-      trips.push(...sent.map(({ sql, parameters }) => ({ sql, parameters })));
+      trips.push(...sent);
     }
     return trips;
   } finally {
