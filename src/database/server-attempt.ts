@@ -133,7 +133,9 @@ export class ServerAttempt {
       ...(ends ? [SNAPSHOT_STATEMENTS.end] : []),
     ];
     const parameters = statements.flatMap(([, values]) => values);
-    const answered = await this.statement(() => this.runner.query(sent.join(STATEMENT_SEPARATOR), parameters));
+    const answered = await this.statement(
+      () => this.runner.query(sent.join(STATEMENT_SEPARATOR), parameters) as Promise<unknown>,
+    );
     if (ends) this.snapshot = 'none';
     // One statement is answered with its result, several with a result each.
     const results = sent.length === 1 ? [answered] : (answered as unknown[]);

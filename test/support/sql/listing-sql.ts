@@ -16,7 +16,7 @@ import { MonotonicClock } from '../../../src/common/time/clock';
 import type { DatabaseServer } from '../../../src/database/database-server';
 import { RequestDeadline } from '../../../src/database/request-deadline';
 import { ServerAttempt, STATEMENT_SEPARATOR } from '../../../src/database/server-attempt';
-import { isSnapshotStatement, ownStatement } from '../app/statement-recorder';
+import { isSnapshotStatement } from '../app/statement-recorder';
 import { StatementTimings } from '../../../src/database/statement-timings';
 import { EMBEDDED_CATALOG, type ServerCatalog } from '../../../src/database/server-catalog';
 import type { ListingStatement, ObservedStatements } from '../../../src/observability/observed-statements';
