@@ -30,9 +30,11 @@ Each mode runs its variants interleaved in one run, so that machine drift cancel
                            --without-naive: the service and the floor alone (10M orders, where the naive
                            approach takes minutes a request)
   --compare-node PATH      the same build on this Node.js and on the one at PATH
-  --compare-builds=D,D,… [--rate 400] [--scenarios 'user page 1;admin page 1']
+  --compare-builds=D,D,… [--rate 400 [--at-once]] [--scenarios 'user page 1;admin page 1']
                            the builds (dist/) in those checkouts; with --rate, each window offered that many
-                           requests a second instead of each connection's next as soon as its last is answered
+                           requests a second instead of each connection's next as soon as its last is answered;
+                           with --at-once, every build loaded in the same window rather than in turn, so that
+                           the machine's drift falls on all alike
   --compare-flags="FLAGS"  the production command with and without extra Node.js flags
   --observability-cost     metrics on, off, and with traces exported
   --burst                  one instance under 10 to 1,000 clients at once
@@ -91,6 +93,7 @@ async function main(): Promise<void> {
       'compare-builds': { type: 'string' },
       scenarios: { type: 'string' },
       rate: { type: 'string' },
+      'at-once': { type: 'boolean', default: false },
       'compare-flags': { type: 'string' },
       'observability-cost': { type: 'boolean', default: false },
       burst: { type: 'boolean', default: false },
@@ -218,6 +221,7 @@ async function main(): Promise<void> {
       await compareBuilds(context, values['compare-builds'].split(','), {
         rate: values.rate === undefined ? undefined : Number(values.rate),
         scenarios: values.scenarios?.split(';'),
+        atOnce: values['at-once'],
       });
     else if (values['compare-flags']) await compareFlags(context, values['compare-flags'].split(' ').filter(Boolean));
     else if (values['observability-cost']) await observabilityCost.run(context);

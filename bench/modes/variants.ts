@@ -30,6 +30,7 @@ export async function compareBuilds(
   }: {
     rate?: number;
     scenarios?: string[];
+    atOnce?: boolean;
   } = {},
 ): Promise<void> {
   await compareVariants(
@@ -76,15 +77,19 @@ const cpuPerRequest = (runs: Window[]) =>
  * run and, since this machine's speed drifts from window to window, as the median and range of each round's own,
  * whose windows ran next to each other. With `rate`, every window is offered that many requests a second: the CPU a
  * variant spends on the same traffic, where a closed loop gives the faster variant more requests to share its wake-ups.
+ * With `atOnce` as well, the variants share each window instead of taking turns, so that a drift of the machine's
+ * speed within a round falls on all of them alike.
  */
 export async function compareVariants(
   context: BenchContext,
   title: string,
   variants: Variant[],
   scenarioNames: string[],
-  { rate }: { rate?: number } = {},
+  { rate, atOnce = false }: { rate?: number; atOnce?: boolean } = {},
 ): Promise<void> {
   const { seconds, rounds, connections, scenarios } = context;
+  // Loaded at once, a closed loop would give the faster variant more of the machine: each is offered the same rate.
+  if (atOnce && rate === undefined) throw new Error('--at-once needs --rate');
   const children: ChildProcess[] = [];
   for (const variant of variants) children.push(await startVariant(variant));
   const picked = scenarios.filter((scenario) => scenarioNames.includes(scenario.name));
@@ -98,23 +103,38 @@ export async function compareVariants(
     }
   }
   const samples = new Map<string, Window[]>();
+  /** One window of a variant, its CPU time counted over it. */
+  const measure = async (variant: Variant, scenario: (typeof picked)[number]) => {
+    const pid = children[variants.indexOf(variant)].pid ?? 0;
+    const cpuBefore = cpuMs(pid);
+    const result = await load(target(variant, scenario.query), scenario.token, seconds, connections, rate);
+    return { ...result, cpuMs: cpuMs(pid) - cpuBefore };
+  };
+  const record = (scenario: (typeof picked)[number], variant: Variant, window: Window) => {
+    const key = `${scenario.name}|${variant.label}`;
+    samples.set(key, [...(samples.get(key) ?? []), window]);
+  };
   for (let round = 0; round < rounds; round += 1) {
     for (const scenario of picked) {
+      if (atOnce) {
+        process.stderr.write(`round ${round + 1}: ${scenario.name} on every build at once\n`);
+        const windows = await Promise.all(variants.map((variant) => measure(variant, scenario)));
+        windows.forEach((window, index) => record(scenario, variants[index], window));
+        await drain(context);
+        continue;
+      }
       const order = variants.map((_, index) => variants[(index + round) % variants.length]);
       for (const variant of order) {
         process.stderr.write(`round ${round + 1}: ${scenario.name} on ${variant.label}\n`);
-        const key = `${scenario.name}|${variant.label}`;
-        const pid = children[variants.indexOf(variant)].pid ?? 0;
-        const cpuBefore = cpuMs(pid);
-        const result = await load(target(variant, scenario.query), scenario.token, seconds, connections, rate);
-        samples.set(key, [...(samples.get(key) ?? []), { ...result, cpuMs: cpuMs(pid) - cpuBefore }]);
+        record(scenario, variant, await measure(variant, scenario));
         await drain(context);
       }
     }
   }
   const offered =
     rate === undefined ? `${connections} connections` : `${rate} requests/s offered over ${connections} connections`;
-  console.log(`\n## ${title} (${offered}, ${rounds} × ${seconds} s after a warm-up, interleaved)\n`);
+  const together = atOnce ? 'every variant loaded at once' : 'interleaved';
+  console.log(`\n## ${title} (${offered}, ${rounds} × ${seconds} s after a warm-up, ${together})\n`);
   console.log(
     `| scenario | ${variants.map((variant) => `${variant.label} req/s (p50 / p99 ms; CPU ms/req)`).join(' | ')} | ${variants
       .slice(1)
