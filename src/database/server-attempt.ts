@@ -103,8 +103,9 @@ export class ServerAttempt {
     if (this.snapshot === 'none') this.snapshot = 'asked';
   }
 
-  /** One statement, as `queries` sends it. */
+  /** One statement, as `queries` sends it; alone in its round trip when no snapshot is asked for or held. */
   async query<T>(sql: string, parameters: unknown[], options: { last?: boolean } = {}): Promise<T> {
+    if (this.snapshot === 'none') return this.statement(() => this.runner.query(sql, parameters) as Promise<T>);
     const [result] = await this.queries<[T]>([[sql, parameters]], options);
     return result;
   }

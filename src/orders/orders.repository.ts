@@ -268,13 +268,13 @@ export class OrdersRepository {
     { filters, newestOrderId }: { filters: OrderFilters; newestOrderId?: number },
     session: ReadSession,
   ): Promise<{ seats: SeatRow[]; total: number }> {
-    const counting = this.counts.statement(filters, { withTable: false, newestOrderId });
-    if (orderIds.length === 0) {
-      const [row] = await this.run<CountRow[]>('count', counting, session, { last: true });
-      return { seats: [], total: sizesOf(row, undefined).matching };
-    }
-    const [[row], seats] = await this.statements.run('count+seats', session.runner, () =>
-      session.queries<[CountRow[], SeatRow[]]>([counting, this.seats.statement(orderIds)], { last: true }),
+    const statements = [this.counts.statement(filters, { withTable: false, newestOrderId })];
+    // An empty page has no seats to read.
+    if (orderIds.length > 0) statements.push(this.seats.statement(orderIds));
+    const [[row], seats = []] = await this.statements.run(
+      statements.length > 1 ? 'count+seats' : 'count',
+      session.runner,
+      () => session.queries<[CountRow[], SeatRow[]?]>(statements, { last: true }),
     );
     return { seats, total: sizesOf(row, undefined).matching };
   }
