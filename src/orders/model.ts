@@ -64,4 +64,4 @@ export interface RangeBounds {
 }
 
 /** The formats of an export (docs/API.md §13), each an operation of its own. */
-export type ExportFormat = 'csv' | 'ndjson';
+export type ExportFormat = 'csv' | 'ndjson' | 'xlsx';

@@ -1,4 +1,4 @@
-import { Injectable, Logger } from '@nestjs/common';
+import { Inject, Injectable, Logger } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Readable } from 'node:stream';
 import type { Caller } from '../auth/role';
@@ -10,8 +10,11 @@ import { ExportSlots } from '../rate-limit/export-slots';
 import type { OrderElement } from './dto/order.dto';
 import { OrdersService } from './orders.service';
 import type { ListOrdersQuery } from './query/list-orders-query';
-import { encoderFor, type ExportEncoder } from './export/export-format';
+import { encoderFor, type ExportEncoder, type ExportOptions } from './export/export-format';
 import type { ExportFormat } from './model';
+
+/** A spreadsheet's rows per sheet for the XLSX export; its own token so that a test can lower it. */
+export const XLSX_ROWS_PER_SHEET = Symbol('XLSX_ROWS_PER_SHEET');
 
 /** A line in the log every this many orders, so that a long export shows it is alive and how fast it goes. */
 const PROGRESS_EVERY_ROWS = 100_000;
@@ -35,6 +38,7 @@ export class OrderExports {
     private readonly orders: OrdersService,
     private readonly slots: ExportSlots,
     private readonly metrics: Metrics,
+    @Inject(XLSX_ROWS_PER_SHEET) private readonly rowsPerSheet: number,
   ) {}
 
   async send(
@@ -45,7 +49,8 @@ export class OrderExports {
     reply: FastifyReply,
   ): Promise<void> {
     const labels = { variant: variantOf(request), format };
-    const encoder = encoderFor(format, query.variant.csv);
+    const options: ExportOptions = { byteOrderMark: query.byteOrderMark, rowsPerSheet: this.rowsPerSheet };
+    const encoder = encoderFor(format, query.variant.csv, options);
     const headed = reply
       .header('Content-Type', encoder.contentType)
       .header('Content-Disposition', `attachment; filename="orders.${encoder.fileExtension}"`)
@@ -117,34 +122,36 @@ export class OrderExports {
     request.streamedExport = true;
     void headed.send(
       // One chunk ahead of the socket: memory holds a batch or two whatever the export's size.
-      Readable.from(chunks(encoder, first, batches, written, progress), { highWaterMark: 1 }),
+      Readable.from(chunks(encoder, counted(first, batches, written), progress), { highWaterMark: 1 }),
     );
   }
 }
 
-/** The export's bytes: the header, a chunk per batch, then the trailer. */
-async function* chunks(
-  encoder: ExportEncoder,
+/** The batches, the first already read, each counted once the encoder has taken it. */
+async function* counted(
   first: IteratorResult<OrderElement[]>,
   rest: AsyncGenerator<OrderElement[]>,
   written: (elements: readonly OrderElement[]) => void,
-  progress: { rows: number; failure: unknown; complete: boolean },
+): AsyncGenerator<OrderElement[]> {
+  const elements = first.done ? [] : first.value;
+  yield elements;
+  written(elements);
+  if (first.done) return;
+  for await (const batch of rest) {
+    yield batch;
+    written(batch);
+  }
+}
+
+/** The export's bytes, as its encoder writes them from the batches; whole only once the encoder has ended. */
+async function* chunks(
+  encoder: ExportEncoder,
+  batches: AsyncGenerator<OrderElement[]>,
+  progress: { failure: unknown; complete: boolean },
 ): AsyncGenerator<Buffer | string> {
   try {
-    const elements = first.done ? [] : first.value;
-    const header = encoder.header();
-    if (header) yield header;
-    if (elements.length > 0) yield encoder.batch(elements);
-    written(elements);
-    if (!first.done) {
-      for await (const batch of rest) {
-        yield encoder.batch(batch);
-        written(batch);
-      }
-    }
+    yield* encoder.encode(batches);
     progress.complete = true;
-    const trailer = encoder.trailer(progress.rows);
-    if (trailer) yield trailer;
   } catch (error) {
     progress.failure = error;
     throw error;

@@ -219,20 +219,42 @@ const EXPORTS = {
     operationId: 'exportOrdersCsv',
     summary: 'Export every matching order as CSV',
     format:
-      "RFC 4180, a header line of the element’s field names, seats as `seatPriceId:price` joined by `;`. A text starting with `=`, `+`, `-` or `@` is written with a leading `'`, so that a spreadsheet shows it rather than running it.",
+      "RFC 4180, a header line of the element’s field names, seats as `seatPriceId:price` joined by `;`. A text starting with `=`, `+`, `-` or `@` is written with a leading `'`, so that a spreadsheet shows it rather than running it. With `bom=true` the file starts with a UTF-8 byte-order mark, so that Excel opens it as UTF-8.",
     example: CSV_EXAMPLE,
+    schema: { type: 'string' },
   },
   ndjson: {
     operationId: 'exportOrdersNdjson',
     summary: 'Export every matching order as NDJSON',
     format: 'One element per line, as on a page, then `{"complete":true,"count":N}`.',
     example: NDJSON_EXAMPLE,
+    schema: { type: 'string' },
   },
-} as const satisfies Record<ExportFormat, { operationId: string; summary: string; format: string; example: string }>;
+  xlsx: {
+    operationId: 'exportOrdersXlsx',
+    summary: 'Export every matching order as an Excel workbook (XLSX)',
+    format:
+      'A sheet `orders` with a frozen, filtered header row of the element’s field names and one row per order: ids, prices and `totalPrice` as numbers, `createdAt` and `updatedAt` as date-times in APP_TIMEZONE, the status as its label, seats as `seatPriceId:price` joined by `;`. Past 1,048,575 orders a sheet, the export goes on in `orders 2`, `orders 3`, and so on.',
+    example: undefined,
+    schema: { type: 'string', format: 'binary' },
+  },
+} as const satisfies Record<
+  ExportFormat,
+  { operationId: string; summary: string; format: string; example?: string; schema: Record<string, string> }
+>;
+
+/** The CSV export's own parameter. */
+const BOM_QUERY = ApiQuery({
+  name: 'bom',
+  required: false,
+  description:
+    '`true`: the file starts with a UTF-8 byte-order mark, so that Excel (which otherwise reads a CSV in the desktop’s code page) shows the status labels as written. For programs, leave it out.',
+  schema: { type: 'boolean', default: false },
+});
 
 /** The OpenAPI description of an export: the page's filters and sort, no paging, its one media type. */
 export function ApiExportOrders(format: ExportFormat): MethodDecorator {
-  const { operationId, summary, format: written, example } = EXPORTS[format];
+  const { operationId, summary, format: written, example, schema } = EXPORTS[format];
   return applyDecorators(
     ApiOperation({
       operationId,
@@ -249,20 +271,21 @@ export function ApiExportOrders(format: ExportFormat): MethodDecorator {
     }),
     SORT_QUERY,
     ...FILTER_QUERIES,
+    ...(format === 'csv' ? [BOM_QUERY] : []),
     READ_AFTER_GTID_DOC,
     ApiResponse({
       status: 200,
       description: `Every matching order, ${summary.split(' as ')[1]}.`,
       headers: {
         'Content-Disposition': {
-          description: 'An attachment: `orders.csv` or `orders.ndjson`.',
+          description: 'An attachment: `orders.csv`, `orders.ndjson` or `orders.xlsx`.',
           schema: { type: 'string' },
         },
         'Cache-Control': { description: '`private, no-store`.', schema: { type: 'string' } },
         ...STALENESS_HEADER_DOC,
         ...REQUEST_ID_HEADER_DOC,
       },
-      content: { [EXPORT_MEDIA_TYPES[format]]: { schema: { type: 'string' }, example } },
+      content: { [EXPORT_MEDIA_TYPES[format]]: example === undefined ? { schema } : { schema, example } },
     }),
     ApiProblemResponses(...LISTING_PROBLEMS, 'rateLimited', 'exportsRunning'),
   );

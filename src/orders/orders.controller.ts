@@ -81,4 +81,17 @@ export class OrdersController {
   ): Promise<void> {
     return this.exports.send(caller, query, 'ndjson', request, reply);
   }
+
+  /** Every matching order as an Excel workbook, streamed. */
+  @Get('export.xlsx')
+  @Auth(Role.User, Role.Admin)
+  @ApiExportOrders('xlsx')
+  exportXlsx(
+    @CurrentCaller() caller: Caller,
+    @ExportParameters('xlsx') query: ListOrdersQuery,
+    @Req() request: FastifyRequest,
+    @Res() reply: FastifyReply,
+  ): Promise<void> {
+    return this.exports.send(caller, query, 'xlsx', request, reply);
+  }
 }

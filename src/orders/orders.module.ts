@@ -6,7 +6,8 @@ import { APP_CONFIG } from '../config/config.module';
 import { DatabaseModule } from '../database/database.module';
 import { OrderCountFolding } from './counting/order-count-folding';
 import { RateLimitModule } from '../rate-limit/rate-limit.module';
-import { OrderExports } from './order-exports';
+import { SPREADSHEET_MAX_ROWS } from './export/xlsx-encoder';
+import { OrderExports, XLSX_ROWS_PER_SHEET } from './order-exports';
 import { ORDER_ENTITIES } from './order-entities';
 import { OrdersController } from './orders.controller';
 import { OrdersRepository } from './orders.repository';
@@ -25,6 +26,7 @@ import { DemoDataSeeder } from './seeding/demo-data';
     OrderCountFolding,
     ListOrdersQueryPipe,
     DemoDataSeeder,
+    { provide: XLSX_ROWS_PER_SHEET, useValue: SPREADSHEET_MAX_ROWS },
     {
       provide: ContinuationTokens,
       inject: [APP_CONFIG],

@@ -65,8 +65,8 @@ export const PROBLEMS = {
     title: 'Not Acceptable',
     status: 406,
     detail:
-      'GET /orders answers application/json only; exports are GET /orders/export.csv (text/csv) and GET /orders/export.ndjson (application/x-ndjson)',
-    when: '`Accept` admits only CSV or NDJSON: pages are JSON, and exports are operations of their own.',
+      'GET /orders answers application/json only; exports are GET /orders/export.csv (text/csv), GET /orders/export.ndjson (application/x-ndjson) and GET /orders/export.xlsx (an Excel workbook)',
+    when: '`Accept` admits only CSV, NDJSON or XLSX: pages are JSON, and exports are operations of their own.',
   },
   rateLimited: {
     type: 'about:blank',

@@ -3,7 +3,7 @@ import { parse } from 'csv-parse/sync';
 import { stringify } from 'csv-stringify/sync';
 import fc from 'fast-check';
 import type { AdminOrderDto, UserOrderDto } from '../dto/order.dto';
-import { ADMIN_CSV, USER_CSV, acceptsOnlyExports, encoderFor } from './export-format';
+import { ADMIN_CSV, CsvEncoder, NdjsonEncoder, USER_CSV, acceptsOnlyExports } from './export-format';
 
 const admin: AdminOrderDto = {
   orderId: 1042,
@@ -28,20 +28,30 @@ const user: UserOrderDto = {
   updatedAt: admin.updatedAt,
 };
 
+/** What an encoder writes for these batches, as one text. */
+async function text(encoder: CsvEncoder<UserOrderDto> | NdjsonEncoder, batches: UserOrderDto[][]): Promise<string> {
+  async function* read() {
+    yield* batches;
+  }
+  let written = '';
+  for await (const chunk of encoder.encode(read())) written += chunk.toString();
+  return written;
+}
+
 describe('export formats (docs/API.md §13)', () => {
   describe('CSV', () => {
-    const csv = encoderFor('csv', ADMIN_CSV);
+    const csv = new CsvEncoder(ADMIN_CSV);
 
     it('writes a header of the field names and one CRLF-ended record per order, seats as seatPriceId:price by ;', () => {
       expect(csv.header() + csv.batch([admin]).toString()).toBe(
         'orderId,userId,concertId,seats,totalPrice,status,createdAt,updatedAt\r\n' +
           '1042,42,7,1201:55000;1202:120.5,55120.5,결제 완료,2026-03-01T19:30:05,2026-03-01T19:31:40\r\n',
       );
-      expect(csv.trailer(1)).toBe('');
+      expect(csv.trailer()).toBe('');
     });
 
     it('leaves userId out of a member’s export', () => {
-      const own = encoderFor('csv', USER_CSV);
+      const own = new CsvEncoder(USER_CSV);
       expect(own.header()).toBe('orderId,concertId,seats,totalPrice,status,createdAt,updatedAt\r\n');
       expect(own.batch([user]).toString()).toBe(
         '1042,7,1201:55000;1202:120.5,55120.5,결제 완료,2026-03-01T19:30:05,2026-03-01T19:31:40\r\n',
@@ -121,8 +131,27 @@ describe('export formats (docs/API.md §13)', () => {
     });
   });
 
+  describe('CSV for Excel', () => {
+    it('starts with a UTF-8 byte-order mark only when asked, and is otherwise the same bytes', async () => {
+      const marked = Buffer.from(await text(new CsvEncoder(USER_CSV, true), [[user], [user]]));
+      const plain = Buffer.from(await text(new CsvEncoder(USER_CSV), [[user], [user]]));
+      expect([...marked.subarray(0, 3)]).toEqual([0xef, 0xbb, 0xbf]);
+      expect(marked.subarray(3)).toEqual(plain);
+      expect(plain[0]).toBe('o'.charCodeAt(0));
+    });
+  });
+
+  describe('a whole export, batch by batch', () => {
+    it('writes the header once, every batch in turn, an empty batch as nothing, and the trailer with the count', async () => {
+      expect(await text(new NdjsonEncoder(), [[user], [], [user]])).toBe(
+        `${JSON.stringify(user)}\n${JSON.stringify(user)}\n{"complete":true,"count":2}\n`,
+      );
+      expect(await text(new CsvEncoder(USER_CSV), [])).toBe(`${USER_CSV.columns.join(',')}\r\n`);
+    });
+  });
+
   describe('NDJSON', () => {
-    const ndjson = encoderFor('ndjson', USER_CSV);
+    const ndjson = new NdjsonEncoder();
 
     it('writes each element as its JSON on a line, and ends a whole export with its count', () => {
       expect(ndjson.header()).toBe('');
@@ -142,6 +171,7 @@ describe('export formats (docs/API.md §13)', () => {
       ['text/csv; charset=utf-8', true],
       ['application/x-ndjson', true],
       ['text/csv, application/x-ndjson', true],
+      ['application/vnd.openxmlformats-officedocument.spreadsheetml.sheet', true],
       // JSON admitted, however reluctantly: the page.
       ['application/json;q=0.5, application/x-ndjson', false],
       ['text/csv, */*;q=0.1', false],

@@ -2,15 +2,17 @@ import Negotiator from 'negotiator';
 import { BatchBytes } from './batch-bytes';
 import type { AdminOrderDto, OrderElement, SeatDto, UserOrderDto } from '../dto/order.dto';
 import type { ExportFormat } from '../model';
+import { XLSX_MEDIA_TYPE, XlsxEncoder } from './xlsx-encoder';
 
 /** The media type of each export, each the one type of an operation of its own (`GET /orders/export.csv`, …). */
-export const EXPORT_MEDIA_TYPES = { csv: 'text/csv', ndjson: 'application/x-ndjson' } as const satisfies Record<
-  ExportFormat,
-  string
->;
+export const EXPORT_MEDIA_TYPES = {
+  csv: 'text/csv',
+  ndjson: 'application/x-ndjson',
+  xlsx: XLSX_MEDIA_TYPE,
+} as const satisfies Record<ExportFormat, string>;
 
 /** CSV is offered with its charset, so that `text/csv; charset=utf-8` is understood as well as `text/csv`. */
-const EXPORT_OFFERS = [`${EXPORT_MEDIA_TYPES.csv};charset=utf-8`, EXPORT_MEDIA_TYPES.ndjson];
+const EXPORT_OFFERS = [`${EXPORT_MEDIA_TYPES.csv};charset=utf-8`, EXPORT_MEDIA_TYPES.ndjson, EXPORT_MEDIA_TYPES.xlsx];
 
 /**
  * Whether `Accept` admits an export's type and not JSON, by RFC 9110's rules (negotiator): such a client of
@@ -18,19 +20,44 @@ const EXPORT_OFFERS = [`${EXPORT_MEDIA_TYPES.csv};charset=utf-8`, EXPORT_MEDIA_T
  */
 export function acceptsOnlyExports(accept: string | undefined): boolean {
   // Most requests send none, or `application/json` or `*/*`: pages, without parsing anything.
-  if (accept === undefined || !/csv|ndjson/i.test(accept)) return false;
+  if (accept === undefined || !/csv|ndjson|spreadsheetml/i.test(accept)) return false;
   const negotiator = new Negotiator({ headers: { accept } });
   return negotiator.mediaType(['application/json']) === undefined && negotiator.mediaType(EXPORT_OFFERS) !== undefined;
 }
 
-/** How one export's elements are written: a beginning, each batch as it is read, and how a complete export ends. */
+/** How one export's elements are written: its bytes, read as the batches come; a failed export ends without its end. */
 export interface ExportEncoder {
   readonly contentType: string;
   readonly fileExtension: string;
-  header(): string;
-  batch(elements: readonly OrderElement[]): Buffer;
-  /** What only a complete export ends with; a failed one ends without it. */
-  trailer(count: number): string;
+  encode(batches: AsyncIterable<readonly OrderElement[]>): AsyncIterable<Buffer | string>;
+}
+
+/** What an export's caller chose of its form: a byte-order mark before a CSV, for Excel (docs/API.md §13). */
+export interface ExportOptions {
+  byteOrderMark?: boolean;
+  /** A spreadsheet's rows per sheet; lowered only to test what comes past it. */
+  rowsPerSheet?: number;
+}
+
+/** A text format: a beginning, each batch as it is read, and what only a complete export ends with. */
+abstract class LineEncoder implements ExportEncoder {
+  abstract readonly contentType: string;
+  abstract readonly fileExtension: string;
+  abstract header(): string;
+  abstract batch(elements: readonly OrderElement[]): Buffer;
+  abstract trailer(count: number): string;
+
+  async *encode(batches: AsyncIterable<readonly OrderElement[]>): AsyncGenerator<Buffer | string> {
+    let count = 0;
+    const header = this.header();
+    if (header) yield header;
+    for await (const elements of batches) {
+      if (elements.length > 0) yield this.batch(elements);
+      count += elements.length;
+    }
+    const trailer = this.trailer(count);
+    if (trailer) yield trailer;
+  }
 }
 
 /** About what an order takes in each format, so that a batch's buffer is rarely grown. */
@@ -118,14 +145,20 @@ function writeCommonCells(bytes: BatchBytes, order: OrderElement): void {
  * per order, most of what a CSV export cost beyond NDJSON; the cells are numbers and text,
  * and the unit test holds the output to csv-stringify's.
  */
-class CsvEncoder<Element extends OrderElement> implements ExportEncoder {
+export class CsvEncoder<Element extends OrderElement> extends LineEncoder {
   readonly contentType = `${EXPORT_MEDIA_TYPES.csv}; charset=utf-8; header=present`;
   readonly fileExtension = 'csv';
 
-  constructor(private readonly layout: CsvColumns<Element>) {}
+  constructor(
+    private readonly layout: CsvColumns<Element>,
+    private readonly byteOrderMark = false,
+  ) {
+    super();
+  }
 
+  /** With the mark, Excel reads the file as UTF-8 rather than in the desktop's code page (CP949 in Korea). */
   header(): string {
-    return `${this.layout.columns.join(',')}\r\n`;
+    return `${this.byteOrderMark ? '\uFEFF' : ''}${this.layout.columns.join(',')}\r\n`;
   }
 
   batch(elements: readonly OrderElement[]): Buffer {
@@ -140,7 +173,7 @@ class CsvEncoder<Element extends OrderElement> implements ExportEncoder {
 }
 
 /** One JSON element per line, as the page shows it, and a last line that says the export is whole. */
-class NdjsonEncoder implements ExportEncoder {
+export class NdjsonEncoder extends LineEncoder {
   readonly contentType = EXPORT_MEDIA_TYPES.ndjson;
   readonly fileExtension = 'ndjson';
 
@@ -162,7 +195,18 @@ class NdjsonEncoder implements ExportEncoder {
   }
 }
 
-/** An export's encoder: NDJSON writes each element as it is, CSV the columns of the caller's variant. */
-export function encoderFor(format: ExportFormat, csv: CsvColumns<OrderElement>): ExportEncoder {
-  return format === 'ndjson' ? new NdjsonEncoder() : new CsvEncoder(csv);
+/** An export's encoder: NDJSON writes each element as it is, CSV and XLSX the columns of the caller's variant. */
+export function encoderFor(
+  format: ExportFormat,
+  csv: CsvColumns<OrderElement>,
+  options: ExportOptions = {},
+): ExportEncoder {
+  switch (format) {
+    case 'ndjson':
+      return new NdjsonEncoder();
+    case 'xlsx':
+      return new XlsxEncoder(csv.columns, options.rowsPerSheet);
+    default:
+      return new CsvEncoder(csv, options.byteOrderMark);
+  }
 }

@@ -47,6 +47,21 @@ function readAfterGtidOf(header: string | string[] | undefined, errors: FieldErr
   return undefined;
 }
 
+/** The CSV export's one parameter of its own: a byte-order mark first, so that Excel reads the file as UTF-8. */
+const BYTE_ORDER_MARK = 'bom';
+
+function byteOrderMarkOf(value: unknown, errors: FieldError[]): boolean | undefined {
+  if (value === true || value === 'true') return true;
+  if (value === false || value === 'false') return false;
+  errors.push({
+    field: BYTE_ORDER_MARK,
+    message: Array.isArray(value)
+      ? `${BYTE_ORDER_MARK} must be given once`
+      : `${BYTE_ORDER_MARK} must be true or false`,
+  });
+  return undefined;
+}
+
 /** An export answers every matching order (docs/API.md §13): paging parameters have nothing to say to it. */
 const NOT_IN_EXPORT: ReadonlySet<string> = new Set(['page', 'size', ...CONTINUATION_PARAMETERS]);
 
@@ -85,8 +100,11 @@ export class ListOrdersQueryPipe implements PipeTransform<ListOrdersRequest, Lis
 
     const errors: FieldError[] = [];
     const known: Record<string, unknown> = {};
+    let byteOrderMark: boolean | undefined;
     for (const [name, value] of values) {
-      if (!variant.parameters.has(name)) {
+      if (name === BYTE_ORDER_MARK && exportFormat === 'csv') {
+        byteOrderMark = byteOrderMarkOf(value, errors);
+      } else if (!variant.parameters.has(name)) {
         errors.push({ field: name, message: `${name} is not a parameter of this operation` });
       } else if (exportFormat && NOT_IN_EXPORT.has(name)) {
         errors.push({
@@ -138,6 +156,7 @@ export class ListOrdersQueryPipe implements PipeTransform<ListOrdersRequest, Lis
       walkScope,
       echoedParameters: echoedParametersOf(values, size),
       writerPosition,
+      byteOrderMark,
     };
   }
 }
