@@ -10,7 +10,8 @@ import { ExportSlots } from '../rate-limit/export-slots';
 import type { OrderElement } from './dto/order.dto';
 import { OrdersService } from './orders.service';
 import type { ListOrdersQuery } from './query/list-orders-query';
-import { encoderFor, type ExportEncoder, type ExportOptions } from './export/export-format';
+import type { ExportEncoder } from './export/export-encoder';
+import { encoderFor, type ExportOptions } from './export/export-format';
 import type { ExportFormat } from './model';
 
 /** A spreadsheet's rows per sheet for the XLSX export; its own token so that a test can lower it. */

@@ -31,7 +31,7 @@ const user: UserOrderDto = {
 /** What an encoder writes for these batches, as one text. */
 async function text(encoder: CsvEncoder<UserOrderDto> | NdjsonEncoder, batches: UserOrderDto[][]): Promise<string> {
   async function* read() {
-    yield* batches;
+    for (const batch of batches) yield await Promise.resolve(batch);
   }
   let written = '';
   for await (const chunk of encoder.encode(read())) written += chunk.toString();

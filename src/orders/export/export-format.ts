@@ -2,6 +2,7 @@ import Negotiator from 'negotiator';
 import { BatchBytes } from './batch-bytes';
 import type { AdminOrderDto, OrderElement, SeatDto, UserOrderDto } from '../dto/order.dto';
 import type { ExportFormat } from '../model';
+import type { ExportEncoder } from './export-encoder';
 import { XLSX_MEDIA_TYPE, XlsxEncoder } from './xlsx-encoder';
 
 /** The media type of each export, each the one type of an operation of its own (`GET /orders/export.csv`, …). */
@@ -23,13 +24,6 @@ export function acceptsOnlyExports(accept: string | undefined): boolean {
   if (accept === undefined || !/csv|ndjson|spreadsheetml/i.test(accept)) return false;
   const negotiator = new Negotiator({ headers: { accept } });
   return negotiator.mediaType(['application/json']) === undefined && negotiator.mediaType(EXPORT_OFFERS) !== undefined;
-}
-
-/** How one export's elements are written: its bytes, read as the batches come; a failed export ends without its end. */
-export interface ExportEncoder {
-  readonly contentType: string;
-  readonly fileExtension: string;
-  encode(batches: AsyncIterable<readonly OrderElement[]>): AsyncIterable<Buffer | string>;
 }
 
 /** What an export's caller chose of its form: a byte-order mark before a CSV, for Excel (docs/API.md §13). */

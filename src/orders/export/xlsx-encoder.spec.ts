@@ -19,7 +19,7 @@ const order = (orderId: number): AdminOrderDto => ({
 });
 
 async function* batchesOf(batches: AdminOrderDto[][]): AsyncGenerator<AdminOrderDto[]> {
-  yield* batches;
+  for (const batch of batches) yield await Promise.resolve(batch);
 }
 
 /** The workbook an encoder writes for these batches, read back by exceljs's own reader. */
@@ -95,7 +95,7 @@ describe('XLSX export (docs/API.md §13)', () => {
       try {
         for (;;) {
           pulled += 1;
-          yield Array.from({ length: 500 }, (_, index) => order(pulled * 1000 + index));
+          yield await Promise.resolve(Array.from({ length: 500 }, (_, index) => order(pulled * 1000 + index)));
         }
       } finally {
         closed = true;

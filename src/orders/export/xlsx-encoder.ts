@@ -2,7 +2,7 @@ import ExcelJS from 'exceljs';
 import { once } from 'node:events';
 import { PassThrough, type Writable } from 'node:stream';
 import type { AdminOrderDto, OrderElement, SeatDto } from '../dto/order.dto';
-import type { ExportEncoder } from './export-format';
+import type { ExportEncoder } from './export-encoder';
 
 export const XLSX_MEDIA_TYPE = 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet';
 
