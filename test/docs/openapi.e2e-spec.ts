@@ -119,18 +119,24 @@ describe('the OpenAPI document', () => {
     const paths = document.paths as Record<string, Record<string, Operation>>;
     expect(Object.keys(paths['/orders'].get.responses['200'].content ?? {})).toEqual(['application/json']);
     const pageParameters = paths['/orders'].get.parameters.map(({ name }) => name);
-    for (const [path, operationId, mediaType] of [
-      ['/orders/export.csv', 'exportOrdersCsv', 'text/csv'],
-      ['/orders/export.ndjson', 'exportOrdersNdjson', 'application/x-ndjson'],
-    ]) {
+    const XLSX = 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet';
+    for (const [path, operationId, mediaType, ownParameters] of [
+      ['/orders/export.csv', 'exportOrdersCsv', 'text/csv', ['bom']],
+      ['/orders/export.ndjson', 'exportOrdersNdjson', 'application/x-ndjson', []],
+      ['/orders/export.xlsx', 'exportOrdersXlsx', XLSX, []],
+    ] as const) {
       const operation = paths[path].get;
       expect(operation.operationId).toBe(operationId);
       const content = operation.responses['200'].content ?? {};
       expect(Object.keys(content)).toEqual([mediaType]);
-      expect(content[mediaType].example).toEqual(expect.any(String));
+      // A workbook is binary: no example text can show it.
+      if (mediaType !== XLSX) expect(content[mediaType].example).toEqual(expect.any(String));
       const parameters = operation.parameters.map(({ name }) => name);
       expect(parameters.sort()).toEqual(
-        pageParameters.filter((name) => !['page', 'size', 'after', 'before', 'If-None-Match'].includes(name)).sort(),
+        [
+          ...pageParameters.filter((name) => !['page', 'size', 'after', 'before', 'If-None-Match'].includes(name)),
+          ...ownParameters,
+        ].sort(),
       );
     }
   });
