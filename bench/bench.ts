@@ -47,7 +47,7 @@ Each mode runs its variants interleaved in one run, so that machine drift cancel
                            on this build or on each of those builds in turn
   --walks                  page 2, a deep page by offset and the same page by its next link (docs/API.md §13)
   --exports [--compare-builds=D,D [--sorts 'userId,asc;createdAt,desc' --export-seconds 24]]
-                           every order as CSV and NDJSON: rows/s, first byte, peak RSS; a cancelled and a
+                           every order as CSV, NDJSON and XLSX: rows/s, first byte, peak RSS; a cancelled and a
                            stalled export's statements (docs/API.md §13); or the rows/s of each of those builds
                            side by side, of every order or, with --sorts, of a CSV export in each of those
                            sorts read for --export-seconds

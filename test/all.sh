@@ -22,6 +22,7 @@ declare -A PACKAGE_OF=(
   [mmdebstrap]=mmdebstrap        # a Node base image where no registry can be reached
   [kubectl]=kubernetes-client    # the manifest test renders deploy/kubernetes
   [taskset]=util-linux           # the sale bench pins servers to cores
+  [soffice]=libreoffice-calc-nogui  # the spreadsheet-export test opens exports as a spreadsheet program does
 )
 
 missing=()

@@ -284,8 +284,8 @@ describe('exports on MariaDB, with statements held where the test wants (docs/AP
   }
 
   /** Starts an export; `response` resolves once its status line has come. */
-  function startExport(token: string) {
-    const call = httpRequest(`${base}${exportPath(NDJSON)}`, { headers: { ...bearer(token) } });
+  function startExport(token: string, path: string = exportPath(NDJSON)) {
+    const call = httpRequest(`${base}${path}`, { headers: { ...bearer(token) } });
     const response = new Promise<IncomingMessage>((resolve, reject) => {
       call.on('response', resolve).on('error', reject).end();
     });
@@ -328,23 +328,27 @@ describe('exports on MariaDB, with statements held where the test wants (docs/AP
     expect((await exportAs(adminToken(41))).status).toBe(200);
   }, 60_000);
 
-  it('stops the statement running within a second of the client going away', async () => {
-    await lockOrders();
-    try {
-      const started = startExport(adminToken(43));
-      started.response.catch(() => undefined);
-      await waitFor('the export to wait on the lock', async () => (await runningStatements()).length > 0);
-      started.abort();
-      // Only KILL QUERY can end it while the lock is held.
-      await waitFor('no statement left running', async () => (await runningStatements()).length === 0, {
-        timeoutMs: 1000,
-      });
-    } finally {
-      await unlock();
-    }
-    // The caller's slot is free, and the pool serves on without the closed connection.
-    expect((await exportAs(adminToken(43))).status).toBe(200);
-  }, 30_000);
+  it.each([exportPath(NDJSON), '/orders/export.xlsx'])(
+    'stops the statement running within a second of the client going away (%s)',
+    async (path) => {
+      await lockOrders();
+      try {
+        const started = startExport(adminToken(43), path);
+        started.response.catch(() => undefined);
+        await waitFor('the export to wait on the lock', async () => (await runningStatements()).length > 0);
+        started.abort();
+        // Only KILL QUERY can end it while the lock is held.
+        await waitFor('no statement left running', async () => (await runningStatements()).length === 0, {
+          timeoutMs: 1000,
+        });
+      } finally {
+        await unlock();
+      }
+      // The caller's slot is free, and the pool serves on without the closed connection.
+      expect((await exportAs(adminToken(43))).status).toBe(200);
+    },
+    30_000,
+  );
 
   it('answers 503 problem+json when the first batch cannot be read, before any byte of the export', async () => {
     await lockOrders();

@@ -58,13 +58,19 @@ export interface TestApp {
  * Starts the real application (all modules, the global filter, Swagger) with
  * exactly the given variables: whatever the shell has set for the service is
  * cleared first, so a developer's environment cannot change a test's outcome.
+ * `providers` replaces a provider's value, for a limit too large to reach in a test.
  */
-export async function startTestApp(environment: Record<string, string | undefined>): Promise<TestApp> {
+export async function startTestApp(
+  environment: Record<string, string | undefined>,
+  providers: ReadonlyArray<{ token: symbol; value: unknown }> = [],
+): Promise<TestApp> {
   for (const name of SERVICE_VARIABLES) delete process.env[name];
   Object.assign(process.env, { ...BASE_TEST_ENVIRONMENT, ...environment });
   for (const [name, value] of Object.entries(environment)) if (value === undefined) delete process.env[name];
 
-  const moduleRef = await Test.createTestingModule({ imports: [AppModule.forRoot()] }).compile();
+  const builder = Test.createTestingModule({ imports: [AppModule.forRoot()] });
+  for (const { token, value } of providers) builder.overrideProvider(token).useValue(value);
+  const moduleRef = await builder.compile();
   const app = moduleRef.createNestApplication<NestFastifyApplication>(
     createHttpAdapter(moduleRef.get<AppConfig>(APP_CONFIG).trustProxy),
     {
