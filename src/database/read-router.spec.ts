@@ -272,6 +272,25 @@ describe('ReadRouter', () => {
       expect(setup.one.isHealthyReplica()).toBe(true);
     });
 
+    it('retries a writer’s read on a replica behind when the primary fails under it, saying how far behind, never a 500', async () => {
+      const setup = router();
+      // The replica is past DB_REPLICA_MAX_LAG_S, so the primary serves first; the replica cannot apply the position.
+      jest.spyOn(ServerAttempt.prototype, 'waitFor').mockResolvedValue(false);
+      found(setup.one, { ...behind, lagSeconds: 8 });
+      const attempts: string[] = [];
+      const served = await setup.reads.withConnection(
+        ({ runner, behindSeconds }) => {
+          attempts.push(setup.servers.serverOf(runner));
+          return attempts.length === 1 ? Promise.reject(connectionReset()) : Promise.resolve(behindSeconds);
+        },
+        undefined,
+        { writerPosition: '0-1-450' },
+      );
+      expect(attempts).toEqual(['primary', 'replica-1']);
+      expect(served).toBeGreaterThanOrEqual(8);
+      expect(setup.reads.served).toMatchObject({ stale: 1, 'primary-after-wait': 0 });
+    });
+
     it('says a shape only replicas serve may be behind when its replica has not applied it, whatever its lag', async () => {
       const setup = router();
       jest.spyOn(ServerAttempt.prototype, 'waitFor').mockResolvedValue(false);

@@ -255,20 +255,30 @@ export class ReadRouter {
   ): Promise<T> {
     const { primary } = this.servers;
     // What the primary can serve is read current, from it if need be; what only replicas hold is read where it can.
-    const primaryServes = holds(primary.catalog, required) && primary.health.answering;
+    // Asked at each attempt: a retry after the primary failed serves where it can, saying how far behind.
+    const primaryServes = () => holds(primary.catalog, required) && primary.health.answering;
     const target = this.targetOf(first, consistency);
     // Awaited by every attempt; observed here too, so that a refusal is never an unhandled rejection.
     target.catch(() => undefined);
     const attempt = async (server: DatabaseServer, mayGiveUp: boolean, behind?: number) => {
       const wanted = await target;
-      return server.admission.withConnection(
-        (runner) =>
-          new ServerAttempt(runner, deadline, server, mayGiveUp, undefined, behind).run(async (session) => {
-            session.behindSeconds = await this.ensureCaughtUp(server, session, wanted, primaryServes);
-            return work(session);
-          }),
-        deadline,
-      );
+      try {
+        return await server.admission.withConnection(
+          (runner) =>
+            new ServerAttempt(runner, deadline, server, mayGiveUp, undefined, behind).run(async (session) => {
+              session.behindSeconds = await this.ensureCaughtUp(server, session, wanted, primaryServes());
+              return work(session);
+            }),
+          deadline,
+        );
+      } catch (error) {
+        if (!(error instanceof NotCaughtUp)) throw error;
+        this.served['primary-after-wait'] += 1;
+        return await primary.admission.withConnection(
+          (runner) => new ServerAttempt(runner, deadline, primary, false).run(work),
+          deadline,
+        );
+      }
     };
     // Giving up early only makes sense where another server could answer; the retry is the last word.
     const mayGiveUp = this.servers.all.some(
@@ -277,13 +287,6 @@ export class ReadRouter {
     try {
       return await attempt(first, mayGiveUp, behindSeconds);
     } catch (error) {
-      if (error instanceof NotCaughtUp) {
-        this.served['primary-after-wait'] += 1;
-        return await primary.admission.withConnection(
-          (runner) => new ServerAttempt(runner, deadline, primary, false).run(work),
-          deadline,
-        );
-      }
       // Out of time: the deadline has answered the request already. The driver's own timeout, its backstop, then
       // tells of a statement that took the whole budget (a shape slow on this server), not of a server that failed.
       if (deadline.remainingMs() <= 0) throw error;
