@@ -6,7 +6,8 @@ import { performance } from 'node:perf_hooks';
 import type { DatabaseServer, ServerHealth, ServerName } from './database-server';
 import { DatabaseServers } from './database-servers';
 import { ER_UNKNOWN_SYSTEM_VARIABLE, readAppliers, singleApplierWarning } from './replica-appliers';
-import { parseGtidPosition, PrimaryTimeline } from './replication-lag';
+import { parseGtidPosition, PrimaryTimeline, type GtidPosition } from './replication-lag';
+import { primaryVerdict, type RoleReport } from './server-roles';
 import {
   CATALOG_STATEMENT,
   catalogOf,
@@ -41,7 +42,33 @@ interface ReplicaStatus extends RowDataPacket {
   Seconds_Behind_Source?: number | null;
   Last_IO_Error?: string;
   Last_SQL_Error?: string;
+  Master_Server_Id?: number | string;
+  Source_Server_Id?: number | string;
 }
+
+/** What every server is asked of its role; `super_read_only` on MySQL turns `read_only` on with it. */
+const ROLE_COLUMNS = 'SELECT @@global.read_only AS readOnly, @@server_id AS serverId';
+
+interface RoleRow extends RowDataPacket {
+  readOnly: number | string;
+  serverId: number | string;
+  position?: string;
+}
+
+function roleOf(row: RoleRow, replication?: { replicating: boolean; follows?: number }): ServerHealth['role'] {
+  return {
+    serverId: Number(row.serverId),
+    writable: Number(row.readOnly) === 0,
+    replicating: replication?.replicating ?? false,
+    follows: replication?.follows,
+  };
+}
+
+const reportOf = (server: DatabaseServer, health: ServerHealth): RoleReport => ({
+  name: server.name,
+  answering: health.answering,
+  ...health.role,
+});
 
 /** Told of every check: which server, and how long its statements took, in seconds. */
 export type CheckListener = (server: ServerName, seconds: number) => void;
@@ -102,7 +129,11 @@ export class DatabaseHealthMonitor implements OnApplicationBootstrap, BeforeAppl
     this.timer.unref();
   }
 
-  /** One round: the primary first (its position is what replicas are measured against), then every replica. */
+  /**
+   * One round: the primary first (its position is what replicas are measured against), then every replica; then
+   * whether the primary is still the primary, from what every server says of itself (docs/API.md §20). One that is
+   * not is recorded as not serving, so that nothing it holds is served as current, and its position measures no one.
+   */
   private async checkAll(): Promise<void> {
     const started = this.clock.now();
     const { primary, replicas } = this.servers;
@@ -113,23 +144,37 @@ export class DatabaseHealthMonitor implements OnApplicationBootstrap, BeforeAppl
       replicas.length === 0 && primary.health.answering && primary.timings.silentForMs() < CHECK_INTERVAL_MS;
     if (answeredRequests) {
       await this.readCatalog(primary);
-    } else {
-      primary.recordCheck(
-        await this.settled(primary, await this.timed(primary, () => this.checkPrimary(primary))),
-        started,
-      );
+      return;
     }
+    const checked = await this.timed(primary, () => this.checkPrimary(primary, replicas.length > 0));
+    const found = await Promise.all(replicas.map((replica) => this.timed(replica, () => this.checkReplica(replica))));
+    const verdict = checked.health.answering
+      ? primaryVerdict(
+          reportOf(primary, checked.health),
+          replicas.map((replica, index) => reportOf(replica, found[index])),
+        )
+      : { current: true as const };
+    let health = checked.health;
+    if (!verdict.current) {
+      health = { answering: false, replicating: false, problem: verdict.why, role: health.role };
+    } else if (checked.position) {
+      this.timeline.record(checked.position, checked.at);
+    }
+    this.servers.recordVerdict(verdict);
+    primary.recordCheck(await this.settled(primary, health), started);
     await Promise.all(
-      replicas.map(async (replica) =>
-        replica.recordCheck(
-          await this.settled(replica, await this.timed(replica, () => this.checkReplica(replica))),
-          started,
-        ),
-      ),
+      replicas.map(async (replica, index) => {
+        const { position } = found[index];
+        const measured =
+          this.gtid && position
+            ? { ...found[index], lagSeconds: this.timeline.lagSeconds(position, Date.now()) }
+            : found[index];
+        replica.recordCheck(await this.settled(replica, measured), started);
+      }),
     );
   }
 
-  private async timed(server: DatabaseServer, check: () => Promise<ServerHealth>): Promise<ServerHealth> {
+  private async timed<T>(server: DatabaseServer, check: () => Promise<T>): Promise<T> {
     const started = performance.now();
     try {
       return await check();
@@ -176,25 +221,34 @@ export class DatabaseHealthMonitor implements OnApplicationBootstrap, BeforeAppl
     if (warning) this.logger.warn(warning);
   }
 
-  private async checkPrimary(primary: DatabaseServer): Promise<ServerHealth> {
+  private async checkPrimary(
+    primary: DatabaseServer,
+    askRole: boolean,
+  ): Promise<{ health: ServerHealth; position?: GtidPosition; at: number }> {
+    const at = Date.now();
     try {
       if (!primary.isMysql) {
         // The embedded database lives in this process: it answers while it is open.
         await primary.dataSource.query('SELECT 1');
-      } else if (this.gtid) {
-        const [row] = await primary.check<RowDataPacket>('SELECT @@global.gtid_binlog_pos AS position');
-        this.timeline.record(parseGtidPosition(String(row.position ?? '')), Date.now());
-      } else {
-        await primary.check('SELECT 1');
+        return { health: { answering: true, replicating: false }, at };
       }
-      return { answering: true, replicating: false };
+      const [row] = await primary.check<RoleRow>(
+        this.gtid ? `${ROLE_COLUMNS}, @@global.gtid_binlog_pos AS position` : ROLE_COLUMNS,
+      );
+      const replication = askRole ? await this.replicationOf(primary) : undefined;
+      const health: ServerHealth = {
+        answering: true,
+        replicating: false,
+        role: roleOf(row, replication),
+      };
+      return { health, position: this.gtid ? parseGtidPosition(String(row.position ?? '')) : undefined, at };
     } catch (error) {
       // MySQL has no `@@gtid_binlog_pos` / `@@gtid_slave_pos`; there the replica's own estimate is used.
-      if ((error as { errno?: number }).errno === ER_UNKNOWN_SYSTEM_VARIABLE) {
+      if ((error as { errno?: number }).errno === ER_UNKNOWN_SYSTEM_VARIABLE && this.gtid) {
         this.gtid = false;
-        return { answering: true, replicating: false };
+        return this.checkPrimary(primary, askRole);
       }
-      return { answering: false, replicating: false, problem: reasonOf(error) };
+      return { health: { answering: false, replicating: false, problem: reasonOf(error) }, at };
     }
   }
 
@@ -202,15 +256,17 @@ export class DatabaseHealthMonitor implements OnApplicationBootstrap, BeforeAppl
     try {
       const replication = await this.replicationOf(replica);
       await replica.open();
-      if (!this.gtid) return { answering: true, ...replication };
-      const [row] = await replica.check<RowDataPacket>('SELECT @@global.gtid_slave_pos AS position');
-      const position = parseGtidPosition(String(row.position ?? ''));
+      const [row] = await replica.check<RoleRow>(
+        this.gtid ? `${ROLE_COLUMNS}, @@global.gtid_slave_pos AS position` : ROLE_COLUMNS,
+      );
+      const role = roleOf(row, replication);
+      if (!this.gtid) return { answering: true, ...replication, role };
       return {
         answering: true,
         replicating: replication.replicating,
         problem: replication.problem,
-        position,
-        lagSeconds: this.timeline.lagSeconds(position, Date.now()),
+        position: parseGtidPosition(String(row.position ?? '')),
+        role,
       };
     } catch (error) {
       return { answering: false, replicating: false, problem: reasonOf(error) };
@@ -220,7 +276,7 @@ export class DatabaseHealthMonitor implements OnApplicationBootstrap, BeforeAppl
   /** Whether both replication threads run, from SHOW REPLICA STATUS (and, on MySQL, the replica's own lag). */
   private async replicationOf(
     replica: DatabaseServer,
-  ): Promise<Pick<ServerHealth, 'replicating' | 'problem' | 'lagSeconds'>> {
+  ): Promise<Pick<ServerHealth, 'replicating' | 'problem' | 'lagSeconds'> & { follows?: number }> {
     let status: ReplicaStatus | undefined;
     try {
       [status] = await replica.check<ReplicaStatus>('SHOW REPLICA STATUS');
@@ -240,6 +296,7 @@ export class DatabaseHealthMonitor implements OnApplicationBootstrap, BeforeAppl
       problem: replicating ? undefined : `replication threads IO=${io} SQL=${sql}${lastError ? `: ${lastError}` : ''}`,
       // NULL while a thread is stopped or reconnecting: unknown, never 0.
       lagSeconds: status.Seconds_Behind_Master ?? status.Seconds_Behind_Source ?? undefined,
+      follows: Number(status.Master_Server_Id ?? status.Source_Server_Id ?? 0) || undefined,
     };
   }
 }

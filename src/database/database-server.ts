@@ -8,6 +8,7 @@ import { DatabaseAdmission } from './database-admission';
 import { reasonOf } from './database-errors';
 import { contains, union, type AppliedTransactions } from './gtid';
 import type { GtidPosition } from './replication-lag';
+import type { RoleReport } from './server-roles';
 import { EMBEDDED_CATALOG, UNKNOWN_CATALOG, type ServerCatalog } from './server-catalog';
 import { StatementTimings } from './statement-timings';
 
@@ -40,6 +41,8 @@ export interface ServerHealth {
   position?: GtidPosition;
   /** Why it is not answering or not replicating, for the log. */
   problem?: string;
+  /** What the server says of its own role (docs/API.md §20); unknown for the embedded database. */
+  role?: Omit<RoleReport, 'name' | 'answering'>;
 }
 
 type ServerState = 'up' | 'down' | 'healthy' | 'stopped' | 'lagging';

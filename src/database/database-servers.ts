@@ -1,4 +1,4 @@
-import { Inject, Injectable, OnApplicationShutdown } from '@nestjs/common';
+import { Inject, Injectable, Logger, OnApplicationShutdown } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, type QueryRunner } from 'typeorm';
 import { Clock } from '../common/time/clock';
@@ -6,6 +6,7 @@ import { DATABASE_CONFIG } from '../config/config.module';
 import type { DatabaseConfig } from '../config/database.config';
 import { buildDataSourceOptions } from './data-source-options';
 import { DatabaseServer, type ServerName } from './database-server';
+import type { PrimaryVerdict } from './server-roles';
 
 /**
  * docs/API.md §11: the servers the listing can read from. The primary is the
@@ -23,6 +24,11 @@ export class DatabaseServers implements OnApplicationShutdown {
   /** DB_REPLICA_WAIT_MS: how long a read waits for a replica to apply what it must reflect (docs/API.md §19). */
   readonly replicaWaitMs: number;
   private readonly byDataSource = new Map<DataSource, DatabaseServer>();
+  /** Whether the configured primary was last found to be the primary (docs/API.md §20). */
+  primaryIsCurrent = true;
+  /** How often that has changed since start. */
+  roleChanges = 0;
+  private readonly logger = new Logger('ReadRouter');
 
   constructor(@InjectDataSource() primary: DataSource, @Inject(DATABASE_CONFIG) config: DatabaseConfig, clock: Clock) {
     this.primary = new DatabaseServer('primary', primary, config, clock);
@@ -45,6 +51,18 @@ export class DatabaseServers implements OnApplicationShutdown {
     this.replicaMaxStalenessSeconds = config.type === 'mysql' ? config.replicaMaxStalenessSeconds : 0;
     this.replicaWaitMs = config.type === 'mysql' ? config.replicaWaitMs : 0;
     for (const server of this.all) this.byDataSource.set(server.dataSource, server);
+  }
+
+  /** What the last round found of the primary's role; a change is counted and logged once. */
+  recordVerdict(verdict: PrimaryVerdict): void {
+    if (verdict.current === this.primaryIsCurrent) return;
+    this.primaryIsCurrent = verdict.current;
+    this.roleChanges += 1;
+    if (verdict.current) this.logger.log(`${this.primary.name} is the primary again: read as current`);
+    else
+      this.logger.warn(
+        `${this.primary.name} is no longer the primary (${verdict.why}): nothing it holds is served as current`,
+      );
   }
 
   /** The server a runner belongs to, for the metrics and traces of its statements. */

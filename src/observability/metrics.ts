@@ -128,6 +128,35 @@ export class Metrics {
       },
     });
     new Gauge({
+      name: 'db_primary_current',
+      help: 'Whether the server configured as primary is the primary by what every server says of itself: writable, replicating from nothing, followed by the replicas, and the only such server.',
+      labelNames: ['server'] as const,
+      registers: [this.registry],
+      collect() {
+        this.set({ server: servers.primary.name }, servers.primaryIsCurrent ? 1 : 0);
+      },
+    });
+    new Gauge({
+      name: 'db_writable_servers',
+      help: 'Servers that answer, take writes and replicate from nothing, by server id: 1 in a healthy topology.',
+      registers: [this.registry],
+      collect() {
+        const writable = servers.all
+          .filter(({ health }) => health.role?.writable && !health.role.replicating)
+          .map(({ health }) => health.role?.serverId);
+        this.set(new Set(writable).size);
+      },
+    });
+    new Counter({
+      name: 'db_role_changes_total',
+      help: 'How often the configured primary stopped or started being the primary since start.',
+      registers: [this.registry],
+      collect() {
+        this.reset();
+        this.inc(servers.roleChanges);
+      },
+    });
+    new Gauge({
       name: 'db_replica_lag_seconds',
       help: 'How far this replica is behind the primary, from the primary’s GTID positions over time; absent while unknown.',
       labelNames: ['server'] as const,
