@@ -228,9 +228,9 @@ export class DatabaseHealthMonitor implements OnApplicationBootstrap, BeforeAppl
     const at = Date.now();
     try {
       if (!primary.isMysql) {
-        // The embedded database lives in this process: it answers while it is open.
+        // The embedded database lives in this process: it answers while it is open, and it is the one writable server.
         await primary.dataSource.query('SELECT 1');
-        return { health: { answering: true, replicating: false }, at };
+        return { health: { answering: true, replicating: false, role: { writable: true, replicating: false } }, at };
       }
       const [row] = await primary.check<RoleRow>(
         this.gtid ? `${ROLE_COLUMNS}, @@global.gtid_binlog_pos AS position` : ROLE_COLUMNS,

@@ -41,7 +41,7 @@ export interface ServerHealth {
   position?: GtidPosition;
   /** Why it is not answering or not replicating, for the log. */
   problem?: string;
-  /** What the server says of its own role (docs/API.md §20); unknown for the embedded database. */
+  /** What the server says of its own role (docs/API.md §20); the embedded database takes writes and has no id. */
   role?: Omit<RoleReport, 'name' | 'answering'>;
 }
 
