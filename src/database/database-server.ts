@@ -58,7 +58,7 @@ class SideConnection {
 
   async query<T extends RowDataPacket>(sql: string): Promise<T[]> {
     const { host, port, username, password, database, ssl } = this.options();
-    const connection = (this.connection ??= createConnection({
+    const connection = (this.connection ??= this.retiredOnClose({
       host,
       port,
       user: username,
@@ -74,6 +74,19 @@ class SideConnection {
       this.close(connection);
       throw error;
     }
+  }
+
+  /** A connection retired as soon as it closes, so that the next statement opens another rather than fail on it. */
+  private retiredOnClose(options: Parameters<typeof createConnection>[0]): Promise<Connection> {
+    const opened = createConnection(options);
+    opened.then(
+      (connection) => {
+        connection.once('end', () => this.close(opened));
+        connection.on('error', () => this.close(opened));
+      },
+      () => undefined,
+    );
+    return opened;
   }
 
   /** Closes the connection, unless a later statement has already replaced the one that failed. */

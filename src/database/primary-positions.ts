@@ -1,5 +1,6 @@
 import type { DatabaseServer } from './database-server';
 import { gtidDialectOf, type GtidDialect, type ReplicationPosition } from './gtid';
+import { HISTORY_STATEMENTS, parseHistory, type WriteHistory } from './write-history';
 
 /** The primary answered a position that its own dialect cannot read: not a server this service knows how to follow. */
 export class UnreadablePositionError extends Error {
@@ -9,25 +10,17 @@ export class UnreadablePositionError extends Error {
 }
 
 /**
- * docs/API.md §19: the primary's position, for reads that must reflect every write it had committed when they
- * arrived. One read runs at a time: a request that comes while one runs waits for the next, which starts as soon as
+ * One read of the primary at a time: a request that comes while one runs waits for the next, which starts as soon as
  * the running one ends and serves every request that joined it, so each is answered by a read that began after it
  * came, and a burst costs the primary one statement per round trip rather than one per request.
  */
-export class PrimaryPositions {
-  private running?: Promise<ReplicationPosition>;
-  private next?: Promise<ReplicationPosition>;
-  private learned?: GtidDialect;
+class CoalescedRead<T> {
+  private running?: Promise<T>;
+  private next?: Promise<T>;
 
-  constructor(private readonly primary: DatabaseServer) {}
+  constructor(private readonly readOnce: () => Promise<T>) {}
 
-  /** What kind of positions the servers write; known after the first read. */
-  get dialect(): GtidDialect | undefined {
-    return this.learned;
-  }
-
-  /** A position the primary had reached at some moment after this call. */
-  read(): Promise<ReplicationPosition> {
+  read(): Promise<T> {
     const running = this.running;
     if (!running) return this.start();
     this.next ??= running
@@ -42,18 +35,56 @@ export class PrimaryPositions {
     return this.next;
   }
 
-  private start(): Promise<ReplicationPosition> {
+  private start(): Promise<T> {
     const reading = this.readOnce().finally(() => {
       if (this.running === reading) this.running = undefined;
     });
     this.running = reading;
     return reading;
   }
+}
 
-  private async readOnce(): Promise<ReplicationPosition> {
-    const dialect = (this.learned ??= gtidDialectOf(await this.primary.readVariable('SELECT @@version AS version')));
+/**
+ * docs/API.md §19: the primary's position, for reads that must reflect every write it had committed when they
+ * arrived; and its history by origin, against which a writer's position is checked (docs/API.md §20).
+ */
+export class PrimaryPositions {
+  private learned?: GtidDialect;
+  private readonly positions = new CoalescedRead(() => this.readPosition());
+  private readonly histories = new CoalescedRead(() => this.readHistory());
+
+  constructor(private readonly primary: DatabaseServer) {}
+
+  /** What kind of positions the servers write; known after the first read. */
+  get dialect(): GtidDialect | undefined {
+    return this.learned;
+  }
+
+  /** A position the primary had reached at some moment after this call. */
+  read(): Promise<ReplicationPosition> {
+    return this.positions.read();
+  }
+
+  /** What the primary held by origin at some moment after this call. */
+  history(): Promise<WriteHistory> {
+    return this.histories.read();
+  }
+
+  private async dialectOf(): Promise<GtidDialect> {
+    return (this.learned ??= gtidDialectOf(await this.primary.readVariable('SELECT @@version AS version')));
+  }
+
+  private async readPosition(): Promise<ReplicationPosition> {
+    const dialect = await this.dialectOf();
     const position = dialect.parse(await this.primary.readVariable(dialect.positionStatement));
     if (!position) throw new UnreadablePositionError(dialect.flavour);
     return position;
+  }
+
+  private async readHistory(): Promise<WriteHistory> {
+    const { flavour } = await this.dialectOf();
+    const history = parseHistory(flavour, await this.primary.readVariable(HISTORY_STATEMENTS[flavour]));
+    if (!history) throw new UnreadablePositionError(flavour);
+    return history;
   }
 }

@@ -10,6 +10,7 @@ import { DatabaseSaturatedError, DatabaseUnavailableError } from './database-err
 import type { DatabaseServer, ServerHealth } from './database-server';
 import { DatabaseServers } from './database-servers';
 import {
+  LostPositionError,
   MalformedPositionError,
   NoCapableServerException,
   ReadRouter,
@@ -52,14 +53,25 @@ function router(deadlineMs = 2000): {
   const [primary, one, two] = servers.all;
   // The pools are opened by TypeORM and the background check, which do not run here; routing reads only this flag.
   for (const server of [primary, one, two]) Object.defineProperty(server.dataSource, 'isInitialized', { value: true });
-  // A MariaDB primary at PRIMARY_POSITION, which every replica found `healthy` has applied: no read waits (§19).
+  // A MariaDB primary (server 1) at PRIMARY_POSITION, which every replica found `healthy` has applied: no read waits
+  // (§19); its history holds its own writes up to there.
   const variables = jest
     .spyOn(primary, 'readVariable')
-    .mockImplementation((sql) => Promise.resolve(sql.includes('@@version') ? '10.11.19-MariaDB' : PRIMARY_POSITION));
+    .mockImplementation((sql) =>
+      Promise.resolve(
+        sql.includes('@@version')
+          ? '10.11.19-MariaDB'
+          : sql.includes('gtid_binlog_state')
+            ? PRIMARY_HISTORY
+            : PRIMARY_POSITION,
+      ),
+    );
   return { reads, servers, primary, one, two, variables };
 }
 
 const PRIMARY_POSITION = '0-1-500';
+/** Server 1's history: its own writes to 0-1-500, and before it was primary it applied server 2's up to 0-2-300. */
+const PRIMARY_HISTORY = '1;0-1-500,0-2-300;0-2-300';
 const healthy: ServerHealth = {
   answering: true,
   replicating: true,
@@ -230,6 +242,8 @@ describe('ReadRouter', () => {
       );
     const positionReads = ({ variables }: ReturnType<typeof router>) =>
       variables.mock.calls.filter(([sql]) => sql.includes('gtid_binlog_pos')).length;
+    const historyReads = ({ variables }: ReturnType<typeof router>) =>
+      variables.mock.calls.filter(([sql]) => sql.includes('gtid_binlog_state')).length;
 
     it('reads from a replica known to hold the primary’s position at once, with one position read', async () => {
       const setup = router();
@@ -312,7 +326,7 @@ describe('ReadRouter', () => {
       expect(positionReads(setup)).toBe(0);
     });
 
-    it('serves a writer’s position from a replica that holds it, without reading the primary’s position', async () => {
+    it('serves a writer’s position from a replica that holds it, checked against the primary’s history, not its newest position', async () => {
       const setup = router();
       // Seconds behind: the primary's newest position is not applied within the bound.
       jest.spyOn(ServerAttempt.prototype, 'waitFor').mockResolvedValue(false);
@@ -323,9 +337,31 @@ describe('ReadRouter', () => {
       const { server, behindSeconds } = await readOf(setup, undefined, '0-1-390');
       expect(server).toBe('replica-1');
       expect(positionReads(setup)).toBe(before);
+      expect(historyReads(setup)).toBe(1);
       // That write is there; every other write the primary had is not shown to be.
       expect(behindSeconds).toBeGreaterThan(0);
       expect(setup.reads.served).toMatchObject({ 'writer-position': 1 });
+    });
+
+    it('refuses a writer’s position the primary’s history lost, though its sequence is passed (docs/API.md §20)', async () => {
+      const setup = router();
+      found(setup.one, healthy);
+      // Server 2 wrote up to 0-2-300 before server 1 took over: 0-2-310 went with it, though 310 < 500.
+      await expect(readOf(setup, undefined, '0-2-310')).rejects.toBeInstanceOf(LostPositionError);
+      await expect(readOf(setup, undefined, '0-2-300')).resolves.toMatchObject({ server: 'replica-1' });
+    });
+
+    it('checks a writer’s position when the primary serves, as when a replica does', async () => {
+      const setup = router();
+      // No replica in turn: the primary serves every read.
+      found(setup.one, { ...healthy, replicating: false });
+      found(setup.two, { ...healthy, replicating: false });
+      await expect(readOf(setup, undefined, '0-1-450')).resolves.toEqual({
+        server: 'primary',
+        behindSeconds: undefined,
+      });
+      await expect(readOf(setup, undefined, '0-1-501')).rejects.toBeInstanceOf(UncommittedPositionError);
+      await expect(readOf(setup, undefined, '0-2-301')).rejects.toBeInstanceOf(LostPositionError);
     });
 
     it('serves a writer’s position from the replica, saying it may be behind, when the primary’s cannot be read', async () => {
@@ -341,6 +377,22 @@ describe('ReadRouter', () => {
       expect(behindSeconds).toBeGreaterThan(0);
       // Not the replica's failure.
       expect(setup.one.health.answering).toBe(true);
+    });
+
+    it('says even the primary’s page may be behind when the primary’s history cannot be read for a writer’s position', async () => {
+      const setup = router();
+      found(setup.one, { ...healthy, replicating: false });
+      found(setup.two, { ...healthy, replicating: false });
+      await readOf(setup);
+      // The history read fails (its connection went with a moved address); the page itself is read.
+      setup.variables.mockRejectedValue(
+        Object.assign(new Error('Connection lost'), { code: 'PROTOCOL_CONNECTION_LOST' }),
+      );
+      const { server, behindSeconds } = await readOf(setup, undefined, '0-1-450');
+      expect(server).toBe('primary');
+      // The write is not shown to be there: a write lost in a failover must never read as present.
+      expect(behindSeconds).toBeGreaterThan(0);
+      expect(setup.reads.served).toMatchObject({ stale: 1 });
     });
 
     it('refuses a writer’s position of another kind of server, and one ahead of the primary', async () => {

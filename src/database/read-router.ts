@@ -9,7 +9,8 @@ import {
 } from './database-errors';
 import type { DatabaseServer } from './database-server';
 import { DatabaseServers } from './database-servers';
-import { contains, type GtidDialect, type ReplicationPosition } from './gtid';
+import type { GtidDialect, ReplicationPosition } from './gtid';
+import { writeVerdict } from './write-history';
 import { PrimaryPositions } from './primary-positions';
 import { progressOf } from './replication-lag';
 import { RequestDeadline, RequestDeadlines } from './request-deadline';
@@ -140,11 +141,20 @@ export class UncommittedPositionError extends Error {
   }
 }
 
-/** What a replica must have applied before it serves, and where that position came from. */
-interface Target {
-  position: ReplicationPosition;
-  fromWriter: boolean;
+/** A writer's position of a write the primary's history does not hold: lost with the server that took it. */
+export class LostPositionError extends Error {
+  constructor() {
+    super('a write the current primary does not hold: it was lost when the primary changed');
+  }
 }
+
+/** What a replica must have applied before it serves, and where that position came from. */
+type Target =
+  | { position: ReplicationPosition; fromWriter: boolean; unchecked?: false }
+  /** A writer's position that could not be checked against the primary's history: no server is shown to hold it. */
+  | { unchecked: true };
+
+const UNCHECKED: Target = { unchecked: true };
 
 /** The replica had not applied the target within DB_REPLICA_WAIT_MS: the primary serves instead. */
 class NotCaughtUp extends Error {}
@@ -310,23 +320,28 @@ export class ReadRouter {
 
   /**
    * docs/API.md §19: the position a replica must have applied to serve a read: the writer's, checked against the
-   * primary's own only when the replica is not known to hold it, else the primary's, read after the request came.
-   * Undefined where nothing needs waiting for (the primary itself, the embedded database) or where it cannot be known
-   * (the primary not answering): a replica's answer then says how far behind it may be.
+   * primary's history (§20), else the primary's, read after the request came. Undefined where nothing needs waiting
+   * for (the primary itself, the embedded database) or where it cannot be known (the primary not answering): a
+   * replica's answer then says how far behind it may be; so does any answer to a writer's position left unchecked.
    */
   private async targetOf(server: DatabaseServer, { writerPosition }: ReadConsistency): Promise<Target | undefined> {
     const { primary } = this.servers;
     if (writerPosition !== undefined) {
       const dialect = await this.dialect();
       // Not known (the primary has not answered yet): the read cannot be shown to hold the write.
-      if (!dialect) return undefined;
+      if (!dialect) return UNCHECKED;
       const position = dialect.parse(writerPosition);
       if (!position) throw new MalformedPositionError();
-      if (server.isPrimary || server.hasApplied(position)) return { position, fromWriter: true };
-      // The primary not answering is for its health check to find, not this replica's failure: not shown current.
-      const committed = await this.positions.read().catch(() => undefined);
-      if (!committed) return undefined;
-      if (!contains(committed, position)) throw new UncommittedPositionError();
+      // On a single server every read is current.
+      if (this.servers.replicas.length === 0) return { position, fromWriter: true };
+      // Checked against the primary's history by origin whichever server serves (docs/API.md §20); a primary not
+      // taken as the primary, not answering, or whose history cannot be read cannot show the write: not current.
+      if (!primary.health.answering) return UNCHECKED;
+      const history = await this.positions.history().catch(() => undefined);
+      if (!history) return UNCHECKED;
+      const verdict = writeVerdict(history, position);
+      if (verdict === 'ahead') throw new UncommittedPositionError();
+      if (verdict === 'lost') throw new LostPositionError();
       return { position, fromWriter: true };
     }
     if (server.isPrimary || !primary.health.answering) return undefined;
@@ -358,11 +373,15 @@ export class ReadRouter {
     primaryServes: boolean,
   ): Promise<number | undefined> {
     if (server.isPrimary) {
+      if (target?.unchecked) {
+        this.served.stale += 1;
+        return MIN_STALENESS_S;
+      }
       this.served.primary += 1;
       return undefined;
     }
     const mayBeBehind = () => Math.max(server.behindSeconds() ?? 0, session.behindSeconds ?? 0, MIN_STALENESS_S);
-    if (!target) {
+    if (!target || target.unchecked) {
       this.served.stale += 1;
       return mayBeBehind();
     }

@@ -121,6 +121,7 @@ const LISTING_PROBLEMS = [
   401,
   403,
   'unsupportedMediaType',
+  'writeLost',
   'queryTooBroad',
   'replicasBehind',
   'databaseUnavailable',

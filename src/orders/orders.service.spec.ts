@@ -2,6 +2,7 @@ import { beforeEach, describe, expect, it, jest } from '@jest/globals';
 import { Role } from '../auth/role';
 import { LocalTimeFormatter } from '../common/time/local-time';
 import {
+  LostPositionError,
   NoCapableServerException,
   UncommittedPositionError,
   type ReadRouter,
@@ -263,6 +264,11 @@ describe('OrdersService', () => {
     reads.withConnection.mockRejectedValueOnce(new UncommittedPositionError());
     await expect(service.list({ ...query(), writerPosition: '0-1-999999' })).rejects.toMatchObject({
       problem: { status: 400, errors: [{ field: 'Read-After-Gtid', message: expect.stringContaining('ahead') }] },
+    });
+    // The router found the position written by a server whose later writes the primary does not hold.
+    reads.withConnection.mockRejectedValueOnce(new LostPositionError());
+    await expect(service.list({ ...query(), writerPosition: '0-2-310' })).rejects.toMatchObject({
+      problem: { status: 409, type: '/problems/write-lost', errors: [{ field: 'Read-After-Gtid' }] },
     });
   });
 

@@ -3,6 +3,7 @@ import { LocalTimeFormatter } from '../common/time/local-time';
 import { InvalidParametersException } from '../common/problem/invalid-parameters.exception';
 import { READ_AFTER_GTID_HEADER } from '../common/read-after-gtid';
 import {
+  LostPositionError,
   MalformedPositionError,
   NoCapableServerException,
   ReadRouter,
@@ -96,6 +97,10 @@ function refusalOf(error: unknown, filters: OrderFilters, sort: SortKey[]): unkn
     return new InvalidParametersException([
       { field: READ_AFTER_GTID_HEADER, message: `${READ_AFTER_GTID_HEADER} is ${error.message}` },
     ]);
+  }
+  if (error instanceof LostPositionError) {
+    const errors = [{ field: READ_AFTER_GTID_HEADER, message: `${READ_AFTER_GTID_HEADER} names ${error.message}` }];
+    return new ProblemException(problemOf('writeLost', { errors }), { cause: error });
   }
   return error instanceof NoCapableServerException
     ? new ProblemException(problemOf('queryTooBroad', { detail: tooBroadDetail(filters, sort) }), { cause: error })

@@ -38,6 +38,14 @@ export const PROBLEMS = {
       'This link continues a walk listed in an earlier order, in which ties were broken newest order first whatever the sort’s direction; start again from the first page',
     when: 'An `after` or `before` written by a version before 3.0.0 for a sort whose tie-break has changed direction since (docs/API.md §3): it cannot continue that walk in the new order, so the caller starts again from the first page, without the continuation.',
   },
+  writeLost: {
+    type: '/problems/write-lost',
+    title: 'Write lost when the primary changed',
+    status: 409,
+    detail:
+      'Read-After-Gtid names a write the current primary does not hold: it was lost when the primary changed; place or check the order again',
+    when: 'A `Read-After-Gtid` written by a server whose later writes the current primary does not hold (docs/API.md §20): a write lost in a failover, which no page will ever show.',
+  },
   unsupportedMediaType: {
     type: '/problems/unsupported-media-type',
     title: 'Unsupported Media Type',
