@@ -68,6 +68,7 @@ const reportOf = (server: DatabaseServer, health: ServerHealth): RoleReport => (
   name: server.name,
   answering: health.answering,
   ...health.role,
+  serverId: health.role?.serverId ?? server.knownServerId,
 });
 
 /** Told of every check: which server, and how long its statements took, in seconds. */
@@ -131,8 +132,9 @@ export class DatabaseHealthMonitor implements OnApplicationBootstrap, BeforeAppl
 
   /**
    * One round: the primary first (its position is what replicas are measured against), then every replica; then
-   * whether the primary is still the primary, from what every server says of itself (docs/API.md §20). One that is
-   * not is recorded as not serving, so that nothing it holds is served as current, and its position measures no one.
+   * whether the primary is still the primary, from what every server says of itself, and which one to follow when
+   * another is (docs/API.md §20). One that is not is recorded as not serving, so that nothing it holds is served as
+   * current, and its position measures no one.
    */
   private async checkAll(): Promise<void> {
     const started = this.clock.now();
@@ -148,16 +150,14 @@ export class DatabaseHealthMonitor implements OnApplicationBootstrap, BeforeAppl
     }
     const checked = await this.timed(primary, () => this.checkPrimary(primary, replicas.length > 0));
     const found = await Promise.all(replicas.map((replica) => this.timed(replica, () => this.checkReplica(replica))));
-    const verdict = checked.health.answering
-      ? primaryVerdict(
-          reportOf(primary, checked.health),
-          replicas.map((replica, index) => reportOf(replica, found[index])),
-        )
-      : { current: true as const };
+    const verdict = primaryVerdict(
+      reportOf(primary, checked.health),
+      replicas.map((replica, index) => reportOf(replica, found[index])),
+    );
     let health = checked.health;
-    if (!verdict.current) {
+    if (!verdict.current && health.answering) {
       health = { answering: false, replicating: false, problem: verdict.why, role: health.role };
-    } else if (checked.position) {
+    } else if (verdict.current && checked.position) {
       this.timeline.record(checked.position, checked.at);
     }
     this.servers.recordVerdict(verdict);

@@ -127,6 +127,12 @@ export class DatabaseServer {
   /** When the health now held was recorded: a replica's lag grows from there while it is not caught up. */
   private checkedAt: number;
   private held: ServerCatalog;
+  /** Whether the service follows it as the primary now (docs/API.md §20); only DatabaseServers changes it. */
+  isPrimary: boolean;
+  /** The `@@server_id` it last reported, so that replicas still naming it are known to follow a former primary. */
+  knownServerId?: number;
+  /** The configured primary's pool is the application's DataSource, which Nest closes; a replica's is its own. */
+  private readonly ownsPool: boolean;
 
   constructor(
     readonly name: ServerName,
@@ -143,7 +149,9 @@ export class DatabaseServer {
     );
     this.maxLagSeconds = config.type === 'mysql' ? config.replicaMaxLagSeconds : 0;
     // Until a check says otherwise the primary is assumed to answer and a replica is not read from.
-    this.current = { answering: name === 'primary', replicating: false };
+    this.isPrimary = name === 'primary';
+    this.ownsPool = !this.isPrimary;
+    this.current = { answering: this.isPrimary, replicating: false };
     this.checkedAt = clock.now();
     this.held = this.isMysql ? UNKNOWN_CATALOG : EMBEDDED_CATALOG;
   }
@@ -164,10 +172,6 @@ export class DatabaseServer {
 
   get health(): Readonly<ServerHealth> {
     return this.current;
-  }
-
-  get isPrimary(): boolean {
-    return this.name === 'primary';
   }
 
   /** A MySQL or MariaDB server, reached over the network; otherwise the embedded database, in this process. */
@@ -206,6 +210,7 @@ export class DatabaseServer {
     // A replica that stopped, or came back (perhaps rebuilt), is known to hold only what the check read.
     if (!health.answering || !health.replicating) this.confirmed = undefined;
     this.current = health;
+    this.knownServerId = health.role?.serverId ?? this.knownServerId;
     this.checkedAt = this.clock.now();
     this.logState();
   }
@@ -319,7 +324,7 @@ export class DatabaseServer {
   async close(): Promise<void> {
     this.probe.close();
     this.positionConnection.close();
-    if (!this.isPrimary && this.dataSource.isInitialized) await this.dataSource.destroy();
+    if (this.ownsPool && this.dataSource.isInitialized) await this.dataSource.destroy();
   }
 
   private logState(): void {

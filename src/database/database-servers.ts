@@ -16,9 +16,14 @@ import type { PrimaryVerdict } from './server-roles';
  */
 @Injectable()
 export class DatabaseServers implements OnApplicationShutdown {
-  readonly primary: DatabaseServer;
-  readonly replicas: DatabaseServer[];
-  readonly all: DatabaseServer[];
+  /** The server followed as the primary: DB_HOST until the servers say another one is (docs/API.md §20). */
+  primary: DatabaseServer;
+  /** Every other candidate, read from as a replica while it replicates. */
+  replicas: DatabaseServer[];
+  /** The primary first. */
+  all: DatabaseServer[];
+  /** DB_HOST, then DB_REPLICAS, as configured. */
+  private readonly candidates: DatabaseServer[];
   /** DB_REPLICA_MAX_STALENESS_S; none without replicas. */
   readonly replicaMaxStalenessSeconds: number;
   /** DB_REPLICA_WAIT_MS: how long a read waits for a replica to apply what it must reflect (docs/API.md §19). */
@@ -47,7 +52,8 @@ export class DatabaseServers implements OnApplicationShutdown {
               ),
           )
         : [];
-    this.all = [this.primary, ...this.replicas];
+    this.candidates = [this.primary, ...this.replicas];
+    this.all = this.candidates;
     this.replicaMaxStalenessSeconds = config.type === 'mysql' ? config.replicaMaxStalenessSeconds : 0;
     this.replicaWaitMs = config.type === 'mysql' ? config.replicaWaitMs : 0;
     for (const server of this.all) this.byDataSource.set(server.dataSource, server);
@@ -55,6 +61,11 @@ export class DatabaseServers implements OnApplicationShutdown {
 
   /** What the last round found of the primary's role; a change is counted and logged once. */
   recordVerdict(verdict: PrimaryVerdict): void {
+    const successor = !verdict.current && this.candidates.find((server) => server.name === verdict.successor);
+    if (successor) {
+      this.follow(successor, verdict.why);
+      return;
+    }
     if (verdict.current === this.primaryIsCurrent) return;
     this.primaryIsCurrent = verdict.current;
     this.roleChanges += 1;
@@ -63,6 +74,21 @@ export class DatabaseServers implements OnApplicationShutdown {
       this.logger.warn(
         `${this.primary.name} is no longer the primary (${verdict.why}): nothing it holds is served as current`,
       );
+  }
+
+  /** Another candidate is the primary by what the servers say: followed from now on, without a restart. */
+  private follow(successor: DatabaseServer, why: string): void {
+    const former = this.primary;
+    former.isPrimary = false;
+    successor.isPrimary = true;
+    this.primary = successor;
+    this.replicas = this.candidates.filter((server) => server !== successor);
+    this.all = [successor, ...this.replicas];
+    this.primaryIsCurrent = true;
+    this.roleChanges += 1;
+    this.logger.warn(
+      `${successor.name} is the primary now (${former.name}: ${why}): followed; ${former.name} is read from only as a replica`,
+    );
   }
 
   /** The server a runner belongs to, for the metrics and traces of its statements. */

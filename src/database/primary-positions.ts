@@ -53,7 +53,8 @@ export class PrimaryPositions {
   private readonly positions = new CoalescedRead(() => this.readPosition());
   private readonly histories = new CoalescedRead(() => this.readHistory());
 
-  constructor(private readonly primary: DatabaseServer) {}
+  /** `primary` names the server followed as the primary at each read: it changes when a promotion is followed. */
+  constructor(private readonly primary: () => DatabaseServer) {}
 
   /** What kind of positions the servers write; known after the first read. */
   get dialect(): GtidDialect | undefined {
@@ -71,19 +72,19 @@ export class PrimaryPositions {
   }
 
   private async dialectOf(): Promise<GtidDialect> {
-    return (this.learned ??= gtidDialectOf(await this.primary.readVariable('SELECT @@version AS version')));
+    return (this.learned ??= gtidDialectOf(await this.primary().readVariable('SELECT @@version AS version')));
   }
 
   private async readPosition(): Promise<ReplicationPosition> {
     const dialect = await this.dialectOf();
-    const position = dialect.parse(await this.primary.readVariable(dialect.positionStatement));
+    const position = dialect.parse(await this.primary().readVariable(dialect.positionStatement));
     if (!position) throw new UnreadablePositionError(dialect.flavour);
     return position;
   }
 
   private async readHistory(): Promise<WriteHistory> {
     const { flavour } = await this.dialectOf();
-    const history = parseHistory(flavour, await this.primary.readVariable(HISTORY_STATEMENTS[flavour]));
+    const history = parseHistory(flavour, await this.primary().readVariable(HISTORY_STATEMENTS[flavour]));
     if (!history) throw new UnreadablePositionError(flavour);
     return history;
   }

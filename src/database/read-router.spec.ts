@@ -286,6 +286,23 @@ describe('ReadRouter', () => {
       expect(setup.one.isHealthyReplica()).toBe(true);
     });
 
+    it('serves from the replica, saying how far behind, when the primary standing in for it fails, blaming the primary', async () => {
+      const setup = router();
+      // The replica has not applied the primary's position within the bound: the primary stands in, and fails.
+      jest.spyOn(ServerAttempt.prototype, 'waitFor').mockResolvedValue(false);
+      found(setup.one, secondsBehind);
+      const attempts: string[] = [];
+      const served = await setup.reads.withConnection(({ runner, behindSeconds }) => {
+        attempts.push(setup.servers.serverOf(runner));
+        return attempts.length === 1 ? Promise.reject(connectionReset()) : Promise.resolve(behindSeconds);
+      });
+      expect(attempts).toEqual(['primary', 'replica-1']);
+      expect(served).toBeGreaterThan(0);
+      expect(setup.reads.served).toMatchObject({ stale: 1, 'primary-after-wait': 0 });
+      expect(setup.primary.health.answering).toBe(false);
+      expect(setup.one.health.answering).toBe(true);
+    });
+
     it('retries a writer’s read on a replica behind when the primary fails under it, saying how far behind, never a 500', async () => {
       const setup = router();
       // The replica is past DB_REPLICA_MAX_LAG_S, so the primary serves first; the replica cannot apply the position.

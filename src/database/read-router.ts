@@ -195,7 +195,7 @@ export class ReadRouter {
     private readonly servers: DatabaseServers,
     private readonly deadlines: RequestDeadlines,
   ) {
-    this.positions = new PrimaryPositions(servers.primary);
+    this.positions = new PrimaryPositions(() => servers.primary);
   }
 
   /**
@@ -270,8 +270,8 @@ export class ReadRouter {
     const target = this.targetOf(first, consistency);
     // Awaited by every attempt; observed here too, so that a refusal is never an unhandled rejection.
     target.catch(() => undefined);
-    const attempt = async (server: DatabaseServer, mayGiveUp: boolean, behind?: number) => {
-      const wanted = await target;
+    const attempt = async (server: DatabaseServer, mayGiveUp: boolean, behind?: number, asCurrent = true) => {
+      const wanted = asCurrent ? await target : undefined;
       try {
         return await server.admission.withConnection(
           (runner) =>
@@ -283,11 +283,19 @@ export class ReadRouter {
         );
       } catch (error) {
         if (!(error instanceof NotCaughtUp)) throw error;
-        this.served['primary-after-wait'] += 1;
-        return await primary.admission.withConnection(
-          (runner) => new ServerAttempt(runner, deadline, primary, false).run(work),
-          deadline,
-        );
+        try {
+          const result = await primary.admission.withConnection(
+            (runner) => new ServerAttempt(runner, deadline, primary, false).run(work),
+            deadline,
+          );
+          this.served['primary-after-wait'] += 1;
+          return result;
+        } catch (failure) {
+          // The primary failed where it stood in: its failure, not the replica's, which serves saying how far behind.
+          if (deadline.remainingMs() <= 0 || !this.isServerFailure(failure)) throw failure;
+          primary.markFailed(reasonOf(failure));
+          return await attempt(server, false, behind, false);
+        }
       }
     };
     // Giving up early only makes sense where another server could answer; the retry is the last word.

@@ -29,20 +29,70 @@ describe('primaryVerdict (docs/API.md §20)', () => {
     expect(primaryVerdict(demoted, [])).toMatchObject({ current: false, why: /replicating from server 2/ });
   });
 
-  it('refuses a primary the replicas no longer follow: another was promoted', () => {
+  it('follows the server the replicas follow when the primary still takes writes beside it', () => {
     const verdict = primaryVerdict(primary, [
       replica('replica-1', 2, { writable: true, replicating: false, follows: undefined }),
       replica('replica-2', 2),
     ]);
-    expect(verdict).toMatchObject({ current: false, why: /replica-2 replicates from server 2.*deposed/ });
+    expect(verdict).toMatchObject({
+      current: false,
+      why: /replicas follow replica-1.*deposed/,
+      successor: 'replica-1',
+    });
   });
 
-  it('trusts neither of two writable servers that replicate from nothing', () => {
+  it('refuses a primary the replicas no longer follow, for a server it does not know', () => {
+    const verdict = primaryVerdict(primary, [replica('replica-1', 9), replica('replica-2', 9)]);
+    expect(verdict).toMatchObject({ current: false, why: /replica-1 replicates from server 9.*deposed/ });
+    expect(verdict).not.toHaveProperty('successor');
+    // A chain is no deposition: replica-2 follows replica-1, which follows the primary.
+    expect(primaryVerdict(primary, [replica('replica-1', 1), replica('replica-2', 2)])).toEqual({ current: true });
+  });
+
+  it('trusts neither of two writable servers that replicate from nothing, when no replica tells them apart', () => {
     const promoted = replica('replica-1', 1, { writable: true, replicating: false, follows: undefined });
     expect(primaryVerdict(primary, [promoted])).toMatchObject({ current: false, why: /two writable servers/ });
+    expect(primaryVerdict(primary, [promoted])).not.toHaveProperty('successor');
     // The same server reached at two addresses is one server, not two.
     expect(primaryVerdict(primary, [{ ...promoted, serverId: 1 }])).toEqual({ current: true });
     // What a server that does not answer said last is no evidence.
     expect(primaryVerdict(primary, [{ ...promoted, answering: false }])).toEqual({ current: true });
+  });
+
+  it('keeps the primary the replicas follow when an old primary comes back writable beside it', () => {
+    const returned = { name: 'replica-1', answering: true, serverId: 9, writable: true, replicating: false };
+    expect(primaryVerdict(primary, [returned, replica('replica-2', 1)])).toEqual({ current: true });
+  });
+
+  describe('a promotion, followed without configuration', () => {
+    const promoted = replica('replica-1', 1, { writable: true, replicating: false, follows: undefined });
+    const dead = { ...primary, answering: false };
+
+    it('follows the one writable server once the primary stops answering, re-pointed replicas or not', () => {
+      expect(primaryVerdict(dead, [promoted, replica('replica-2', 2)])).toMatchObject({ successor: 'replica-1' });
+      // Not re-pointed yet: it still names the dead primary, which is no other candidate.
+      expect(primaryVerdict(dead, [promoted, replica('replica-2', 1)])).toMatchObject({ successor: 'replica-1' });
+    });
+
+    it('follows a promotion after the primary was demoted (a switchover)', () => {
+      const demoted = { ...primary, writable: false, replicating: true, follows: 2 };
+      expect(primaryVerdict(demoted, [promoted, replica('replica-2', 2)])).toMatchObject({
+        current: false,
+        why: /replicating from server 2/,
+        successor: 'replica-1',
+      });
+    });
+
+    it('follows nothing while none or two servers take writes, or a replica follows a server it does not know', () => {
+      expect(primaryVerdict(dead, [replica('replica-1', 1), replica('replica-2', 1)])).toEqual({ current: true });
+      const other = { ...promoted, name: 'replica-2', serverId: 3 };
+      expect(primaryVerdict(dead, [promoted, other])).toEqual({ current: true });
+      const stray = replica('replica-2', 7);
+      expect(primaryVerdict(dead, [promoted, stray])).toEqual({ current: true });
+      expect(primaryVerdict({ ...primary, writable: false }, [replica('replica-1', 1)])).not.toHaveProperty(
+        'successor',
+        expect.any(String),
+      );
+    });
   });
 });

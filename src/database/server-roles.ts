@@ -5,7 +5,7 @@
 export interface RoleReport {
   name: string;
   answering: boolean;
-  /** `@@server_id`. */
+  /** `@@server_id`; for a server that does not answer, the one it last reported. */
   serverId?: number;
   writable?: boolean;
   /** Both replication threads run. */
@@ -14,35 +14,69 @@ export interface RoleReport {
   follows?: number;
 }
 
-export type PrimaryVerdict = { current: true } | { current: false; why: string };
+/** Not current, and when another server is the primary by what the servers say, which one to follow instead. */
+export type PrimaryVerdict = { current: true } | { current: false; why: string; successor?: string };
+
+const takesWrites = (server: RoleReport) => server.answering && server.writable === true && !server.replicating;
+const followers = (others: readonly RoleReport[]) =>
+  others.filter((server) => server.answering && server.follows !== undefined && server.follows !== 0);
+
+/** Replicas that answer: a replica may follow one of them (a chain). */
+const chainOf = (others: readonly RoleReport[]) =>
+  new Set(others.filter((server) => server.answering && server.replicating).map((server) => server.serverId));
 
 /**
- * docs/API.md §20: whether the configured primary is the primary, from what every server says of itself. It is not
- * when it is read-only or replicates (demoted), when the replicas follow another server (deposed), or when another
- * server takes writes without replicating (two writable servers: neither is trusted for freshness).
+ * The one other server that takes writes, when every answering replica follows it, a server that does not answer
+ * (or the demoted one) it has not been re-pointed from yet, or a replica (a chain): a promotion HA tooling made.
+ */
+function successorAmong(others: readonly RoleReport[], formerIds: ReadonlySet<number | undefined>): string | undefined {
+  const writable = others.filter(takesWrites);
+  if (writable.length !== 1 || writable[0].serverId === undefined) return undefined;
+  const [promoted] = writable;
+  const chain = chainOf(others);
+  const accepted = (id: number | undefined) => id === promoted.serverId || formerIds.has(id) || chain.has(id);
+  return followers(others).every((replica) => accepted(replica.follows)) ? promoted.name : undefined;
+}
+
+/**
+ * docs/API.md §20: whether the server followed as the primary is the primary, from what every server says of
+ * itself, and which to follow when it is not. It is not when it is read-only or replicates (demoted), when the
+ * replicas follow another server (deposed), or when another server takes writes without replicating and the
+ * replicas do not tell which of the two they follow (neither is trusted). One that does not answer is the health
+ * check's to report, unless another server has visibly been promoted.
  */
 export function primaryVerdict(primary: RoleReport, others: readonly RoleReport[]): PrimaryVerdict {
-  if (primary.writable === false) return { current: false, why: 'read-only: demoted, not the primary' };
-  if (primary.replicating)
-    return { current: false, why: `replicating from server ${primary.follows}: not the primary` };
-  const answering = others.filter((server) => server.answering);
-  const followed = answering.find(
-    (server) => server.follows !== undefined && server.follows !== 0 && server.follows !== primary.serverId,
-  );
-  if (followed && primary.serverId !== undefined) {
+  const formerIds = new Set([primary.serverId, ...others.filter((server) => !server.answering).map((s) => s.serverId)]);
+  if (!primary.answering) {
+    const successor = successorAmong(others, formerIds);
+    return successor ? { current: false, why: 'not answering', successor } : { current: true };
+  }
+  if (primary.writable === false || primary.replicating) {
+    const why = primary.replicating
+      ? `replicating from server ${primary.follows}: not the primary`
+      : 'read-only: demoted, not the primary';
+    return { current: false, why, successor: successorAmong(others, formerIds) };
+  }
+  // The same server reached at two addresses (a moving address and its server) is one server, not two.
+  const rivals = others.filter((server) => takesWrites(server) && server.serverId !== primary.serverId);
+  const leaders = new Set([primary.serverId, ...rivals.map((s) => s.serverId), ...chainOf(others)]);
+  const stranger = followers(others).find((replica) => !leaders.has(replica.follows));
+  if (stranger && primary.serverId !== undefined) {
     return {
       current: false,
-      why: `${followed.name} replicates from server ${followed.follows}, not from this one (${primary.serverId}): deposed`,
+      why: `${stranger.name} replicates from server ${stranger.follows}, not from this one (${primary.serverId}): deposed`,
     };
   }
-  const rival = answering.find(
-    (server) => server.writable === true && !server.replicating && server.serverId !== primary.serverId,
-  );
-  if (rival) {
-    return {
-      current: false,
-      why: `${rival.name} takes writes too and replicates from nothing: two writable servers, neither trusted`,
-    };
+  if (rivals.length === 0) return { current: true };
+  const followed = (server: RoleReport) => followers(others).some((replica) => replica.follows === server.serverId);
+  // Of two writable servers, the one the replicas follow is the primary; an old primary back writable is not.
+  const chosen = [primary, ...rivals].filter(followed);
+  if (chosen.length === 1) {
+    if (chosen[0] === primary) return { current: true };
+    return { current: false, why: `the replicas follow ${chosen[0].name}: deposed`, successor: chosen[0].name };
   }
-  return { current: true };
+  return {
+    current: false,
+    why: `${rivals[0].name} takes writes too and replicates from nothing: two writable servers, neither trusted`,
+  };
 }

@@ -129,10 +129,12 @@ export class Metrics {
     });
     new Gauge({
       name: 'db_primary_current',
-      help: 'Whether the server configured as primary is the primary by what every server says of itself: writable, replicating from nothing, followed by the replicas, and the only such server.',
+      help: 'The server followed as the primary (label), and whether it is the primary by what every server says of itself: writable, replicating from nothing, and the one the replicas follow.',
       labelNames: ['server'] as const,
       registers: [this.registry],
       collect() {
+        // One series: the server followed now, not every server once followed.
+        this.reset();
         this.set({ server: servers.primary.name }, servers.primaryIsCurrent ? 1 : 0);
       },
     });
@@ -149,7 +151,7 @@ export class Metrics {
     });
     new Counter({
       name: 'db_role_changes_total',
-      help: 'How often the configured primary stopped or started being the primary since start.',
+      help: 'How often the primary followed changed, or stopped or started being the primary, since start.',
       registers: [this.registry],
       collect() {
         this.reset();

@@ -1,0 +1,171 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { createConnection, type Connection, type ResultSetHeader, type RowDataPacket } from 'mysql2/promise';
+import type request from 'supertest';
+import { DatabaseServers } from '../../src/database/database-servers';
+import { startThrowawayMysql, type ThrowawayMysql } from '../../launchers/mysql-server';
+import {
+  pointReplicaAt,
+  startReplicatedMysql,
+  REPLICATED_DATABASE,
+  type ReplicatedMysql,
+} from '../../launchers/replication';
+import { waitFor } from '../../launchers/wait-for';
+import { expectProblem } from '../support/assertions/problem';
+import { buildDataset, plantOrders } from '../support/data/dataset';
+import { startTestApp, type TestApp } from '../support/app/test-app';
+import { userToken } from '../support/app/tokens';
+import { api } from '../support/app/api-client';
+
+const MEMBER = 7171;
+/** docs/API.md §20: a promotion is followed within 3 s of the new primary being writable. */
+const FOLLOWED_WITHIN_MS = 3000;
+/** The lost write's concert: the promoted server reuses its order id, so that the order is told apart by it. */
+const LOST_CONCERT = 99;
+
+interface Element {
+  orderId: number;
+  concertId: number;
+}
+
+/**
+ * docs/API.md §20 on real MariaDB servers named in DB_HOST and DB_REPLICAS: the primary dies with a write no replica
+ * received, one replica is promoted as orchestrator does and the other re-pointed to it, and the old primary comes
+ * back writable, then read-only. The service follows the promotion without a restart, never serves the deposed
+ * server as current, never shows the lost write, and answers no 5xx throughout.
+ */
+describe('a failover among configured servers, followed without a restart (docs/API.md §20)', () => {
+  let pair: ReplicatedMysql;
+  let second: ThrowawayMysql;
+  let secondRoot: Connection;
+  let app: TestApp;
+  let servers: DatabaseServers;
+  const statuses: number[] = [];
+  /** Each 5xx by its problem type, so that a failure says which. */
+  const failures: string[] = [];
+  let paging = true;
+  let pager: Promise<void>;
+
+  const memberPage = (headers: Record<string, string> = {}) =>
+    api(app.server, userToken(MEMBER)).get('/orders?size=100').set(headers);
+  const elements = (response: request.Response) => (response.body as { elements: Element[] }).elements;
+  const placeOn = async (connection: Connection, concertId = 7): Promise<{ orderId: number; gtid: string }> => {
+    const [placed] = await connection.query<ResultSetHeader>(
+      `INSERT INTO ${REPLICATED_DATABASE}.orders (user_id, concert_id, total_price, status, created_at, updated_at)
+         VALUES (?, ?, 55000, 'PAYMENT_COMPLETED', UTC_TIMESTAMP(3), UTC_TIMESTAMP(3))`,
+      [MEMBER, concertId],
+    );
+    const [[{ gtid }]] = await connection.query<RowDataPacket[]>('SELECT @@last_gtid AS gtid');
+    return { orderId: placed.insertId, gtid: String(gtid) };
+  };
+  /** Every page served as current (no Data-Staleness) comes from the primary the replicas follow. */
+  const expectCurrentWithout = async (lostConcert: number) => {
+    const response = await memberPage();
+    expect(response.status).toBe(200);
+    expect(response.headers['data-staleness']).toBeUndefined();
+    expect(elements(response).map((element) => element.concertId)).not.toContain(lostConcert);
+    return response;
+  };
+
+  beforeAll(async () => {
+    pair = await startReplicatedMysql();
+    second = await startThrowawayMysql({ role: 'replica', serverId: 3 });
+    secondRoot = await createConnection({
+      host: '127.0.0.1',
+      port: second.port,
+      user: 'root',
+      multipleStatements: true,
+    });
+    // From the primary's first transaction: the database, its users and its schema replicate too.
+    await pointReplicaAt(secondRoot, pair.primary.port);
+    await plantOrders(pair.primaryDataSource, buildDataset(59, 100));
+    await placeOn(pair.root('primary'));
+    await pair.waitInSync();
+    const [[{ position }]] = await pair.root('primary').query<RowDataPacket[]>('SELECT @@gtid_binlog_pos AS position');
+    await waitFor('the second replica to catch up', async () => {
+      const [[{ reached }]] = await secondRoot.query<RowDataPacket[]>('SELECT MASTER_GTID_WAIT(?, 0) = 0 AS reached', [
+        position,
+      ]);
+      return Number(reached) === 1;
+    });
+    app = await startTestApp({
+      ...pair.environment,
+      DB_REPLICAS: `127.0.0.1:${pair.replica.port},127.0.0.1:${second.port}`,
+      RATE_LIMIT_PER_MINUTE: '0',
+    });
+    servers = app.app.get(DatabaseServers);
+    await waitFor('both replicas to be healthy', () => servers.replicas.every((replica) => replica.isHealthyReplica()));
+    // Members page throughout, as during a sale.
+    pager = (async () => {
+      while (paging) {
+        const response = await memberPage();
+        statuses.push(response.status);
+        if (response.status >= 500) failures.push(`${response.status} ${(response.body as { type?: string }).type}`);
+      }
+    })();
+  }, 180_000);
+
+  afterAll(async () => {
+    paging = false;
+    await pager;
+    await app?.close();
+    secondRoot?.destroy();
+    await second?.stop();
+    await pair?.stop();
+  }, 60_000);
+
+  let lost: { orderId: number; gtid: string };
+  let promoted: { orderId: number; gtid: string };
+
+  it('follows a replica promoted after the primary died, within 3 s, and never shows the write lost with it', async () => {
+    // Neither replica receives the primary's last write before it dies.
+    await pair.root('replica').query('STOP SLAVE IO_THREAD');
+    await secondRoot.query('STOP SLAVE IO_THREAD');
+    lost = await placeOn(pair.root('primary'), LOST_CONCERT);
+    await pair.primary.kill();
+    // Promoted as orchestrator does, the other replica re-pointed to it.
+    await pair.root('replica').query('STOP SLAVE; RESET SLAVE ALL; SET GLOBAL read_only = OFF');
+    const promotedAt = Date.now();
+    await pointReplicaAt(secondRoot, pair.replica.port);
+    await waitFor('the promoted replica to be followed', () => servers.primary.name === 'replica-1', {
+      timeoutMs: FOLLOWED_WITHIN_MS,
+    });
+    expect(Date.now() - promotedAt).toBeLessThanOrEqual(FOLLOWED_WITHIN_MS);
+    expect(servers.primaryIsCurrent).toBe(true);
+
+    promoted = await placeOn(pair.root('replica'));
+    const current = await expectCurrentWithout(LOST_CONCERT);
+    expect(elements(current).map((element) => element.orderId)).toContain(promoted.orderId);
+  }, 60_000);
+
+  it('refuses the lost write’s position and honours the promoted server’s', async () => {
+    const refused = await memberPage({ 'Read-After-Gtid': lost.gtid });
+    expect(expectProblem(refused, 409, ['Read-After-Gtid'])).toMatchObject({ type: '/problems/write-lost' });
+    const honoured = await memberPage({ 'Read-After-Gtid': promoted.gtid });
+    expect(honoured.status).toBe(200);
+    expect(elements(honoured).map((element) => element.orderId)).toContain(promoted.orderId);
+  });
+
+  it('never serves the old primary as current when it comes back writable with the lost write, nor read-only', async () => {
+    await pair.primary.restart();
+    await pair.reconnect('primary');
+    await waitFor('the old primary to be found writable and not followed', () =>
+      servers.replicas.some((server) => server.name === 'primary' && server.health.role?.writable === true),
+    );
+    for (let probe = 0; probe < 5; probe += 1) await expectCurrentWithout(LOST_CONCERT);
+    expect(servers.primary.name).toBe('replica-1');
+
+    await pair.root('primary').query('SET GLOBAL read_only = ON');
+    await waitFor('the old primary to be found read-only', () =>
+      servers.replicas.some((server) => server.name === 'primary' && server.health.role?.writable === false),
+    );
+    for (let probe = 0; probe < 5; probe += 1) await expectCurrentWithout(LOST_CONCERT);
+    expect(servers.primary.name).toBe('replica-1');
+  }, 60_000);
+
+  it('answered no 5xx while any server answered', async () => {
+    paging = false;
+    await pager;
+    expect(statuses.length).toBeGreaterThan(0);
+    expect(failures).toEqual([]);
+  });
+});
