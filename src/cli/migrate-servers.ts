@@ -2,57 +2,140 @@ import { DataSource, type QueryRunner } from 'typeorm';
 import type { DatabaseConfig } from '../config/database.config';
 import { buildDataSourceOptions } from '../database/data-source-options';
 import { ORDER_ENTITIES } from '../orders/order-entities';
-import { applyReplicaIndexes, removeReplicaColumn } from '../orders/replica-structures';
+import { primaryVerdict, type RoleReport } from '../database/server-roles';
+import { applyReplicaIndexes, removeReplicaColumn, removeReplicaStructures } from '../orders/replica-structures';
 
 /** How long a replica may take to apply the primary's migrations before its own structures are built. */
 const REPLICA_CATCH_UP_S = 600;
 
+interface Candidate {
+  name: string;
+  /** Undefined for the embedded database. */
+  address?: { host: string; port: number };
+}
+
 /**
  * `npm run migration:run`: the primary's migrations (the schema every server shares, replicated from it), then,
  * with DB_REPLICAS set, each replica's own read structures (docs/API.md §14), once it has applied the primary's
- * migrations. Where the primary has migrations to run, each replica's own column is taken off first
- * (`removeReplicaColumn`) and rebuilt after. Idempotent: a server already up to date is left as it is.
+ * migrations. Which server is the primary is what the servers say (docs/API.md §20): after a promotion, the
+ * promoted one, whose replica structures are taken off since the sale's writes pay for them. Where the primary has
+ * migrations to run, each replica's own column is taken off first (`removeReplicaColumn`) and rebuilt after.
+ * Idempotent: a server already up to date is left as it is.
  */
 export async function migrateServers(config: DatabaseConfig, log: (line: string) => void): Promise<void> {
-  const primary = new DataSource({ ...buildDataSourceOptions(config, 'maintenance'), entities: ORDER_ENTITIES });
+  const { primary: elected, replicas } = await topologyOf(config, log);
+  const primary = new DataSource({
+    ...buildDataSourceOptions({ ...config, ...elected.address }, 'maintenance'),
+    entities: ORDER_ENTITIES,
+  });
   await primary.initialize();
   let position: string | undefined;
   try {
-    const replicated = config.type === 'mysql' && config.replicas.length > 0;
-    if (replicated && (await primary.showMigrations())) {
-      await onEachReplica(config, async (runner, name) => {
+    if (replicas.length > 0 && (await primary.showMigrations())) {
+      await onEach(config, replicas, async (runner, name) => {
         const removed = await removeReplicaColumn(runner);
         if (removed.length > 0) log(`${name}: removed ${removed.join(', ')} until the primary's migrations apply`);
       });
     }
     const applied = await primary.runMigrations();
+    // DB_HOST is the primary unless the servers say otherwise: then which one, by its address.
+    const name = elected.name === 'primary' ? elected.name : labelOf(elected);
     log(
-      applied.length === 0 ? 'primary: no pending migration' : `primary: ran ${applied.map((m) => m.name).join(', ')}`,
+      applied.length === 0 ? `${name}: no pending migration` : `${name}: ran ${applied.map((m) => m.name).join(', ')}`,
     );
-    if (replicated) position = await gtidPosition(primary);
+    if (replicas.length > 0) {
+      const runner = primary.createQueryRunner();
+      try {
+        const removed = await removeReplicaStructures(runner);
+        if (removed.length > 0) log(`${name}: the primary now; removed the replicas' own ${removed.join(', ')}`);
+      } finally {
+        await runner.release();
+      }
+      position = await gtidPosition(primary);
+    }
   } finally {
     await primary.destroy();
   }
-  await onEachReplica(config, async (runner, name) => {
+  await onEach(config, replicas, async (runner, name) => {
     if (position) await waitForPosition(runner, position, name);
     const changed = await applyReplicaIndexes(runner);
     log(changed.length === 0 ? `${name}: read indexes up to date` : `${name}: ${changed.join(', ')}`);
   });
 }
 
-/** Runs `work` on a maintenance connection to each configured replica in turn, one at a time. */
-async function onEachReplica(
+const labelOf = ({ name, address }: Candidate) => (address ? `${name} (${address.host}:${address.port})` : name);
+
+/**
+ * DB_HOST and DB_REPLICAS are candidates: each is asked what it is, and the primary is the one docs/API.md §20
+ * follows. Without replicas, DB_HOST. A candidate that neither is the primary nor replicates is left alone.
+ */
+async function topologyOf(
   config: DatabaseConfig,
+  log: (line: string) => void,
+): Promise<{ primary: Candidate; replicas: Candidate[] }> {
+  if (config.type !== 'mysql') return { primary: { name: 'primary' }, replicas: [] };
+  const configured: Candidate = { name: 'primary', address: { host: config.host, port: config.port } };
+  if (config.replicas.length === 0) return { primary: configured, replicas: [] };
+  const candidates = [
+    configured,
+    ...config.replicas.map((address, index) => ({ name: `replica-${index + 1}`, address })),
+  ];
+  const reports = await Promise.all(candidates.map((candidate) => roleOf(config, candidate)));
+  const verdict = primaryVerdict(reports[0], reports.slice(1));
+  const primary = verdict.current ? configured : candidates.find(({ name }) => name === verdict.successor);
+  if (!primary) {
+    throw new Error(`Which server is the primary cannot be told (primary: ${verdict.current || verdict.why})`);
+  }
+  if (primary !== configured) log(`${labelOf(primary)} is the primary by what the servers say, not DB_HOST`);
+  const replicas = candidates.filter((candidate, index) => {
+    if (candidate === primary) return false;
+    if (reports[index].replicating) return true;
+    log(`${labelOf(candidate)}: left alone, it does not replicate`);
+    return false;
+  });
+  return { primary, replicas };
+}
+
+/** What a candidate says of its role; one that cannot be reached does not answer. */
+async function roleOf(config: DatabaseConfig, { name, address }: Candidate): Promise<RoleReport> {
+  const server = new DataSource(buildDataSourceOptions({ ...config, ...address }, 'maintenance'));
+  try {
+    await server.initialize();
+    const [role] = await server.query<Array<{ readOnly: number | string; serverId: number | string }>>(
+      'SELECT @@global.read_only AS readOnly, @@server_id AS serverId',
+    );
+    const [status] = await server.query<Array<Record<string, unknown>>>('SHOW REPLICA STATUS');
+    const running = (value: unknown) => value === 'Yes';
+    return {
+      name,
+      answering: true,
+      serverId: Number(role.serverId),
+      writable: Number(role.readOnly) === 0,
+      replicating:
+        status !== undefined &&
+        running(status.Slave_IO_Running ?? status.Replica_IO_Running) &&
+        running(status.Slave_SQL_Running ?? status.Replica_SQL_Running),
+      follows: Number(status?.Master_Server_Id ?? status?.Source_Server_Id ?? 0) || undefined,
+    };
+  } catch {
+    return { name, answering: false };
+  } finally {
+    if (server.isInitialized) await server.destroy();
+  }
+}
+
+/** Runs `work` on a maintenance connection to each replica in turn, one at a time. */
+async function onEach(
+  config: DatabaseConfig,
+  replicas: readonly Candidate[],
   work: (runner: QueryRunner, name: string) => Promise<void>,
 ): Promise<void> {
-  if (config.type !== 'mysql') return;
-  for (const [index, address] of config.replicas.entries()) {
-    const name = `replica-${index + 1} (${address.host}:${address.port})`;
-    const replica = new DataSource(buildDataSourceOptions({ ...config, ...address }, 'maintenance'));
+  for (const candidate of replicas) {
+    const replica = new DataSource(buildDataSourceOptions({ ...config, ...candidate.address }, 'maintenance'));
     await replica.initialize();
     const runner = replica.createQueryRunner();
     try {
-      await work(runner, name);
+      await work(runner, labelOf(candidate));
     } finally {
       await runner.release();
       await replica.destroy();

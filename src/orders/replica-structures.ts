@@ -75,6 +75,20 @@ export async function removeReplicaColumn(runner: QueryRunner): Promise<string[]
   return [...onColumn, REPLICA_COLUMN.name];
 }
 
+/**
+ * Takes every structure only replicas hold off a server that is the primary now (a promoted replica), with the
+ * binary log off so that the replicas keep theirs: each costs every write of the sale (docs/OPERATIONS.md, "After a
+ * promotion"). Returns what it removed.
+ */
+export async function removeReplicaStructures(runner: QueryRunner): Promise<string[]> {
+  const indexes = [...(await indexesOf(runner)).keys()].filter((name) => name.startsWith(REPLICA_INDEX_PREFIX));
+  const column = (await hasReplicaColumn(runner)) ? [REPLICA_COLUMN.name] : [];
+  if (indexes.length + column.length === 0) return [];
+  const drops = [...indexes.map((name) => `DROP INDEX ${name}`), ...column.map((name) => `DROP COLUMN ${name}`)];
+  await alterWithoutBinaryLog(runner, `ALTER TABLE orders ${drops.join(', ')}`);
+  return [...indexes, ...column];
+}
+
 async function indexesOf(runner: QueryRunner): Promise<Map<string, string>> {
   const rows = (await runner.query(
     `SELECT INDEX_NAME AS name,

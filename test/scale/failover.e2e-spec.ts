@@ -1,7 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { createConnection, type Connection, type ResultSetHeader, type RowDataPacket } from 'mysql2/promise';
 import type request from 'supertest';
+import { migrateServers } from '../../src/cli/migrate-servers';
+import { toDatabaseConfig } from '../../src/config/database.config';
+import { validateEnvironment } from '../../src/config/environment';
 import { DatabaseServers } from '../../src/database/database-servers';
+import { REPLICA_COLUMN, REPLICA_INDEX_PREFIX } from '../../src/orders/replica-indexes';
 import { startThrowawayMysql, type ThrowawayMysql } from '../../launchers/mysql-server';
 import {
   pointReplicaAt,
@@ -48,6 +52,27 @@ describe('a failover among configured servers, followed without a restart (docs/
   const memberPage = (headers: Record<string, string> = {}) =>
     api(app.server, userToken(MEMBER)).get('/orders?size=100').set(headers);
   const elements = (response: request.Response) => (response.body as { elements: Element[] }).elements;
+  /** `npm run migration:run` as configured from the start: DB_HOST naming the first primary. */
+  const migrate = async (): Promise<string[]> => {
+    const lines: string[] = [];
+    const environment = { ...pair.environment, DB_USERNAME: 'root', DB_PASSWORD: '' };
+    const replicas = `127.0.0.1:${pair.replica.port},127.0.0.1:${second.port}`;
+    await migrateServers(toDatabaseConfig(validateEnvironment({ ...environment, DB_REPLICAS: replicas })), (line) =>
+      lines.push(line),
+    );
+    return lines;
+  };
+  /** The replicas' own structures a server holds: its replica indexes and column. */
+  const replicaStructuresOn = async (connection: Connection): Promise<number> => {
+    const [[{ count }]] = await connection.query<RowDataPacket[]>(
+      `SELECT (SELECT COUNT(DISTINCT INDEX_NAME) FROM information_schema.STATISTICS
+                WHERE TABLE_SCHEMA = ? AND TABLE_NAME = 'orders' AND INDEX_NAME LIKE ?)
+            + (SELECT COUNT(*) FROM information_schema.COLUMNS
+                WHERE TABLE_SCHEMA = ? AND TABLE_NAME = 'orders' AND COLUMN_NAME = ?) AS count`,
+      [REPLICATED_DATABASE, `${REPLICA_INDEX_PREFIX}%`, REPLICATED_DATABASE, REPLICA_COLUMN.name],
+    );
+    return Number(count);
+  };
   const placeOn = async (connection: Connection, concertId = 7): Promise<{ orderId: number; gtid: string }> => {
     const [placed] = await connection.query<ResultSetHeader>(
       `INSERT INTO ${REPLICATED_DATABASE}.orders (user_id, concert_id, total_price, status, created_at, updated_at)
@@ -87,6 +112,8 @@ describe('a failover among configured servers, followed without a restart (docs/
       ]);
       return Number(reached) === 1;
     });
+    // Each replica with its own read structures, as deployed.
+    await migrate();
     app = await startTestApp({
       ...pair.environment,
       DB_REPLICAS: `127.0.0.1:${pair.replica.port},127.0.0.1:${second.port}`,
@@ -161,6 +188,31 @@ describe('a failover among configured servers, followed without a restart (docs/
     for (let probe = 0; probe < 5; probe += 1) await expectCurrentWithout(LOST_CONCERT);
     expect(servers.primary.name).toBe('replica-1');
   }, 60_000);
+
+  it('migrates the topology the servers report: the promoted server loses the replicas’ structures, the replica keeps them', async () => {
+    expect(await replicaStructuresOn(pair.root('replica'))).toBeGreaterThan(0);
+    const lines = await migrate();
+    expect(lines).toEqual([
+      expect.stringMatching(/^replica-1 \(127\.0\.0\.1:\d+\) is the primary by what the servers say, not DB_HOST$/),
+      expect.stringMatching(/^primary \(127\.0\.0\.1:\d+\): left alone, it does not replicate$/),
+      expect.stringMatching(/^replica-1 \(127\.0\.0\.1:\d+\): no pending migration$/),
+      expect.stringMatching(
+        /^replica-1 \(.*\): the primary now; removed the replicas' own idx_replica_orders_.*created_month$/,
+      ),
+      expect.stringMatching(/^replica-2 \(127\.0\.0\.1:\d+\): read indexes up to date$/),
+    ]);
+    expect(await replicaStructuresOn(pair.root('replica'))).toBe(0);
+    expect(await replicaStructuresOn(secondRoot)).toBeGreaterThan(0);
+    // The promoted server's writes still reach the replica, through its own structures.
+    const after = await placeOn(pair.root('replica'));
+    await waitFor('the replica to apply a write of the promoted server', async () => {
+      const [[{ reached }]] = await secondRoot.query<RowDataPacket[]>('SELECT MASTER_GTID_WAIT(?, 0) = 0 AS reached', [
+        after.gtid,
+      ]);
+      return Number(reached) === 1;
+    });
+    await expectCurrentWithout(LOST_CONCERT);
+  }, 120_000);
 
   it('answered no 5xx while any server answered', async () => {
     paging = false;
