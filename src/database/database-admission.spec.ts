@@ -181,4 +181,34 @@ describe('DatabaseAdmission', () => {
     // when its turn would come too late. Judged at the fold's pace, three would have been refused at once.
     await expect(outcomes).resolves.toEqual([...Array<string>(6).fill('served'), 'busy']);
   });
+
+  it('closes the pool’s connections to a server no longer behind its address: idle ones now, lent ones when given back', async () => {
+    const connection = (name: string) => ({ name, destroy: jest.fn() });
+    const idle = connection('idle');
+    const lent = connection('lent');
+    const released: string[] = [];
+    // The pool as mysql2 keeps it: every connection, and the free ones.
+    const pool = { _allConnections: { toArray: () => [idle, lent] }, _freeConnections: { toArray: () => [idle] } };
+    const dataSource = {
+      driver: { pool },
+      createQueryRunner: () =>
+        ({
+          databaseConnection: lent,
+          release: () => Promise.resolve(void released.push('lent')),
+        }) as unknown as QueryRunner,
+    } as unknown as DataSource;
+    const admission = new DatabaseAdmission(dataSource, 2, clock, new StatementTimings(clock));
+    await admission.withConnection(
+      () => {
+        admission.retireConnections();
+        expect(idle.destroy).toHaveBeenCalledTimes(1);
+        expect(lent.destroy).not.toHaveBeenCalled();
+        return Promise.resolve();
+      },
+      new RequestDeadline(1000, clock),
+    );
+    // Closed before the runner gives it back, so that the pool never lends it again.
+    expect(lent.destroy).toHaveBeenCalledTimes(1);
+    expect(released).toEqual(['lent']);
+  });
 });

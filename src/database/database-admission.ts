@@ -28,8 +28,19 @@ interface Waiter {
  * What waiting requests hold is a timer and a place in the list; no statement
  * of theirs is started. One per database server, each over that server's pool.
  */
+/** mysql2's pool keeps its connections in queues of its own; they have no public accessor. */
+interface PoolConnections {
+  _allConnections: { toArray(): PooledConnection[] };
+  _freeConnections: { toArray(): PooledConnection[] };
+}
+interface PooledConnection {
+  destroy(): void;
+}
+
 export class DatabaseAdmission {
   private inUse = 0;
+  /** Connections to a server no longer behind this address: closed instead of going back to the pool. */
+  private readonly retired = new WeakSet<PooledConnection>();
   private readonly waiting: Waiter[] = [];
   /** Running estimate of how long a request holds its connection, in ms. */
   private holdMs = 0;
@@ -42,6 +53,17 @@ export class DatabaseAdmission {
     /** The statements of the server this pool connects to. */
     private readonly timings: StatementTimings,
   ) {}
+
+  /**
+   * The server behind this address changed (a moving address moved): every connection reaches the former one. The
+   * idle ones are closed now, the ones in use when they are given back, so that none is used again.
+   */
+  retireConnections(): void {
+    const pool = (this.dataSource.driver as unknown as { pool?: PoolConnections }).pool;
+    if (!pool) return;
+    for (const connection of pool._allConnections.toArray()) this.retired.add(connection);
+    for (const connection of pool._freeConnections.toArray()) connection.destroy();
+  }
 
   /** Requests waiting for a connection now. */
   queuedRequests(): number {
@@ -67,6 +89,8 @@ export class DatabaseAdmission {
       return await work(runner);
     } finally {
       try {
+        const { databaseConnection } = runner as unknown as { databaseConnection?: PooledConnection };
+        if (databaseConnection && this.retired.has(databaseConnection)) databaseConnection.destroy();
         await runner.release();
       } finally {
         // Even if giving the connection back failed, the turn passes on: a lost turn would never come back.

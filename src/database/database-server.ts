@@ -205,12 +205,21 @@ export class DatabaseServer {
 
   /** What a background check that started at `checkStartedAt` found. */
   recordCheck(health: ServerHealth, checkStartedAt: number): void {
+    const serverId = health.role?.serverId;
+    if (serverId !== undefined && this.knownServerId !== undefined && serverId !== this.knownServerId) {
+      this.logger.warn(
+        `${this.name}: another server answers at its address (server ${this.knownServerId}, now ${serverId}): its connections are replaced`,
+      );
+      this.admission.retireConnections();
+      this.positionConnection.close();
+      this.confirmed = undefined;
+    }
+    this.knownServerId = serverId ?? this.knownServerId;
     // A check that started before a request found the server failing cannot declare it answering.
     if (health.answering && checkStartedAt < this.failedAt) return;
     // A replica that stopped, or came back (perhaps rebuilt), is known to hold only what the check read.
     if (!health.answering || !health.replicating) this.confirmed = undefined;
     this.current = health;
-    this.knownServerId = health.role?.serverId ?? this.knownServerId;
     this.checkedAt = this.clock.now();
     this.logState();
   }
