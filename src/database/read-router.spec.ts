@@ -242,6 +242,15 @@ describe('ReadRouter', () => {
       );
     const positionReads = ({ variables }: ReturnType<typeof router>) =>
       variables.mock.calls.filter(([sql]) => sql.includes('gtid_binlog_pos')).length;
+    /** A read's attempts by server, the first `failing` of them failing as a connection reset; and how far behind. */
+    const attemptsOf = async (setup: ReturnType<typeof router>, failing = 0) => {
+      const attempts: string[] = [];
+      const served = await setup.reads.withConnection(({ runner, behindSeconds }) => {
+        attempts.push(setup.servers.serverOf(runner));
+        return attempts.length <= failing ? Promise.reject(connectionReset()) : Promise.resolve(behindSeconds);
+      });
+      return { attempts, served };
+    };
     const historyReads = ({ variables }: ReturnType<typeof router>) =>
       variables.mock.calls.filter(([sql]) => sql.includes('gtid_binlog_state')).length;
 
@@ -274,11 +283,7 @@ describe('ReadRouter', () => {
       // The replica is seconds behind: the wait of DB_REPLICA_WAIT_MS ends with the position not applied.
       jest.spyOn(ServerAttempt.prototype, 'waitFor').mockResolvedValue(false);
       found(setup.one, secondsBehind);
-      const attempts: string[] = [];
-      const served = await setup.reads.withConnection(({ runner, behindSeconds }) => {
-        attempts.push(setup.servers.serverOf(runner));
-        return Promise.resolve(behindSeconds);
-      });
+      const { attempts, served } = await attemptsOf(setup);
       expect(attempts).toEqual(['primary']);
       expect(served).toBeUndefined();
       expect(setup.reads.served).toMatchObject({ 'primary-after-wait': 1, stale: 0 });
@@ -291,11 +296,7 @@ describe('ReadRouter', () => {
       // The replica has not applied the primary's position within the bound: the primary stands in, and fails.
       jest.spyOn(ServerAttempt.prototype, 'waitFor').mockResolvedValue(false);
       found(setup.one, secondsBehind);
-      const attempts: string[] = [];
-      const served = await setup.reads.withConnection(({ runner, behindSeconds }) => {
-        attempts.push(setup.servers.serverOf(runner));
-        return attempts.length === 1 ? Promise.reject(connectionReset()) : Promise.resolve(behindSeconds);
-      });
+      const { attempts, served } = await attemptsOf(setup, 1);
       expect(attempts).toEqual(['primary', 'replica-1']);
       expect(served).toBeGreaterThan(0);
       expect(setup.reads.served).toMatchObject({ stale: 1, 'primary-after-wait': 0 });

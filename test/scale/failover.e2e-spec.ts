@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { createConnection, type Connection, type ResultSetHeader, type RowDataPacket } from 'mysql2/promise';
+import { createConnection, type Connection, type RowDataPacket } from 'mysql2/promise';
 import type request from 'supertest';
 import { migrateServers } from '../../src/cli/migrate-servers';
 import { toDatabaseConfig } from '../../src/config/database.config';
@@ -15,6 +15,7 @@ import {
 } from '../../launchers/replication';
 import { waitFor } from '../../launchers/wait-for';
 import { expectProblem } from '../support/assertions/problem';
+import { hasApplied, LOST_CONCERT, placePaidOrder, type ListedOrder } from '../support/data/failover-writes';
 import { buildDataset, plantOrders } from '../support/data/dataset';
 import { startTestApp, type TestApp } from '../support/app/test-app';
 import { userToken } from '../support/app/tokens';
@@ -23,13 +24,6 @@ import { api } from '../support/app/api-client';
 const MEMBER = 7171;
 /** docs/API.md §20: a promotion is followed within 3 s of the new primary being writable. */
 const FOLLOWED_WITHIN_MS = 3000;
-/** The lost write's concert: the promoted server reuses its order id, so that the order is told apart by it. */
-const LOST_CONCERT = 99;
-
-interface Element {
-  orderId: number;
-  concertId: number;
-}
 
 /**
  * docs/API.md §20 on real MariaDB servers named in DB_HOST and DB_REPLICAS: the primary dies with a write no replica
@@ -51,7 +45,7 @@ describe('a failover among configured servers, followed without a restart (docs/
 
   const memberPage = (headers: Record<string, string> = {}) =>
     api(app.server, userToken(MEMBER)).get('/orders?size=100').set(headers);
-  const elements = (response: request.Response) => (response.body as { elements: Element[] }).elements;
+  const elements = (response: request.Response) => (response.body as { elements: ListedOrder[] }).elements;
   /** `npm run migration:run` as configured from the start: DB_HOST naming the first primary. */
   const migrate = async (): Promise<string[]> => {
     const lines: string[] = [];
@@ -73,15 +67,7 @@ describe('a failover among configured servers, followed without a restart (docs/
     );
     return Number(count);
   };
-  const placeOn = async (connection: Connection, concertId = 7): Promise<{ orderId: number; gtid: string }> => {
-    const [placed] = await connection.query<ResultSetHeader>(
-      `INSERT INTO ${REPLICATED_DATABASE}.orders (user_id, concert_id, total_price, status, created_at, updated_at)
-         VALUES (?, ?, 55000, 'PAYMENT_COMPLETED', UTC_TIMESTAMP(3), UTC_TIMESTAMP(3))`,
-      [MEMBER, concertId],
-    );
-    const [[{ gtid }]] = await connection.query<RowDataPacket[]>('SELECT @@last_gtid AS gtid');
-    return { orderId: placed.insertId, gtid: String(gtid) };
-  };
+  const placeOn = (connection: Connection, concertId?: number) => placePaidOrder(connection, MEMBER, concertId);
   /** Every page served as current (no Data-Staleness) comes from the primary the replicas follow. */
   const expectCurrentWithout = async (lostConcert: number) => {
     const response = await memberPage();
@@ -106,12 +92,7 @@ describe('a failover among configured servers, followed without a restart (docs/
     await placeOn(pair.root('primary'));
     await pair.waitInSync();
     const [[{ position }]] = await pair.root('primary').query<RowDataPacket[]>('SELECT @@gtid_binlog_pos AS position');
-    await waitFor('the second replica to catch up', async () => {
-      const [[{ reached }]] = await secondRoot.query<RowDataPacket[]>('SELECT MASTER_GTID_WAIT(?, 0) = 0 AS reached', [
-        position,
-      ]);
-      return Number(reached) === 1;
-    });
+    await waitFor('the second replica to catch up', () => hasApplied(secondRoot, String(position)));
     // Each replica with its own read structures, as deployed.
     await migrate();
     app = await startTestApp({
@@ -205,12 +186,7 @@ describe('a failover among configured servers, followed without a restart (docs/
     expect(await replicaStructuresOn(secondRoot)).toBeGreaterThan(0);
     // The promoted server's writes still reach the replica, through its own structures.
     const after = await placeOn(pair.root('replica'));
-    await waitFor('the replica to apply a write of the promoted server', async () => {
-      const [[{ reached }]] = await secondRoot.query<RowDataPacket[]>('SELECT MASTER_GTID_WAIT(?, 0) = 0 AS reached', [
-        after.gtid,
-      ]);
-      return Number(reached) === 1;
-    });
+    await waitFor('the replica to apply a write of the promoted server', () => hasApplied(secondRoot, after.gtid));
     await expectCurrentWithout(LOST_CONCERT);
   }, 120_000);
 

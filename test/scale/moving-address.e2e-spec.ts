@@ -1,10 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import type { Connection, ResultSetHeader, RowDataPacket } from 'mysql2/promise';
+import type { Connection } from 'mysql2/promise';
 import type request from 'supertest';
 import { DatabaseServers } from '../../src/database/database-servers';
-import { startReplicatedMysql, REPLICATED_DATABASE, type ReplicatedMysql } from '../../launchers/replication';
+import { startReplicatedMysql, type ReplicatedMysql } from '../../launchers/replication';
 import { waitFor } from '../../launchers/wait-for';
 import { expectProblem } from '../support/assertions/problem';
+import { LOST_CONCERT, placePaidOrder, type ListedOrder } from '../support/data/failover-writes';
 import { buildDataset, plantOrders } from '../support/data/dataset';
 import { TcpProxy } from '../support/faults/tcp-proxy';
 import { startTestApp, type TestApp } from '../support/app/test-app';
@@ -14,14 +15,6 @@ import { api } from '../support/app/api-client';
 const MEMBER = 6161;
 /** A role change is seen by the next background round (about one a second); this bounds the wait, it is no timing. */
 const ROUNDS_MS = 5000;
-
-/** The lost write's concert: R reuses its order id, so that the order is told apart by what it holds. */
-const LOST_CONCERT = 99;
-
-interface Element {
-  orderId: number;
-  concertId: number;
-}
 
 /**
  * docs/API.md §20 on real MariaDB servers behind a moving address, as HA tooling runs them: the primary dies with a
@@ -38,17 +31,8 @@ describe('writers’ positions across a failover behind a moving address (docs/A
   const memberPage = (headers: Record<string, string> = {}) =>
     api(app.server, userToken(MEMBER)).get('/orders?size=100').set(headers);
   const orderIds = (response: request.Response) =>
-    (response.body as { elements: Element[] }).elements.map((element) => element.orderId);
-  /** Places a paid order as the ordering service does, and hands out its commit's position. */
-  const placeOn = async (connection: Connection, concertId = 7): Promise<{ orderId: number; gtid: string }> => {
-    const [placed] = await connection.query<ResultSetHeader>(
-      `INSERT INTO ${REPLICATED_DATABASE}.orders (user_id, concert_id, total_price, status, created_at, updated_at)
-         VALUES (?, ?, 55000, 'PAYMENT_COMPLETED', UTC_TIMESTAMP(3), UTC_TIMESTAMP(3))`,
-      [MEMBER, concertId],
-    );
-    const [[{ gtid }]] = await connection.query<RowDataPacket[]>('SELECT @@last_gtid AS gtid');
-    return { orderId: placed.insertId, gtid: String(gtid) };
-  };
+    (response.body as { elements: ListedOrder[] }).elements.map((element) => element.orderId);
+  const placeOn = (connection: Connection, concertId?: number) => placePaidOrder(connection, MEMBER, concertId);
 
   let survived: { orderId: number; gtid: string };
   let lost: { orderId: number; gtid: string };
@@ -106,7 +90,7 @@ describe('writers’ positions across a failover behind a moving address (docs/A
     const current = await memberPage();
     expect(current.status).toBe(200);
     expect(current.headers['data-staleness']).toBeUndefined();
-    const elements = (current.body as { elements: Element[] }).elements;
+    const elements = (current.body as { elements: ListedOrder[] }).elements;
     expect(elements.map((element) => element.concertId)).not.toContain(LOST_CONCERT);
   }, 60_000);
 
