@@ -1,8 +1,11 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createConnection } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { freePort } from './mysql-server';
 import { waitFor } from './wait-for';
-import { killOnExit } from './reap-on-exit';
+import { killOnExit, removeOnExit } from './reap-on-exit';
 
 const INSTALL_HINT =
   'No haproxy found in /usr/sbin or /usr/bin. Install it (Debian/Ubuntu: sudo apt-get install -y haproxy).';
@@ -66,6 +69,83 @@ export async function startHaproxy(instances: [string, string]): Promise<Haproxy
       const exited = new Promise((resolve) => child.once('exit', resolve));
       child.kill('SIGTERM');
       await exited;
+    },
+  };
+}
+
+/** A database address that HA tooling moves: HAProxy in TCP mode, one server in service at a time. */
+export interface DatabaseAddress {
+  port: number;
+  /** Moves the address to another of its servers, as orchestrator's hooks do: the old one's sessions are cut. */
+  moveTo(server: number): Promise<void>;
+  stop(): Promise<void>;
+}
+
+/** HAProxy's runtime API, over its admin socket: one command, its answer. */
+function runtimeCommand(socket: string, command: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const client = createConnection(socket, () => client.end(`${command}\n`));
+    let answer = '';
+    client.on('data', (chunk: Buffer) => (answer += chunk.toString()));
+    client.on('end', () => resolve(answer));
+    client.on('error', reject);
+  });
+}
+
+/**
+ * HAProxy as the moving address in front of database servers on `ports` (docs/DEPLOYING.md, "HA tooling"): the
+ * first in service, the others held in maintenance until the address is moved to one of them.
+ */
+export async function startDatabaseAddress(ports: readonly number[]): Promise<DatabaseAddress> {
+  const port = await freePort();
+  const directory = mkdtempSync(join(tmpdir(), 'orders-address-'));
+  const removal = removeOnExit(directory);
+  const socket = join(directory, 'admin.sock');
+  const config = join(directory, 'haproxy.cfg');
+  writeFileSync(
+    config,
+    [
+      'global',
+      `  stats socket ${socket} mode 600 level admin`,
+      'defaults',
+      '  mode tcp',
+      '  timeout connect 1s',
+      '  timeout client 1h',
+      '  timeout server 1h',
+      'listen database',
+      `  bind 127.0.0.1:${port}`,
+      ...ports.map(
+        (serverPort, index) =>
+          `  server s${index} 127.0.0.1:${serverPort}${index === 0 ? '' : ' disabled'} on-marked-down shutdown-sessions`,
+      ),
+      '',
+    ].join('\n'),
+  );
+  const child: ChildProcess = spawn(haproxyBinary(), ['-db', '-f', config], { stdio: 'ignore' });
+  killOnExit(child);
+  await waitFor('HAProxy to take commands', () =>
+    runtimeCommand(socket, 'show servers state').then(
+      () => true,
+      () => false,
+    ),
+  );
+  let current = 0;
+  return {
+    port,
+    async moveTo(server) {
+      await runtimeCommand(socket, `set server database/s${current} state maint`);
+      await runtimeCommand(socket, `shutdown sessions server database/s${current}`);
+      await runtimeCommand(socket, `set server database/s${server} state ready`);
+      current = server;
+    },
+    async stop() {
+      if (child.exitCode === null && child.signalCode === null) {
+        const exited = new Promise((resolve) => child.once('exit', resolve));
+        child.kill('SIGTERM');
+        await exited;
+      }
+      rmSync(directory, { recursive: true, force: true });
+      removal.release();
     },
   };
 }

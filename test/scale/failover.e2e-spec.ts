@@ -18,7 +18,7 @@ import { expectProblem } from '../support/assertions/problem';
 import { hasApplied, LOST_CONCERT, placePaidOrder, type ListedOrder } from '../support/data/failover-writes';
 import { buildDataset, plantOrders } from '../support/data/dataset';
 import { startTestApp, type TestApp } from '../support/app/test-app';
-import { userToken } from '../support/app/tokens';
+import { adminToken, userToken } from '../support/app/tokens';
 import { api } from '../support/app/api-client';
 
 const MEMBER = 7171;
@@ -45,6 +45,7 @@ describe('a failover among configured servers, followed without a restart (docs/
 
   const memberPage = (headers: Record<string, string> = {}) =>
     api(app.server, userToken(MEMBER)).get('/orders?size=100').set(headers);
+  const adminPage = () => api(app.server, adminToken(9000)).get('/orders?size=20');
   const elements = (response: request.Response) => (response.body as { elements: ListedOrder[] }).elements;
   /** `npm run migration:run` as configured from the start: DB_HOST naming the first primary. */
   const migrate = async (): Promise<string[]> => {
@@ -102,10 +103,10 @@ describe('a failover among configured servers, followed without a restart (docs/
     });
     servers = app.app.get(DatabaseServers);
     await waitFor('both replicas to be healthy', () => servers.replicas.every((replica) => replica.isHealthyReplica()));
-    // Members page throughout, as during a sale.
+    // Members and the back-office page throughout, as during a sale.
     pager = (async () => {
       while (paging) {
-        const response = await memberPage();
+        const response = await (statuses.length % 2 === 0 ? memberPage() : adminPage());
         statuses.push(response.status);
         if (response.status >= 500) failures.push(`${response.status} ${(response.body as { type?: string }).type}`);
       }

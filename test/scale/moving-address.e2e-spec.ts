@@ -3,11 +3,11 @@ import type { Connection } from 'mysql2/promise';
 import type request from 'supertest';
 import { DatabaseServers } from '../../src/database/database-servers';
 import { startReplicatedMysql, type ReplicatedMysql } from '../../launchers/replication';
+import { startDatabaseAddress, type DatabaseAddress } from '../../launchers/haproxy';
 import { waitFor } from '../../launchers/wait-for';
 import { expectProblem } from '../support/assertions/problem';
 import { LOST_CONCERT, placePaidOrder, type ListedOrder } from '../support/data/failover-writes';
 import { buildDataset, plantOrders } from '../support/data/dataset';
-import { TcpProxy } from '../support/faults/tcp-proxy';
 import { startTestApp, type TestApp } from '../support/app/test-app';
 import { userToken } from '../support/app/tokens';
 import { api } from '../support/app/api-client';
@@ -24,7 +24,7 @@ const ROUNDS_MS = 5000;
  */
 describe('writers’ positions across a failover behind a moving address (docs/API.md §20)', () => {
   let pair: ReplicatedMysql;
-  let address: TcpProxy;
+  let address: DatabaseAddress;
   let app: TestApp;
   let servers: DatabaseServers;
 
@@ -41,9 +41,8 @@ describe('writers’ positions across a failover behind a moving address (docs/A
   beforeAll(async () => {
     pair = await startReplicatedMysql();
     await plantOrders(pair.primaryDataSource, buildDataset(53, 100));
-    address = new TcpProxy('127.0.0.1', pair.primary.port);
-    const port = await address.open();
-    app = await startTestApp({ ...pair.environment, DB_PORT: String(port), RATE_LIMIT_PER_MINUTE: '0' });
+    address = await startDatabaseAddress([pair.primary.port, pair.replica.port]);
+    app = await startTestApp({ ...pair.environment, DB_PORT: String(address.port), RATE_LIMIT_PER_MINUTE: '0' });
     servers = app.app.get(DatabaseServers);
     survived = await placeOn(pair.root('primary'));
     await pair.waitInSync();
@@ -52,7 +51,7 @@ describe('writers’ positions across a failover behind a moving address (docs/A
 
   afterAll(async () => {
     await app?.close();
-    await address?.cut();
+    await address?.stop();
     await pair?.stop();
   }, 60_000);
 
@@ -72,7 +71,7 @@ describe('writers’ positions across a failover behind a moving address (docs/A
     await pair.primary.kill();
     // Promoted as orchestrator does, the address moved to it, and the sale writes on.
     await pair.root('replica').query('STOP SLAVE; RESET SLAVE ALL; SET GLOBAL read_only = OFF');
-    address.moveTo('127.0.0.1', pair.replica.port);
+    await address.moveTo(1);
     promotedWrite = await placeOn(pair.root('replica'));
     const [, , lostSequence] = lost.gtid.split('-').map(Number);
     const [, promotedServer, promotedSequence] = promotedWrite.gtid.split('-').map(Number);

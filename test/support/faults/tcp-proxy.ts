@@ -13,8 +13,8 @@ export class TcpProxy {
   port = 0;
 
   constructor(
-    private targetHost: string,
-    private targetPort: number,
+    private readonly targetHost: string,
+    private readonly targetPort: number,
   ) {}
 
   /** Starts relaying, on the same port as before if it ran already. */
@@ -53,13 +53,6 @@ export class TcpProxy {
    */
   holdStatementsMatching(pattern: RegExp | undefined): void {
     this.holding = pattern;
-  }
-
-  /** Relays new connections to another server and drops the open ones, as a virtual address moved by HA tooling. */
-  moveTo(host: string, port: number): void {
-    this.targetHost = host;
-    this.targetPort = port;
-    for (const socket of this.sockets) socket.destroy();
   }
 
   /** Drops every connection and refuses new ones, as a database that went away. */
