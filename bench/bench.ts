@@ -20,7 +20,7 @@ import * as growth from './modes/growth';
 import * as sale from './modes/sale';
 import * as walks from './modes/walks';
 import { compareBuilds, compareFlags, compareNode } from './modes/variants';
-import { BARE_TABLES, compareWrites, PROJECT_SCHEMA } from './modes/writes';
+import { BARE_TABLES, compareWrites, PROJECT_SCHEMA, PROMOTED_REPLICA } from './modes/writes';
 
 const USAGE = `npm run bench -- [MODE] [--seconds 5] [--rounds 2] [--connections 10]
 
@@ -76,10 +76,10 @@ Each mode runs its variants interleaved in one run, so that machine drift cancel
   --apply-delay [--probes 500]
                            how long after a payment commits an idle replica (deploy/mariadb/replica.cnf) has
                            applied it, as a request would wait for it: what DB_REPLICA_WAIT_MS is weighed against
-  --writes [--writers 16,64,256 --work 0,2 --preload 200000 --redo-log-mb 1024 --listings]
+  --writes [--writers 16,64,256 --work 0,2 --preload 200000 --redo-log-mb 1024 --listings --promoted]
                            what the listing's schema costs the order writers: a throw-away durable primary per
                            schema, each frozen during the other's rounds (redo logs the server's default unless
-                           --redo-log-mb sizes them)`;
+                           --redo-log-mb sizes them); with --promoted, a promoted replica's schema besides`;
 
 async function main(): Promise<void> {
   benchJwtSecret();
@@ -108,6 +108,7 @@ async function main(): Promise<void> {
       preload: { type: 'string', default: '200000' },
       'redo-log-mb': { type: 'string' },
       listings: { type: 'boolean', default: false },
+      promoted: { type: 'boolean', default: false },
       growth: { type: 'boolean', default: false },
       sale: { type: 'boolean', default: false },
       'apply-delay': { type: 'boolean', default: false },
@@ -133,7 +134,7 @@ async function main(): Promise<void> {
   const list = (text: string) => text.split(',').map(Number);
   // Its own throw-away primary: the configured database is not touched.
   const writes = (preloadOrders: number) =>
-    compareWrites([BARE_TABLES, PROJECT_SCHEMA], {
+    compareWrites([BARE_TABLES, PROJECT_SCHEMA, ...(values.promoted ? [PROMOTED_REPLICA] : [])], {
       ...options,
       connections: list(values.writers),
       workMs: list(values.work),

@@ -2,6 +2,7 @@ import { createConnection, type Connection, type RowDataPacket } from 'mysql2/pr
 import { DataSource } from 'typeorm';
 import { buildDataSourceOptions } from '../../src/database/data-source-options';
 import { foldAllChanges } from '../../src/orders/counting/daily-counts';
+import { applyReplicaIndexes } from '../../src/orders/replica-structures';
 import { generateOrders } from '../../src/orders/seeding/order-generator';
 import { writeOrders } from '../../src/orders/seeding/order-writer';
 import type { ThrowawayMysql } from '../../launchers/mysql-server';
@@ -58,6 +59,25 @@ export const PROJECT_SCHEMA: SchemaUnderTest = {
   async create(server, database) {
     const dataSource = await migrated(server, database);
     await dataSource.destroy();
+  },
+};
+
+/**
+ * A replica promoted to primary: the project's schema and the replicas' own column and indexes, which every write
+ * then pays for until `npm run migration:run` takes them off (docs/OPERATIONS.md, "After a promotion").
+ */
+export const PROMOTED_REPLICA: SchemaUnderTest = {
+  name: 'promoted replica',
+  foldsCounts: true,
+  async create(server, database) {
+    const dataSource = await migrated(server, database);
+    const runner = dataSource.createQueryRunner();
+    try {
+      await applyReplicaIndexes(runner);
+    } finally {
+      await runner.release();
+      await dataSource.destroy();
+    }
   },
 };
 

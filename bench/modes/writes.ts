@@ -24,7 +24,7 @@ import {
 } from '../lib/write-primaries';
 import type { SchemaUnderTest } from '../lib/write-schemas';
 
-export { BARE_TABLES, PROJECT_SCHEMA } from '../lib/write-schemas';
+export { BARE_TABLES, PROJECT_SCHEMA, PROMOTED_REPLICA } from '../lib/write-schemas';
 
 /**
  * docs/API.md §7: what the listing's schema costs the company's order writers.
