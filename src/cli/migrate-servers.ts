@@ -2,7 +2,15 @@ import { DataSource, type QueryRunner } from 'typeorm';
 import type { DatabaseConfig } from '../config/database.config';
 import { buildDataSourceOptions } from '../database/data-source-options';
 import { ORDER_ENTITIES } from '../orders/order-entities';
-import { primaryVerdict, type RoleReport } from '../database/server-roles';
+import {
+  primaryVerdict,
+  replicationOf,
+  ROLE_STATEMENT,
+  roleFrom,
+  type ReplicaStatus,
+  type RoleReport,
+  type RoleRow,
+} from '../database/server-roles';
 import { applyReplicaIndexes, removeReplicaColumn, removeReplicaStructures } from '../orders/replica-structures';
 
 /** How long a replica may take to apply the primary's migrations before its own structures are built. */
@@ -101,22 +109,9 @@ async function roleOf(config: DatabaseConfig, { name, address }: Candidate): Pro
   const server = new DataSource(buildDataSourceOptions({ ...config, ...address }, 'maintenance'));
   try {
     await server.initialize();
-    const [role] = await server.query<Array<{ readOnly: number | string; serverId: number | string }>>(
-      'SELECT @@global.read_only AS readOnly, @@server_id AS serverId',
-    );
-    const [status] = await server.query<Array<Record<string, unknown>>>('SHOW REPLICA STATUS');
-    const running = (value: unknown) => value === 'Yes';
-    return {
-      name,
-      answering: true,
-      serverId: Number(role.serverId),
-      writable: Number(role.readOnly) === 0,
-      replicating:
-        status !== undefined &&
-        running(status.Slave_IO_Running ?? status.Replica_IO_Running) &&
-        running(status.Slave_SQL_Running ?? status.Replica_SQL_Running),
-      follows: Number(status?.Master_Server_Id ?? status?.Source_Server_Id ?? 0) || undefined,
-    };
+    const [role] = await server.query<RoleRow[]>(ROLE_STATEMENT);
+    const [status] = await server.query<ReplicaStatus[]>('SHOW REPLICA STATUS');
+    return { name, answering: true, ...roleFrom(role, replicationOf(status)) };
   } catch {
     return { name, answering: false };
   } finally {

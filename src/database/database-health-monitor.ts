@@ -7,7 +7,15 @@ import type { DatabaseServer, ServerHealth, ServerName } from './database-server
 import { DatabaseServers } from './database-servers';
 import { ER_UNKNOWN_SYSTEM_VARIABLE, readAppliers, singleApplierWarning } from './replica-appliers';
 import { parseGtidPosition, PrimaryTimeline, type GtidPosition } from './replication-lag';
-import { primaryVerdict, type RoleReport } from './server-roles';
+import {
+  primaryVerdict,
+  replicationOf,
+  ROLE_STATEMENT,
+  roleFrom,
+  type ReplicaStatus,
+  type RoleReport,
+  type RoleRow,
+} from './server-roles';
 import {
   CATALOG_STATEMENT,
   catalogOf,
@@ -33,35 +41,15 @@ const TIMELINE_KEEP_MS = 10 * 60_000;
 const ER_SPECIFIC_ACCESS_DENIED = 1227;
 const MISSING_GRANT = 'SHOW REPLICA STATUS is refused: the service user needs GRANT SLAVE MONITOR ON *.*';
 
-interface ReplicaStatus extends RowDataPacket {
-  Slave_IO_Running?: string;
-  Slave_SQL_Running?: string;
-  Replica_IO_Running?: string;
-  Replica_SQL_Running?: string;
+interface ReplicaStatusRow extends ReplicaStatus, RowDataPacket {
   Seconds_Behind_Master?: number | null;
   Seconds_Behind_Source?: number | null;
   Last_IO_Error?: string;
   Last_SQL_Error?: string;
-  Master_Server_Id?: number | string;
-  Source_Server_Id?: number | string;
 }
 
-/** What every server is asked of its role; `super_read_only` on MySQL turns `read_only` on with it. */
-const ROLE_COLUMNS = 'SELECT @@global.read_only AS readOnly, @@server_id AS serverId';
-
-interface RoleRow extends RowDataPacket {
-  readOnly: number | string;
-  serverId: number | string;
+interface RoleRowPacket extends RoleRow, RowDataPacket {
   position?: string;
-}
-
-function roleOf(row: RoleRow, replication?: { replicating: boolean; follows?: number }): ServerHealth['role'] {
-  return {
-    serverId: Number(row.serverId),
-    writable: Number(row.readOnly) === 0,
-    replicating: replication?.replicating ?? false,
-    follows: replication?.follows,
-  };
 }
 
 const reportOf = (server: DatabaseServer, health: ServerHealth): RoleReport => ({
@@ -232,14 +220,14 @@ export class DatabaseHealthMonitor implements OnApplicationBootstrap, BeforeAppl
         await primary.dataSource.query('SELECT 1');
         return { health: { answering: true, replicating: false, role: { writable: true, replicating: false } }, at };
       }
-      const [row] = await primary.check<RoleRow>(
-        this.gtid ? `${ROLE_COLUMNS}, @@global.gtid_binlog_pos AS position` : ROLE_COLUMNS,
+      const [row] = await primary.check<RoleRowPacket>(
+        this.gtid ? `${ROLE_STATEMENT}, @@global.gtid_binlog_pos AS position` : ROLE_STATEMENT,
       );
-      const replication = askRole ? await this.replicationOf(primary) : undefined;
+      const replication = askRole ? await this.replicationStatus(primary) : undefined;
       const health: ServerHealth = {
         answering: true,
         replicating: false,
-        role: roleOf(row, replication),
+        role: roleFrom(row, replication),
       };
       return { health, position: this.gtid ? parseGtidPosition(String(row.position ?? '')) : undefined, at };
     } catch (error) {
@@ -254,12 +242,12 @@ export class DatabaseHealthMonitor implements OnApplicationBootstrap, BeforeAppl
 
   private async checkReplica(replica: DatabaseServer): Promise<ServerHealth> {
     try {
-      const replication = await this.replicationOf(replica);
+      const replication = await this.replicationStatus(replica);
       await replica.open();
-      const [row] = await replica.check<RoleRow>(
-        this.gtid ? `${ROLE_COLUMNS}, @@global.gtid_slave_pos AS position` : ROLE_COLUMNS,
+      const [row] = await replica.check<RoleRowPacket>(
+        this.gtid ? `${ROLE_STATEMENT}, @@global.gtid_slave_pos AS position` : ROLE_STATEMENT,
       );
-      const role = roleOf(row, replication);
+      const role = roleFrom(row, replication);
       if (!this.gtid) return { answering: true, ...replication, role };
       return {
         answering: true,
@@ -274,12 +262,12 @@ export class DatabaseHealthMonitor implements OnApplicationBootstrap, BeforeAppl
   }
 
   /** Whether both replication threads run, from SHOW REPLICA STATUS (and, on MySQL, the replica's own lag). */
-  private async replicationOf(
+  private async replicationStatus(
     replica: DatabaseServer,
   ): Promise<Pick<ServerHealth, 'replicating' | 'problem' | 'lagSeconds'> & { follows?: number }> {
-    let status: ReplicaStatus | undefined;
+    let status: ReplicaStatusRow | undefined;
     try {
-      [status] = await replica.check<ReplicaStatus>('SHOW REPLICA STATUS');
+      [status] = await replica.check<ReplicaStatusRow>('SHOW REPLICA STATUS');
     } catch (error) {
       if ((error as { errno?: number }).errno === ER_SPECIFIC_ACCESS_DENIED) {
         return { replicating: false, problem: MISSING_GRANT };
@@ -287,16 +275,14 @@ export class DatabaseHealthMonitor implements OnApplicationBootstrap, BeforeAppl
       throw error;
     }
     if (!status) return { replicating: false, problem: 'not a replica: SHOW REPLICA STATUS is empty' };
-    const io = status.Slave_IO_Running ?? status.Replica_IO_Running;
-    const sql = status.Slave_SQL_Running ?? status.Replica_SQL_Running;
+    const { io, sql, replicating, follows } = replicationOf(status);
     const lastError = status.Last_SQL_Error || status.Last_IO_Error;
-    const replicating = io === 'Yes' && sql === 'Yes';
     return {
       replicating,
       problem: replicating ? undefined : `replication threads IO=${io} SQL=${sql}${lastError ? `: ${lastError}` : ''}`,
       // NULL while a thread is stopped or reconnecting: unknown, never 0.
       lagSeconds: status.Seconds_Behind_Master ?? status.Seconds_Behind_Source ?? undefined,
-      follows: Number(status.Master_Server_Id ?? status.Source_Server_Id ?? 0) || undefined,
+      follows,
     };
   }
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { primaryVerdict, type RoleReport } from './server-roles';
+import { primaryVerdict, replicationOf, roleFrom, type RoleReport } from './server-roles';
 
 const primary: RoleReport = { name: 'primary', answering: true, serverId: 1, writable: true, replicating: false };
 const replica = (name: string, follows: number, overrides: Partial<RoleReport> = {}): RoleReport => ({
@@ -94,5 +94,38 @@ describe('primaryVerdict (docs/API.md §20)', () => {
         expect.any(String),
       );
     });
+  });
+});
+
+describe('a server’s role from what it answers', () => {
+  it('takes writes when read_only is off (MySQL’s super_read_only turns it on too), replicates with both threads', () => {
+    expect(roleFrom({ readOnly: '0', serverId: '7' })).toEqual({
+      serverId: 7,
+      writable: true,
+      replicating: false,
+      follows: undefined,
+    });
+    expect(roleFrom({ readOnly: 1, serverId: 8 }, { replicating: true, follows: 7 })).toMatchObject({
+      writable: false,
+      replicating: true,
+      follows: 7,
+    });
+  });
+
+  it('reads MariaDB’s and MySQL’s names for the replication threads and the source', () => {
+    expect(replicationOf({ Slave_IO_Running: 'Yes', Slave_SQL_Running: 'Yes', Master_Server_Id: '1' })).toEqual({
+      io: 'Yes',
+      sql: 'Yes',
+      replicating: true,
+      follows: 1,
+    });
+    expect(
+      replicationOf({ Replica_IO_Running: 'Connecting', Replica_SQL_Running: 'Yes', Source_Server_Id: 3 }),
+    ).toEqual({ io: 'Connecting', sql: 'Yes', replicating: false, follows: 3 });
+    // RESET SLAVE ALL leaves no status row; a row naming server 0 follows none.
+    expect(replicationOf(undefined)).toEqual({ replicating: false });
+    expect(
+      replicationOf({ Slave_IO_Running: 'No', Slave_SQL_Running: 'No', Master_Server_Id: 0 }).follows,
+    ).toBeUndefined();
   });
 });

@@ -14,6 +14,51 @@ export interface RoleReport {
   follows?: number;
 }
 
+/** What every server is asked of its role; `super_read_only` on MySQL turns `read_only` on with it. */
+export const ROLE_STATEMENT = 'SELECT @@global.read_only AS readOnly, @@server_id AS serverId';
+
+export interface RoleRow {
+  readOnly: number | string;
+  serverId: number | string;
+}
+
+/** The columns of SHOW REPLICA STATUS that tell whom a server follows, as MariaDB and MySQL name them. */
+export interface ReplicaStatus {
+  Slave_IO_Running?: string;
+  Slave_SQL_Running?: string;
+  Replica_IO_Running?: string;
+  Replica_SQL_Running?: string;
+  Master_Server_Id?: number | string;
+  Source_Server_Id?: number | string;
+}
+
+/** Both replication threads' states, whether both run, and the `@@server_id` followed; none without a status row. */
+export function replicationOf(status: ReplicaStatus | undefined): {
+  io?: string;
+  sql?: string;
+  replicating: boolean;
+  follows?: number;
+} {
+  if (!status) return { replicating: false };
+  const io = status.Slave_IO_Running ?? status.Replica_IO_Running;
+  const sql = status.Slave_SQL_Running ?? status.Replica_SQL_Running;
+  const follows = Number(status.Master_Server_Id ?? status.Source_Server_Id ?? 0) || undefined;
+  return { io, sql, replicating: io === 'Yes' && sql === 'Yes', follows };
+}
+
+/** A server's role from its answer to ROLE_STATEMENT and, where it was read, its replication status. */
+export function roleFrom(
+  row: RoleRow,
+  replication?: { replicating: boolean; follows?: number },
+): Omit<RoleReport, 'name' | 'answering'> {
+  return {
+    serverId: Number(row.serverId),
+    writable: Number(row.readOnly) === 0,
+    replicating: replication?.replicating ?? false,
+    follows: replication?.follows,
+  };
+}
+
 /** Not current, and when another server is the primary by what the servers say, which one to follow instead. */
 export type PrimaryVerdict = { current: true } | { current: false; why: string; successor?: string };
 
