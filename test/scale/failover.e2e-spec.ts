@@ -15,13 +15,24 @@ import {
 } from '../../launchers/replication';
 import { waitFor } from '../../launchers/wait-for';
 import { expectProblem } from '../support/assertions/problem';
-import { hasApplied, LOST_CONCERT, placePaidOrder, type ListedOrder } from '../support/data/failover-writes';
+import {
+  hasApplied,
+  judgePages,
+  LOST_CONCERT,
+  placePaidOrder,
+  startWriter,
+  survivingConcerts,
+  type ListedOrder,
+  type ReadPage,
+} from '../support/data/failover-writes';
 import { buildDataset, plantOrders } from '../support/data/dataset';
 import { startTestApp, type TestApp } from '../support/app/test-app';
 import { adminToken, userToken } from '../support/app/tokens';
 import { api } from '../support/app/api-client';
 
 const MEMBER = 7171;
+/** The continuous writer's members, each with fewer orders through the run than a page of 100 holds. */
+const WRITTEN_MEMBERS = Array.from({ length: 40 }, (_, index) => 7201 + index);
 /** docs/API.md §20: a promotion is followed within 3 s of the new primary being writable. */
 const FOLLOWED_WITHIN_MS = 3000;
 
@@ -40,12 +51,31 @@ describe('a failover among configured servers, followed without a restart (docs/
   const statuses: number[] = [];
   /** Each 5xx by its problem type, so that a failure says which. */
   const failures: string[] = [];
+  const writtenPages: ReadPage[] = [];
   let paging = true;
   let pager: Promise<void>;
+  let writer: ReturnType<typeof startWriter>;
+  let writerPort: number;
+  let promotedAt = Infinity;
 
   const memberPage = (headers: Record<string, string> = {}) =>
     api(app.server, userToken(MEMBER)).get('/orders?size=100').set(headers);
   const adminPage = () => api(app.server, adminToken(9000)).get('/orders?size=20');
+  const adminExport = () => api(app.server, adminToken(9000)).get('/orders/export.csv');
+  /** A page of a member the writer writes for, kept to be judged against the writes that survived. */
+  const writtenPage = async (turn: number) => {
+    const member = WRITTEN_MEMBERS[turn % WRITTEN_MEMBERS.length];
+    const sentAt = Date.now();
+    const response = await api(app.server, userToken(member)).get('/orders?size=100');
+    writtenPages.push({
+      member,
+      sentAt,
+      status: response.status,
+      stale: response.headers['data-staleness'] !== undefined,
+      concertIds: response.status === 200 ? elements(response).map((element) => element.concertId) : [],
+    });
+    return response;
+  };
   const elements = (response: request.Response) => (response.body as { elements: ListedOrder[] }).elements;
   /** `npm run migration:run` as configured from the start: DB_HOST naming the first primary. */
   const migrate = async (): Promise<string[]> => {
@@ -103,19 +133,27 @@ describe('a failover among configured servers, followed without a restart (docs/
     });
     servers = app.app.get(DatabaseServers);
     await waitFor('both replicas to be healthy', () => servers.replicas.every((replica) => replica.isHealthyReplica()));
-    // Members and the back-office page throughout, as during a sale.
+    // An ordering service writes, and members, the back-office and an export read throughout, as during a sale.
+    writerPort = pair.primary.port;
+    writer = startWriter(() => writerPort, WRITTEN_MEMBERS);
     pager = (async () => {
-      while (paging) {
-        const response = await (statuses.length % 2 === 0 ? memberPage() : adminPage());
+      for (let turn = 0; paging; turn += 1) {
+        const reads = [() => writtenPage(turn), memberPage, adminPage, adminExport];
+        const response = await reads[turn % reads.length]();
         statuses.push(response.status);
         if (response.status >= 500) failures.push(`${response.status} ${(response.body as { type?: string }).type}`);
       }
     })();
+    await waitFor(
+      'the writer and the readers to be under way',
+      () => writer.acknowledged() >= 10 && writtenPages.length >= 3,
+    );
   }, 180_000);
 
   afterAll(async () => {
     paging = false;
     await pager;
+    await writer?.stop();
     await app?.close();
     secondRoot?.destroy();
     await second?.stop();
@@ -133,7 +171,8 @@ describe('a failover among configured servers, followed without a restart (docs/
     await pair.primary.kill();
     // Promoted as orchestrator does, the other replica re-pointed to it.
     await pair.root('replica').query('STOP SLAVE; RESET SLAVE ALL; SET GLOBAL read_only = OFF');
-    const promotedAt = Date.now();
+    promotedAt = Date.now();
+    writerPort = pair.replica.port;
     await pointReplicaAt(secondRoot, pair.replica.port);
     await waitFor('the promoted replica to be followed', () => servers.primary.name === 'replica-1', {
       timeoutMs: FOLLOWED_WITHIN_MS,
@@ -191,10 +230,20 @@ describe('a failover among configured servers, followed without a restart (docs/
     await expectCurrentWithout(LOST_CONCERT);
   }, 120_000);
 
-  it('answered no 5xx while any server answered', async () => {
+  it('answered no 5xx while any server answered, no page silently stale, none current from the deposed server', async () => {
     paging = false;
     await pager;
+    const writes = await writer.stop();
     expect(statuses.length).toBeGreaterThan(0);
     expect(failures).toEqual([]);
+    const judged = judgePages(writtenPages, writes, await survivingConcerts(pair.root('replica'), writes), promotedAt);
+    // The writer committed on both primaries, and pages were served as current on both sides of the promotion.
+    expect(writes.filter((write) => write.ackedAt < promotedAt).length).toBeGreaterThan(0);
+    expect(writes.filter((write) => write.ackedAt >= promotedAt).length).toBeGreaterThan(0);
+    expect(writtenPages.filter((page) => page.sentAt < promotedAt && page.status === 200).length).toBeGreaterThan(0);
+    expect(writtenPages.filter((page) => page.sentAt >= promotedAt && page.status === 200).length).toBeGreaterThan(0);
+    expect(judged.current).toBeGreaterThan(0);
+    expect(judged.silentlyStale).toEqual([]);
+    expect(judged.deposedAsCurrent).toEqual([]);
   });
 });
