@@ -482,6 +482,29 @@ describe('ReadRouter', () => {
     await expect(servedBy(setup)).resolves.toBe('replica-2');
   });
 
+  it('moves an export whose first batch’s server fails to another server, and no later batch', async () => {
+    const { reads, servers, one } = router();
+    found(one, healthy);
+    const attempts: string[] = [];
+    const exported = reads.pinned();
+    // The first attempt's connection is reset, as a server killed under it would; the second server answers.
+    const first = await exported.withConnection(({ runner }) => {
+      attempts.push(servers.serverOf(runner));
+      return attempts.length === 1 ? Promise.reject(connectionReset()) : Promise.resolve(servers.serverOf(runner));
+    });
+    expect(attempts).toEqual(['replica-1', 'primary']);
+    expect(first).toBe('primary');
+    expect(one.health.answering).toBe(false);
+    // Rows have been sent from the primary now: a batch that fails there fails the export rather than mix servers.
+    await expect(
+      exported.withConnection(({ runner }) => {
+        attempts.push(servers.serverOf(runner));
+        return Promise.reject(connectionReset());
+      }),
+    ).rejects.toBeInstanceOf(DatabaseUnavailableError);
+    expect(attempts).toEqual(['replica-1', 'primary', 'primary']);
+  });
+
   it('does not retry a request whose own deadline passed, nor a failure that is not the server’s', async () => {
     const { reads, one } = router();
     found(one, healthy);

@@ -217,12 +217,13 @@ export class ReadRouter {
   /**
    * docs/API.md §13: reads that must all come from one server, the one routing
    * picks now (an export's batches). Each `withConnection` is one batch: a
-   * connection of that server and a deadline of its own. There is no retry
-   * elsewhere, since another server may hold other data; a server failing
-   * fails the reads.
+   * connection of that server and a deadline of its own. Only the first batch
+   * moves to another server when its own fails, since nothing has been sent
+   * yet; a later batch failing fails the reads, since another server may hold
+   * other data.
    */
   pinned(required: Requirement = undefined, consistency: ReadConsistency = {}): PinnedReads {
-    const { server, behindSeconds: behind } = this.pick(required);
+    let { server, behindSeconds: behind } = this.pick(required);
     // docs/API.md §19: an export is a long read, never moved onto the primary for freshness; its first read waits for
     // the replica up to the bound, and says otherwise how far behind its data may be.
     let started = false;
@@ -231,26 +232,41 @@ export class ReadRouter {
       withConnection: async <T>(work: (session: ReadSession) => Promise<T>, cancelled?: AbortSignal): Promise<T> => {
         const isFirst = !started;
         started = true;
-        const target = isFirst ? await this.targetOf(server, consistency) : undefined;
         const deadline = this.deadlines.start();
-        const batch = server.admission.withConnection(
-          (runner) =>
-            new ServerAttempt(runner, deadline, server, false, cancelled, behind).run(async (session) => {
-              if (isFirst) reads.behindSeconds = await this.ensureCaughtUp(server, session, target, false);
-              return work(session);
-            }),
-          deadline,
-          // A batch is not a request: how long it holds its connection says nothing of when the next request is answered.
-          { paced: false },
-        );
-        try {
-          return await answered(() => deadline.race(batch));
-        } catch (error) {
-          // Told only once its connection is back in the pool or closed (the driver's timeout, at the same budget,
-          // ends a statement the server never answers): an export that fails holds nothing when its answer ends.
-          await batch.catch(() => undefined);
-          throw error;
-        }
+        const batchOn = async (chosen: DatabaseServer): Promise<T> => {
+          const target = isFirst ? await this.targetOf(chosen, consistency) : undefined;
+          const batch = chosen.admission.withConnection(
+            (runner) =>
+              new ServerAttempt(runner, deadline, chosen, false, cancelled, behind).run(async (session) => {
+                if (isFirst) reads.behindSeconds = await this.ensureCaughtUp(chosen, session, target, false);
+                return work(session);
+              }),
+            deadline,
+            // A batch is not a request: how long it holds its connection says nothing of when the next request is answered.
+            { paced: false },
+          );
+          try {
+            return await deadline.race(batch);
+          } catch (error) {
+            // Told only once its connection is back in the pool or closed (the driver's timeout, at the same budget,
+            // ends a statement the server never answers): an export that fails holds nothing when its answer ends.
+            await batch.catch(() => undefined);
+            throw error;
+          }
+        };
+        return answered(async () => {
+          try {
+            return await batchOn(server);
+          } catch (error) {
+            if (!isFirst || deadline.remainingMs() <= 0 || !this.isServerFailure(error)) throw error;
+            const capable = this.capableOf(required);
+            const second = capable.length > 0 ? this.pickAmong(capable, server) : server;
+            if (second === server) throw error;
+            server.markFailed(error instanceof ServerNotAnsweringError ? error.why : reasonOf(error));
+            [server, behind] = [second, undefined];
+            return await batchOn(second);
+          }
+        });
       },
     };
     return reads;
