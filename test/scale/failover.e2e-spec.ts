@@ -23,11 +23,11 @@ import {
   startWriter,
   survivingConcerts,
   type ListedOrder,
-  type ReadPage,
 } from '../support/data/failover-writes';
 import { buildDataset, plantOrders } from '../support/data/dataset';
 import { startTestApp, type TestApp } from '../support/app/test-app';
-import { adminToken, userToken } from '../support/app/tokens';
+import { userToken } from '../support/app/tokens';
+import { startReaders } from '../support/app/failover-readers';
 import { api } from '../support/app/api-client';
 
 const MEMBER = 7171;
@@ -48,34 +48,13 @@ describe('a failover among configured servers, followed without a restart (docs/
   let secondRoot: Connection;
   let app: TestApp;
   let servers: DatabaseServers;
-  const statuses: number[] = [];
-  /** Each 5xx by its problem type, so that a failure says which. */
-  const failures: string[] = [];
-  const writtenPages: ReadPage[] = [];
-  let paging = true;
-  let pager: Promise<void>;
+  let readers: ReturnType<typeof startReaders>;
   let writer: ReturnType<typeof startWriter>;
   let writerPort: number;
   let promotedAt = Infinity;
 
   const memberPage = (headers: Record<string, string> = {}) =>
     api(app.server, userToken(MEMBER)).get('/orders?size=100').set(headers);
-  const adminPage = () => api(app.server, adminToken(9000)).get('/orders?size=20');
-  const adminExport = () => api(app.server, adminToken(9000)).get('/orders/export.csv');
-  /** A page of a member the writer writes for, kept to be judged against the writes that survived. */
-  const writtenPage = async (turn: number) => {
-    const member = WRITTEN_MEMBERS[turn % WRITTEN_MEMBERS.length];
-    const sentAt = Date.now();
-    const response = await api(app.server, userToken(member)).get('/orders?size=100');
-    writtenPages.push({
-      member,
-      sentAt,
-      status: response.status,
-      stale: response.headers['data-staleness'] !== undefined,
-      concertIds: response.status === 200 ? elements(response).map((element) => element.concertId) : [],
-    });
-    return response;
-  };
   const elements = (response: request.Response) => (response.body as { elements: ListedOrder[] }).elements;
   /** `npm run migration:run` as configured from the start: DB_HOST naming the first primary. */
   const migrate = async (): Promise<string[]> => {
@@ -136,23 +115,15 @@ describe('a failover among configured servers, followed without a restart (docs/
     // An ordering service writes, and members, the back-office and an export read throughout, as during a sale.
     writerPort = pair.primary.port;
     writer = startWriter(() => writerPort, WRITTEN_MEMBERS);
-    pager = (async () => {
-      for (let turn = 0; paging; turn += 1) {
-        const reads = [() => writtenPage(turn), memberPage, adminPage, adminExport];
-        const response = await reads[turn % reads.length]();
-        statuses.push(response.status);
-        if (response.status >= 500) failures.push(`${response.status} ${(response.body as { type?: string }).type}`);
-      }
-    })();
+    readers = startReaders(app.server, WRITTEN_MEMBERS, () => memberPage());
     await waitFor(
       'the writer and the readers to be under way',
-      () => writer.acknowledged() >= 10 && writtenPages.length >= 3,
+      () => writer.acknowledged() >= 10 && readers.underWay(),
     );
   }, 180_000);
 
   afterAll(async () => {
-    paging = false;
-    await pager;
+    await readers?.stop();
     await writer?.stop();
     await app?.close();
     secondRoot?.destroy();
@@ -231,17 +202,14 @@ describe('a failover among configured servers, followed without a restart (docs/
   }, 120_000);
 
   it('answered no 5xx while any server answered, no page silently stale, none current from the deposed server', async () => {
-    paging = false;
-    await pager;
-    const writes = await writer.stop();
-    expect(statuses.length).toBeGreaterThan(0);
-    expect(failures).toEqual([]);
-    const judged = judgePages(writtenPages, writes, await survivingConcerts(pair.root('replica'), writes), promotedAt);
+    const [read, writes] = [await readers.stop(), await writer.stop()];
+    expect(read.failures).toEqual([]);
+    const judged = judgePages(read.pages, writes, await survivingConcerts(pair.root('replica'), writes), promotedAt);
     // The writer committed on both primaries, and pages were served as current on both sides of the promotion.
     expect(writes.filter((write) => write.ackedAt < promotedAt).length).toBeGreaterThan(0);
     expect(writes.filter((write) => write.ackedAt >= promotedAt).length).toBeGreaterThan(0);
-    expect(writtenPages.filter((page) => page.sentAt < promotedAt && page.status === 200).length).toBeGreaterThan(0);
-    expect(writtenPages.filter((page) => page.sentAt >= promotedAt && page.status === 200).length).toBeGreaterThan(0);
+    expect(read.pages.filter((page) => page.sentAt < promotedAt && page.status === 200).length).toBeGreaterThan(0);
+    expect(read.pages.filter((page) => page.sentAt >= promotedAt && page.status === 200).length).toBeGreaterThan(0);
     expect(judged.current).toBeGreaterThan(0);
     expect(judged.silentlyStale).toEqual([]);
     expect(judged.deposedAsCurrent).toEqual([]);

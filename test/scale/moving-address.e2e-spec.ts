@@ -1,18 +1,28 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import type { Connection } from 'mysql2/promise';
+import type { Connection, RowDataPacket } from 'mysql2/promise';
 import type request from 'supertest';
 import { DatabaseServers } from '../../src/database/database-servers';
-import { startReplicatedMysql, type ReplicatedMysql } from '../../launchers/replication';
+import { REPLICATED_DATABASE, startReplicatedMysql, type ReplicatedMysql } from '../../launchers/replication';
 import { startDatabaseAddress, type DatabaseAddress } from '../../launchers/haproxy';
 import { waitFor } from '../../launchers/wait-for';
 import { expectProblem } from '../support/assertions/problem';
-import { LOST_CONCERT, placePaidOrder, type ListedOrder } from '../support/data/failover-writes';
+import {
+  judgePages,
+  LOST_CONCERT,
+  placePaidOrder,
+  startWriter,
+  survivingConcerts,
+  type ListedOrder,
+} from '../support/data/failover-writes';
+import { startReaders } from '../support/app/failover-readers';
 import { buildDataset, plantOrders } from '../support/data/dataset';
 import { startTestApp, type TestApp } from '../support/app/test-app';
 import { userToken } from '../support/app/tokens';
 import { api } from '../support/app/api-client';
 
 const MEMBER = 6161;
+/** The continuous writer's members, each with fewer orders through the run than a page of 100 holds. */
+const WRITTEN_MEMBERS = Array.from({ length: 40 }, (_, index) => 6201 + index);
 /** A role change is seen by the next background round (about one a second); this bounds the wait, it is no timing. */
 const ROUNDS_MS = 5000;
 
@@ -27,6 +37,9 @@ describe('writers’ positions across a failover behind a moving address (docs/A
   let address: DatabaseAddress;
   let app: TestApp;
   let servers: DatabaseServers;
+  let readers: ReturnType<typeof startReaders>;
+  let writer: ReturnType<typeof startWriter>;
+  let promotedAt = Infinity;
 
   const memberPage = (headers: Record<string, string> = {}) =>
     api(app.server, userToken(MEMBER)).get('/orders?size=100').set(headers);
@@ -47,9 +60,17 @@ describe('writers’ positions across a failover behind a moving address (docs/A
     survived = await placeOn(pair.root('primary'));
     await pair.waitInSync();
     await waitFor('the replica to be healthy', () => servers.replicas[0].isHealthyReplica());
+    writer = startWriter(() => address.port, WRITTEN_MEMBERS);
+    readers = startReaders(app.server, WRITTEN_MEMBERS);
+    await waitFor(
+      'the writer and the readers to be under way',
+      () => writer.acknowledged() >= 10 && readers.underWay(),
+    );
   }, 120_000);
 
   afterAll(async () => {
+    await readers?.stop();
+    await writer?.stop();
     await app?.close();
     await address?.stop();
     await pair?.stop();
@@ -72,6 +93,7 @@ describe('writers’ positions across a failover behind a moving address (docs/A
     // Promoted as orchestrator does, the address moved to it, and the sale writes on.
     await pair.root('replica').query('STOP SLAVE; RESET SLAVE ALL; SET GLOBAL read_only = OFF');
     await address.moveTo(1);
+    promotedAt = Date.now();
     promotedWrite = await placeOn(pair.root('replica'));
     const [, , lostSequence] = lost.gtid.split('-').map(Number);
     const [, promotedServer, promotedSequence] = promotedWrite.gtid.split('-').map(Number);
@@ -103,5 +125,35 @@ describe('writers’ positions across a failover behind a moving address (docs/A
     const [domain, server, sequence] = promotedWrite.gtid.split('-');
     const madeUp = await memberPage({ 'Read-After-Gtid': `${domain}-${server}-${Number(sequence) + 1000}` });
     expect(expectProblem(madeUp, 400, ['Read-After-Gtid'])).toMatchObject({ type: '/problems/invalid-parameters' });
+  });
+
+  it('never serves the old primary as current when it comes back writable with the lost write, nor read-only', async () => {
+    await pair.primary.restart();
+    await pair.reconnect('primary');
+    const old = pair.root('primary');
+    const [[{ lostThere }]] = await old.query<RowDataPacket[]>(
+      `SELECT COUNT(*) AS lostThere FROM ${REPLICATED_DATABASE}.orders WHERE concert_id = ?`,
+      [LOST_CONCERT],
+    );
+    expect(Number(lostThere)).toBe(1);
+    const current = await memberPage();
+    expect(current.status).toBe(200);
+    const concerts = (current.body as { elements: ListedOrder[] }).elements.map((element) => element.concertId);
+    expect(concerts).not.toContain(LOST_CONCERT);
+    await old.query('SET GLOBAL read_only = ON');
+    const after = await memberPage();
+    expect(after.status).toBe(200);
+    expect(after.headers['data-staleness']).toBeUndefined();
+  }, 60_000);
+
+  it('answered no 5xx, no page silently stale, none current from the deposed server, while writes went on', async () => {
+    const [read, writes] = [await readers.stop(), await writer.stop()];
+    expect(read.failures).toEqual([]);
+    expect(writes.filter((write) => write.ackedAt < promotedAt).length).toBeGreaterThan(0);
+    expect(writes.filter((write) => write.ackedAt >= promotedAt).length).toBeGreaterThan(0);
+    const judged = judgePages(read.pages, writes, await survivingConcerts(pair.root('replica'), writes), promotedAt);
+    expect(judged.current).toBeGreaterThan(0);
+    expect(judged.silentlyStale).toEqual([]);
+    expect(judged.deposedAsCurrent).toEqual([]);
   });
 });
