@@ -16,6 +16,7 @@ import * as observabilityCost from './modes/observability-cost';
 import * as profile from './modes/profile';
 import * as shapes from './modes/shapes';
 import * as exportsMode from './modes/exports';
+import * as failover from './modes/failover';
 import * as growth from './modes/growth';
 import * as sale from './modes/sale';
 import * as walks from './modes/walks';
@@ -73,6 +74,16 @@ Each mode runs its variants interleaved in one run, so that machine drift cancel
                            each run pinned (primary and writers on CPU 0, replica, service and readers on
                            CPU 1, taskset) and then unpinned; members placing, paying for and listing an
                            order (docs/API.md §19), idle, with the replica held 3 s behind, and in each window
+  --failover [--orders 10000000 --share 50 --instances 2 --writers 64]
+                           docs/API.md §20: on a copy of the growth pair of that size, a sale at that share of
+                           the primary's full speed, that many instances, members placing an order and listing
+                           theirs, the back-office's pages and an export; the replica stops fetching, the primary
+                           is killed, the replica promoted after 5 s and the sale moved to it, the old primary back
+                           writable, then read-only: per second, pages current, stale and refused by type, silently
+                           stale ones, ones served as current by a deposed server, lost and surviving positions;
+                           the time to the first page read against the new primary and to every instance
+                           following it; then the sale's full speed on the promoted server as promoted, after
+                           npm run migration:run, and on the bare tables
   --apply-delay [--probes 500]
                            how long after a payment commits an idle replica (deploy/mariadb/replica.cnf) has
                            applied it, as a request would wait for it: what DB_REPLICA_WAIT_MS is weighed against
@@ -111,6 +122,9 @@ async function main(): Promise<void> {
       promoted: { type: 'boolean', default: false },
       growth: { type: 'boolean', default: false },
       sale: { type: 'boolean', default: false },
+      failover: { type: 'boolean', default: false },
+      share: { type: 'string', default: '50' },
+      instances: { type: 'string', default: '2' },
       'apply-delay': { type: 'boolean', default: false },
       probes: { type: 'string', default: '500' },
       shares: { type: 'string', default: '50,100' },
@@ -146,39 +160,50 @@ async function main(): Promise<void> {
     await applyDelay.run({ probes: Number(values.probes) });
     return;
   }
-  if (values.sale) {
+  // One size: the largest the growth bench seeds unless told.
+  const largest = Math.max(...list(values.orders));
+  const readerTokens = (probeMembers: number) => {
     const auth = toAuthConfig(validateEnvironment(process.env));
-    // One size: the largest the growth bench seeds unless told.
-    const orders = Math.max(...list(values.orders));
     const member = (sub: number) => signDevelopmentToken(auth, { sub, role: Role.User }, '4h');
     // 64 members spread over the seeded ones, past member 1, the seed's busiest (read on its own).
-    const { members } = generationOf(orders);
-    await sale.run(
-      {
-        admin: signDevelopmentToken(auth, { sub: 1, role: Role.Admin }, '4h'),
-        members: Array.from({ length: 64 }, (_, index) => member(2 + Math.floor((index * (members - 2)) / 64))),
-        busiest: member(1),
-        // Past the seeded members: their pages hold the probes' orders alone.
-        probeMembers: Array.from({ length: 16 }, (_, index) => ({
-          id: members + 1 + index,
-          token: member(members + 1 + index),
-        })),
-      },
-      {
-        orders,
-        // The sale of docs/API.md §18 is 64 writers; --writers names another number.
-        writers: values.writers === '16,64,256' ? 64 : Math.max(...list(values.writers)),
-        shares: list(values.shares),
-        saleSeconds: Number(values['sale-seconds']),
-        applySeconds: Number(values['apply-seconds']),
-        windowRedoLogBytes: values['window-redo-mb'] ? list(values['window-redo-mb']).map((mb) => mb * 2 ** 20) : [],
-        pinnings: values.pinnings.split(',').map((pinning) => {
-          if (pinning !== 'pinned' && pinning !== 'unpinned') throw new Error(`--pinnings: ${pinning}?`);
-          return pinning;
-        }),
-        probeSeconds: Number(values['probe-seconds']),
-      },
-    );
+    const { members } = generationOf(largest);
+    return {
+      admin: signDevelopmentToken(auth, { sub: 1, role: Role.Admin }, '4h'),
+      members: Array.from({ length: 64 }, (_, index) => member(2 + Math.floor((index * (members - 2)) / 64))),
+      busiest: member(1),
+      // Past the seeded members: their pages hold the probes' orders alone.
+      probeMembers: Array.from({ length: probeMembers }, (_, index) => ({
+        id: members + 1 + index,
+        token: member(members + 1 + index),
+      })),
+    };
+  };
+  // The sale of docs/API.md §18 is 64 writers; --writers names another number.
+  const saleWriters = values.writers === '16,64,256' ? 64 : Math.max(...list(values.writers));
+  if (values.failover) {
+    // Its pages' probe members each stay under a page of 100 orders through the run.
+    await failover.run(readerTokens(128), {
+      orders: largest,
+      writers: saleWriters,
+      share: Number(values.share),
+      instances: Number(values.instances),
+    });
+    return;
+  }
+  if (values.sale) {
+    await sale.run(readerTokens(16), {
+      orders: largest,
+      writers: saleWriters,
+      shares: list(values.shares),
+      saleSeconds: Number(values['sale-seconds']),
+      applySeconds: Number(values['apply-seconds']),
+      windowRedoLogBytes: values['window-redo-mb'] ? list(values['window-redo-mb']).map((mb) => mb * 2 ** 20) : [],
+      pinnings: values.pinnings.split(',').map((pinning) => {
+        if (pinning !== 'pinned' && pinning !== 'unpinned') throw new Error(`--pinnings: ${pinning}?`);
+        return pinning;
+      }),
+      probeSeconds: Number(values['probe-seconds']),
+    });
     return;
   }
   if (values.growth) {

@@ -172,14 +172,21 @@ async function startPair(directory: string): Promise<{ primary: ThrowawayMysql; 
 
 /**
  * A primary and a replica holding `orders` orders, seeded on the first run (the time each step took is kept
- * with the data and printed) and reused after.
+ * with the data and printed) and reused after. With `copy`, the servers run on a copy of the kept pair, named so,
+ * which `stop` deletes: for a bench that leaves the pair unfit to reuse, as a failover does.
  */
-export async function growthPair(orders: number): Promise<GrowthPair> {
-  const directory = join(ROOT, String(orders));
-  const recordFile = join(directory, 'seeded.json');
+export async function growthPair(orders: number, { copy }: { copy?: string } = {}): Promise<GrowthPair> {
+  const kept = join(ROOT, String(orders));
+  const recordFile = join(kept, 'seeded.json');
   const record = existsSync(recordFile)
     ? (JSON.parse(readFileSync(recordFile, 'utf8')) as SeedRecord)
-    : await seed(directory, orders);
+    : await seed(kept, orders);
+  const directory = copy === undefined ? kept : join(ROOT, `${orders}-${copy}`);
+  if (copy !== undefined) {
+    rmSync(directory, { recursive: true, force: true });
+    for (const server of ['primary', 'replica'])
+      cpSync(join(kept, server, 'data'), join(directory, server, 'data'), { recursive: true });
+  }
   const { primary, replica } = await startPair(directory);
   // Kept data is brought to what this checkout's migrations and listing indexes need, as a deployment would be.
   try {
@@ -205,6 +212,7 @@ export async function growthPair(orders: number): Promise<GrowthPair> {
     stop: async () => {
       await replica.stop();
       await primary.stop();
+      if (copy !== undefined) rmSync(directory, { recursive: true, force: true });
     },
   };
 }

@@ -8,7 +8,7 @@ import { parentPort, workerData } from 'node:worker_threads';
 const { baseUrl, tokens, shapes, cores } = workerData;
 // This thread alone, where the bench pins the reading clients.
 if (cores) execFileSync('taskset', ['--cpu-list', '--pid', cores, readlinkSync('/proc/thread-self').split('/').pop()]);
-const reads = []; // [kind, query, ms, status, problem type, stale]
+const reads = []; // [kind, query, ms, status, problem type, stale, sent at (epoch ms)]
 let running = true;
 const problemType = (body) => {
   try {
@@ -33,12 +33,13 @@ for (let index = 0; running; index += 1) {
       : kind === 'busiest'
         ? tokens.busiest
         : tokens.members[turn % tokens.members.length];
+  const sentAt = Date.now();
   const started = performance.now();
   const response = await fetch(`${baseUrl}/orders?${query}`, { headers: { authorization: `Bearer ${token}` } });
   const body = await response.text();
   const ms = performance.now() - started;
   const type = response.status >= 400 ? problemType(body) : '';
-  reads.push([kind, query, ms, response.status, type, response.headers.get('data-staleness') !== null]);
+  reads.push([kind, query, ms, response.status, type, response.headers.get('data-staleness') !== null, sentAt]);
   // Lets the stop message in between requests.
   await new Promise((resolve) => setImmediate(resolve));
 }

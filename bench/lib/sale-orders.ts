@@ -20,33 +20,47 @@ export interface SaleTally {
  * work held inside, until `until`. `paced`, when given, is awaited before each order: a sale below full speed.
  */
 async function placeAndPay(
-  connection: Connection,
+  opened: Connection,
   {
     workMs,
     until,
     random,
     paced,
-  }: { workMs: number; until: number; random: () => number; paced?: () => Promise<void> },
+    reconnect,
+  }: {
+    workMs: number;
+    until: number;
+    random: () => number;
+    paced?: () => Promise<void>;
+    reconnect: () => Promise<Connection | undefined>;
+  },
   tally: SaleTally,
-): Promise<void> {
-  const inTransaction = async (work: () => Promise<number | void>): Promise<number | void> => {
-    await connection.query('BEGIN');
+): Promise<Connection | undefined> {
+  let connection: Connection | undefined = opened;
+  const inTransaction = async (work: (connection: Connection) => Promise<number | void>): Promise<number | void> => {
+    if (connection === undefined) return undefined;
     try {
-      const result = await work();
+      await connection.query('BEGIN');
+      const result = await work(connection);
       if (workMs > 0) await sleep(workMs);
       await connection.query('COMMIT');
       return result;
     } catch (error) {
-      await connection.query('ROLLBACK').catch(() => undefined);
-      const code = (error as { code?: string }).code ?? 'other';
+      const { code = 'other', fatal, errno } = error as { code?: string; fatal?: boolean; errno?: number };
       tally.failures[code] = (tally.failures[code] ?? 0) + 1;
+      // A lost server, or one turned read-only (1290): the writer goes where writes go now, as an order service would.
+      if (fatal === true || errno === READ_ONLY) {
+        connection.destroy();
+        connection = undefined;
+      } else await connection.query('ROLLBACK').catch(() => undefined);
       return undefined;
     }
   };
   while (Date.now() < until) {
     await paced?.();
-    if (Date.now() >= until) return;
-    const orderId = await inTransaction(async () => {
+    if (Date.now() >= until) break;
+    connection ??= await reconnect();
+    const orderId = await inTransaction(async (connection) => {
       const [placed] = await connection.query<ResultSetHeader>(
         `INSERT INTO orders (user_id, concert_id, total_price, status, created_at, updated_at)
          VALUES (?, ?, ?, 'PAYMENT_PENDING', UTC_TIMESTAMP(3), UTC_TIMESTAMP(3))`,
@@ -65,7 +79,7 @@ async function placeAndPay(
     });
     if (orderId === undefined) continue;
     if (Date.now() < until) tally.placed += 1;
-    const paid = await inTransaction(async () => {
+    const paid = await inTransaction(async (connection) => {
       await connection.query(
         `UPDATE orders SET status = 'PAYMENT_COMPLETED', updated_at = UTC_TIMESTAMP(3) WHERE id = ?`,
         [orderId],
@@ -74,7 +88,13 @@ async function placeAndPay(
     });
     if (paid !== undefined && Date.now() < until) tally.paid += 1;
   }
+  return connection;
 }
+
+/** MariaDB's and MySQL's ER_OPTION_PREVENTS_STATEMENT: the server runs with read_only. */
+const READ_ONLY = 1290;
+/** How long a writer without a server waits before it tries again. */
+const RECONNECT_MS = 100;
 
 export interface SaleOptions {
   connections: number;
@@ -83,27 +103,32 @@ export interface SaleOptions {
   seconds: number;
   /** Orders placed per second by all writers together; as fast as the server takes them without it. */
   ordersPerSecond?: number;
+  /** Counted into as the sale goes, for a caller that follows it; a tally of its own otherwise. */
+  tally?: SaleTally;
 }
 
-/** A sale on the server at `port`: `connections` writers placing and paying orders for `seconds`. */
+/**
+ * A sale on the server at `port`: `connections` writers placing and paying orders for `seconds`. Given a function,
+ * the port is asked again whenever a writer lost its server: the writers follow a failover.
+ */
 export async function runSale(
-  port: number,
+  port: number | (() => number),
   database: string,
-  { connections, workMs = 0, seconds, ordersPerSecond }: SaleOptions,
+  { connections, workMs = 0, seconds, ordersPerSecond, tally = { placed: 0, paid: 0, failures: {} } }: SaleOptions,
 ): Promise<SaleTally & { seconds: number }> {
+  const portNow = typeof port === 'number' ? () => port : port;
+  const connect = () =>
+    createConnection({ host: '127.0.0.1', port: portNow(), user: 'root', database, connectTimeout: 60_000 });
+  const reconnect = async (): Promise<Connection | undefined> => {
+    await sleep(RECONNECT_MS);
+    return connect().catch(() => undefined);
+  };
   const opened: Connection[] = [];
   // In groups: hundreds of handshakes at once on two busy cores can outlast a connect timeout.
   while (opened.length < connections) {
     const group = Math.min(32, connections - opened.length);
-    opened.push(
-      ...(await Promise.all(
-        Array.from({ length: group }, () =>
-          createConnection({ host: '127.0.0.1', port, user: 'root', database, connectTimeout: 60_000 }),
-        ),
-      )),
-    );
+    opened.push(...(await Promise.all(Array.from({ length: group }, connect))));
   }
-  const tally = { placed: 0, paid: 0, failures: {}, seconds };
   const started = Date.now();
   const until = started + seconds * 1000;
   // One schedule for all writers: the n-th order of the sale may start n / ordersPerSecond seconds in.
@@ -112,20 +137,20 @@ export async function runSale(
     ordersPerSecond === undefined
       ? undefined
       : () => {
+          // Orders a lost server kept from being placed are not made up in a burst once writes go elsewhere.
+          scheduled = Math.max(scheduled, Math.floor(((Date.now() - started - 1000) * ordersPerSecond) / 1000));
           const at = started + (scheduled * 1000) / ordersPerSecond;
           scheduled += 1;
           return sleep(Math.max(0, at - Date.now()));
         };
-  try {
-    await Promise.all(
-      opened.map((connection, index) =>
-        placeAndPay(connection, { workMs, until, random: randomSource(index + 1), paced }, tally),
-      ),
-    );
-  } finally {
-    await Promise.all(opened.map((connection) => connection.end()));
-  }
-  return tally;
+  // Each writer catches its own statements' failures: it ends with the connection it holds then, if any.
+  const last = await Promise.all(
+    opened.map((connection, index) =>
+      placeAndPay(connection, { workMs, until, random: randomSource(index + 1), paced, reconnect }, tally),
+    ),
+  );
+  await Promise.all(last.flatMap((connection) => (connection === undefined ? [] : [connection.end()])));
+  return { ...tally, seconds };
 }
 
 /** Orders planted per statement: one transaction each on the primary, and one for the replica to apply. */

@@ -307,18 +307,7 @@ function serviceReadsFresh(baseUrl: string, adminToken: string): Promise<number>
  * the busiest member's, told apart.
  */
 function startReads(baseUrl: string, tokens: ReaderTokens, cores?: string) {
-  const worker = new Worker(join(__dirname, '../lib/read-client.mjs'), {
-    workerData: {
-      baseUrl,
-      tokens: { admin: tokens.admin, members: tokens.members, busiest: tokens.busiest },
-      shapes: { admin: ADMIN_SHAPES, member: MEMBER_SHAPES },
-      cores,
-    },
-  });
-  const reads = new Promise<ClientRead[]>((resolve, reject) => {
-    worker.once('message', resolve);
-    worker.once('error', reject);
-  });
+  const client = startReadClient(baseUrl, tokens, cores);
   const stats = (all: ClientRead[], kind: ReaderKind): ReadStats => {
     const mine = all.filter(([readKind]) => readKind === kind);
     const refusals = new Map<string, number>();
@@ -351,8 +340,7 @@ function startReads(baseUrl: string, tokens: ReaderTokens, cores?: string) {
   };
   return {
     stop: async () => {
-      worker.postMessage('stop');
-      const all = await reads;
+      const all = await client.stop();
       return {
         admin: stats(all, 'admin'),
         member: stats(all, 'member'),
@@ -363,8 +351,30 @@ function startReads(baseUrl: string, tokens: ReaderTokens, cores?: string) {
   };
 }
 
-/** One read of the client: who read, the query, its time in ms, the status, the problem type, whether stale. */
-type ClientRead = [ReaderKind, string, number, number, string, boolean];
+/** The reading client's worker; `stop` gives back every read it made. */
+export function startReadClient(baseUrl: string, tokens: ReaderTokens, cores?: string) {
+  const worker = new Worker(join(__dirname, '../lib/read-client.mjs'), {
+    workerData: {
+      baseUrl,
+      tokens: { admin: tokens.admin, members: tokens.members, busiest: tokens.busiest },
+      shapes: { admin: ADMIN_SHAPES, member: MEMBER_SHAPES },
+      cores,
+    },
+  });
+  const reads = new Promise<ClientRead[]>((resolve, reject) => {
+    worker.once('message', resolve);
+    worker.once('error', reject);
+  });
+  return {
+    stop: async (): Promise<ClientRead[]> => {
+      worker.postMessage('stop');
+      return reads;
+    },
+  };
+}
+
+/** One read of the client: who read, the query, its time in ms, the status, the problem type, whether stale, when. */
+export type ClientRead = [ReaderKind, string, number, number, string, boolean, number];
 
 /**
  * The replica's lag every LAG_SAMPLE_MS, told as the service tells it (from the primary's positions over time), with
@@ -400,7 +410,7 @@ function startLagSampler(pair: GrowthPair) {
 }
 
 /** The service's `orders_listing_reads_total`, by `served`. */
-async function servedCounts(metricsUrl: string): Promise<Map<string, number>> {
+export async function servedCounts(metricsUrl: string): Promise<Map<string, number>> {
   const text = await (await fetch(metricsUrl)).text();
   const counts = new Map<string, number>();
   for (const [, served, count] of text.matchAll(/^orders_listing_reads_total\{served="([^"]+)"\} (\d+)/gm)) {
