@@ -76,7 +76,10 @@ export async function startHaproxy(instances: [string, string]): Promise<Haproxy
 /** A database address that HA tooling moves: HAProxy in TCP mode, one server in service at a time. */
 export interface DatabaseAddress {
   port: number;
-  /** Moves the address to another of its servers, as orchestrator's hooks do: the old one's sessions are cut. */
+  /**
+   * Moves the address to another of its servers, as orchestrator's hooks do: new sessions reach that one, and the old
+   * one's are cut unless the address was started keeping them.
+   */
   moveTo(server: number): Promise<void>;
   stop(): Promise<void>;
 }
@@ -94,9 +97,13 @@ function runtimeCommand(socket: string, command: string): Promise<string> {
 
 /**
  * HAProxy as the moving address in front of database servers on `ports` (docs/DEPLOYING.md, "HA tooling"): the
- * first in service, the others held in maintenance until the address is moved to one of them.
+ * first in service, the others held in maintenance until the address is moved to one of them. With `keepsSessions`,
+ * a move leaves the old server's sessions open, as a proxy or virtual IP that only routes new ones does.
  */
-export async function startDatabaseAddress(ports: readonly number[]): Promise<DatabaseAddress> {
+export async function startDatabaseAddress(
+  ports: readonly number[],
+  { keepsSessions = false }: { keepsSessions?: boolean } = {},
+): Promise<DatabaseAddress> {
   const port = await freePort();
   const directory = mkdtempSync(join(tmpdir(), 'orders-address-'));
   const removal = removeOnExit(directory);
@@ -116,7 +123,8 @@ export async function startDatabaseAddress(ports: readonly number[]): Promise<Da
       `  bind 127.0.0.1:${port}`,
       ...ports.map(
         (serverPort, index) =>
-          `  server s${index} 127.0.0.1:${serverPort}${index === 0 ? '' : ' disabled'} on-marked-down shutdown-sessions`,
+          `  server s${index} 127.0.0.1:${serverPort}${index === 0 ? '' : ' disabled'}` +
+          (keepsSessions ? '' : ' on-marked-down shutdown-sessions'),
       ),
       '',
     ].join('\n'),
@@ -134,7 +142,7 @@ export async function startDatabaseAddress(ports: readonly number[]): Promise<Da
     port,
     async moveTo(server) {
       await runtimeCommand(socket, `set server database/s${current} state maint`);
-      await runtimeCommand(socket, `shutdown sessions server database/s${current}`);
+      if (!keepsSessions) await runtimeCommand(socket, `shutdown sessions server database/s${current}`);
       await runtimeCommand(socket, `set server database/s${server} state ready`);
       current = server;
     },

@@ -1,32 +1,20 @@
 import { Logger } from '@nestjs/common';
-import { createConnection, type Connection, type RowDataPacket } from 'mysql2/promise';
+import type { RowDataPacket } from 'mysql2/promise';
 import type { DataSource } from 'typeorm';
 import type { Clock } from '../common/time/clock';
 import type { DatabaseConfig } from '../config/database.config';
-import type { DatabaseTls } from '../config/database-tls';
 import { DatabaseAdmission } from './database-admission';
 import { reasonOf } from './database-errors';
 import { contains, union, type AppliedTransactions } from './gtid';
 import type { GtidPosition } from './replication-lag';
 import type { RoleReport } from './server-roles';
 import { EMBEDDED_CATALOG, UNKNOWN_CATALOG, type ServerCatalog } from './server-catalog';
+import { SideConnection, type ConnectionOptions } from './side-connection';
 import { StatementTimings } from './statement-timings';
 
 /** How servers are named in metrics, traces and logs (docs/API.md §12): `replica-N` in DB_REPLICAS order. */
 export type ServerName = 'primary' | `replica-${number}`;
 
-/** Where a MySQL DataSource connects; its options say it, so the health check connects to the same server. */
-interface ConnectionOptions {
-  host?: string;
-  port?: number;
-  username?: string;
-  password?: string;
-  database?: string;
-  ssl?: DatabaseTls;
-}
-
-/** A health check that takes longer than this counts as the server not answering. */
-export const PROBE_TIMEOUT_MS = 1000;
 /** KILL of a thread that has already ended. */
 const ER_NO_SUCH_THREAD = 1094;
 
@@ -45,60 +33,10 @@ export interface ServerHealth {
   role?: Omit<RoleReport, 'name' | 'answering'>;
 }
 
+/** How often a new session checks which server an address reaches (docs/API.md §20: a promotion followed within 3 s). */
+const RESOLVE_INTERVAL_MS = 2000;
+
 type ServerState = 'up' | 'down' | 'healthy' | 'stopped' | 'lagging';
-
-/**
- * A connection of a server's own, outside its pool, opened on first use; statements that start together share it
- * rather than each open one, and any failure closes it so that the next statement starts afresh.
- */
-class SideConnection {
-  private connection?: Promise<Connection>;
-
-  constructor(private readonly options: () => ConnectionOptions) {}
-
-  async query<T extends RowDataPacket>(sql: string): Promise<T[]> {
-    const { host, port, username, password, database, ssl } = this.options();
-    const connection = (this.connection ??= this.retiredOnClose({
-      host,
-      port,
-      user: username,
-      password,
-      database,
-      ssl,
-      connectTimeout: PROBE_TIMEOUT_MS,
-    }));
-    try {
-      const [rows] = await (await connection).query<T[]>({ sql, timeout: PROBE_TIMEOUT_MS });
-      return rows;
-    } catch (error) {
-      this.close(connection);
-      throw error;
-    }
-  }
-
-  /** A connection retired as soon as it closes, so that the next statement opens another rather than fail on it. */
-  private retiredOnClose(options: Parameters<typeof createConnection>[0]): Promise<Connection> {
-    const opened = createConnection(options);
-    opened.then(
-      (connection) => {
-        connection.once('end', () => this.close(opened));
-        connection.on('error', () => this.close(opened));
-      },
-      () => undefined,
-    );
-    return opened;
-  }
-
-  /** Closes the connection, unless a later statement has already replaced the one that failed. */
-  close(failed = this.connection): void {
-    if (!failed || failed !== this.connection) return;
-    this.connection = undefined;
-    failed.then(
-      (connection) => connection.destroy(),
-      () => undefined,
-    );
-  }
-}
 
 /**
  * One database server the listing can read from: its TypeORM DataSource (with
@@ -131,6 +69,8 @@ export class DatabaseServer {
   isPrimary: boolean;
   /** The `@@server_id` it last reported, so that replicas still naming it are known to follow a former primary. */
   knownServerId?: number;
+  /** When a new session last asked which server is behind the address. */
+  private resolvedAt = Number.NEGATIVE_INFINITY;
   /** The configured primary's pool is the application's DataSource, which Nest closes; a replica's is its own. */
   private readonly ownsPool: boolean;
 
@@ -231,6 +171,30 @@ export class DatabaseServer {
     if (!this.current.answering) return;
     this.current = { ...this.current, answering: false, problem: `failed during a request: ${reason}` };
     this.logState();
+  }
+
+  /**
+   * docs/API.md §20: an address may move without cutting the sessions it carries (a proxy or virtual IP that routes
+   * only new ones), and the check's session would go on reaching the old server. So, every RESOLVE_INTERVAL_MS, a
+   * server that answers is asked its `@@server_id` on a new session: another than the check's means the address
+   * moved, and the check's connection is replaced, so that this round finds the server behind it now. Whether it moved.
+   */
+  async verifyAddress(): Promise<boolean> {
+    if (!this.isMysql || !this.current.answering || this.knownServerId === undefined) return false;
+    if (this.clock.now() - this.resolvedAt < RESOLVE_INTERVAL_MS) return false;
+    this.resolvedAt = this.clock.now();
+    const fresh = new SideConnection(() => this.dataSource.options as ConnectionOptions);
+    try {
+      const [row] = await fresh.query<RowDataPacket>('SELECT @@server_id AS id');
+      if (Number(row?.id) === this.knownServerId) return false;
+      this.probe.close();
+      return true;
+    } catch {
+      // A server that fails is the check's to find, on its own session.
+      return false;
+    } finally {
+      fresh.close();
+    }
   }
 
   /** Runs one statement of a health check; any failure closes the check's connection so the next one starts afresh. */

@@ -3,7 +3,7 @@ import { createConnection } from 'mysql2/promise';
 import request from 'supertest';
 import { DataSource } from 'typeorm';
 import { CHECK_INTERVAL_MS } from '../../src/database/database-health-monitor';
-import { PROBE_TIMEOUT_MS } from '../../src/database/database-server';
+import { PROBE_TIMEOUT_MS } from '../../src/database/side-connection';
 import { startThrowawayMysql, type ThrowawayMysql } from '../../launchers/mysql-server';
 import { waitFor } from '../../launchers/wait-for';
 import { expectProblem } from '../support/assertions/problem';
