@@ -127,11 +127,12 @@ export class DatabaseHealthMonitor implements OnApplicationBootstrap, BeforeAppl
   private async checkAll(): Promise<void> {
     const started = this.clock.now();
     const { primary, replicas } = this.servers;
+    const moved = (await Promise.all(this.servers.all.map((server) => server.verifyAddress()))).some(Boolean);
     // Without replicas the primary's position is not needed, and a primary that answered the requests of the last
     // interval has shown it answers: a statement of the check's own, sent into a burst, made requests that ran out of
     // time blame the database rather than the instance's own load (test/reliability/burst.e2e-spec.ts).
     const answeredRequests =
-      replicas.length === 0 && primary.health.answering && primary.timings.silentForMs() < CHECK_INTERVAL_MS;
+      !moved && replicas.length === 0 && primary.health.answering && primary.timings.silentForMs() < CHECK_INTERVAL_MS;
     if (answeredRequests) {
       await this.readCatalog(primary);
       return;
@@ -141,6 +142,7 @@ export class DatabaseHealthMonitor implements OnApplicationBootstrap, BeforeAppl
     const verdict = primaryVerdict(
       reportOf(primary, checked.health),
       replicas.map((replica, index) => reportOf(replica, found[index])),
+      this.servers.deposedIds,
     );
     let health = checked.health;
     if (!verdict.current && health.answering) {

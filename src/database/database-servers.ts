@@ -33,6 +33,8 @@ export class DatabaseServers implements OnApplicationShutdown {
   primaryIsCurrent = true;
   /** How often that has changed since start. */
   roleChanges = 0;
+  /** The `@@server_id`s of primaries left for another: one back writable is an old primary, not a rival (§20). */
+  readonly deposedIds = new Set<number>();
   private readonly logger = new Logger('ReadRouter');
 
   constructor(@InjectDataSource() primary: DataSource, @Inject(DATABASE_CONFIG) config: DatabaseConfig, clock: Clock) {
@@ -79,6 +81,8 @@ export class DatabaseServers implements OnApplicationShutdown {
   /** Another candidate is the primary by what the servers say: followed from now on, without a restart. */
   private follow(successor: DatabaseServer, why: string): void {
     const former = this.primary;
+    if (former.knownServerId !== undefined) this.deposedIds.add(former.knownServerId);
+    if (successor.knownServerId !== undefined) this.deposedIds.delete(successor.knownServerId);
     former.isPrimary = false;
     successor.isPrimary = true;
     this.primary = successor;

@@ -64,6 +64,22 @@ describe('primaryVerdict (docs/API.md §20)', () => {
     expect(primaryVerdict(primary, [returned, replica('replica-2', 1)])).toEqual({ current: true });
   });
 
+  it('keeps the promoted primary when the old one it replaced comes back writable, with no replica to tell them apart', () => {
+    // This instance followed replica-1 (server 2) away from server 1, which now takes writes again beside it.
+    const promoted = { ...primary, serverId: 2 };
+    const returned = { name: 'primary', answering: true, serverId: 1, writable: true, replicating: false };
+    expect(primaryVerdict(promoted, [returned], new Set([1]))).toEqual({ current: true });
+    // Without that memory, as an instance started after the failover, the two cannot be told apart.
+    expect(primaryVerdict(promoted, [returned])).toMatchObject({ current: false, why: /two writable servers/ });
+    // Should the promoted one die, the old one alone is not followed: it may lack the writes taken meanwhile.
+    const dead = { ...promoted, answering: false };
+    expect(primaryVerdict(dead, [returned], new Set([1]))).toEqual({ current: true });
+    // Unless a replica follows it again.
+    expect(primaryVerdict(dead, [returned, replica('replica-2', 1)], new Set([1]))).toMatchObject({
+      successor: 'primary',
+    });
+  });
+
   describe('a promotion, followed without configuration', () => {
     const promoted = replica('replica-1', 1, { writable: true, replicating: false, follows: undefined });
     const dead = { ...primary, answering: false };

@@ -72,10 +72,19 @@ const chainOf = (others: readonly RoleReport[]) =>
 
 /**
  * The one other server that takes writes, when every answering replica follows it, a server that does not answer
- * (or the demoted one) it has not been re-pointed from yet, or a replica (a chain): a promotion HA tooling made.
+ * (or the demoted one) it has not been re-pointed from yet, or a replica (a chain): a promotion HA tooling made. A
+ * primary this instance left for another is one only when a replica follows it again: alone, it may lack their writes.
  */
-function successorAmong(others: readonly RoleReport[], formerIds: ReadonlySet<number | undefined>): string | undefined {
-  const writable = others.filter(takesWrites);
+function successorAmong(
+  others: readonly RoleReport[],
+  formerIds: ReadonlySet<number | undefined>,
+  deposed: ReadonlySet<number>,
+): string | undefined {
+  const followed = (server: RoleReport) => followers(others).some((replica) => replica.follows === server.serverId);
+  const writable = others.filter(
+    (server) =>
+      takesWrites(server) && (server.serverId === undefined || !deposed.has(server.serverId) || followed(server)),
+  );
   if (writable.length !== 1 || writable[0].serverId === undefined) return undefined;
   const [promoted] = writable;
   const chain = chainOf(others);
@@ -87,23 +96,33 @@ function successorAmong(others: readonly RoleReport[], formerIds: ReadonlySet<nu
  * docs/API.md §20: whether the server followed as the primary is the primary, from what every server says of
  * itself, and which to follow when it is not. It is not when it is read-only or replicates (demoted), when the
  * replicas follow another server (deposed), or when another server takes writes without replicating and the
- * replicas do not tell which of the two they follow (neither is trusted). One that does not answer is the health
- * check's to report, unless another server has visibly been promoted.
+ * replicas do not tell which of the two they follow (neither is trusted). A primary this instance left for another
+ * (`deposed`, by server id) that takes writes again is an old primary back, no rival. One that does not answer is
+ * the health check's to report, unless another server has visibly been promoted.
  */
-export function primaryVerdict(primary: RoleReport, others: readonly RoleReport[]): PrimaryVerdict {
+export function primaryVerdict(
+  primary: RoleReport,
+  others: readonly RoleReport[],
+  deposed: ReadonlySet<number> = new Set(),
+): PrimaryVerdict {
   const formerIds = new Set([primary.serverId, ...others.filter((server) => !server.answering).map((s) => s.serverId)]);
   if (!primary.answering) {
-    const successor = successorAmong(others, formerIds);
+    const successor = successorAmong(others, formerIds, deposed);
     return successor ? { current: false, why: 'not answering', successor } : { current: true };
   }
   if (primary.writable === false || primary.replicating) {
     const why = primary.replicating
       ? `replicating from server ${primary.follows}: not the primary`
       : 'read-only: demoted, not the primary';
-    return { current: false, why, successor: successorAmong(others, formerIds) };
+    return { current: false, why, successor: successorAmong(others, formerIds, deposed) };
   }
   // The same server reached at two addresses (a moving address and its server) is one server, not two.
-  const rivals = others.filter((server) => takesWrites(server) && server.serverId !== primary.serverId);
+  const rivals = others.filter(
+    (server) =>
+      takesWrites(server) &&
+      server.serverId !== primary.serverId &&
+      (server.serverId === undefined || !deposed.has(server.serverId)),
+  );
   const leaders = new Set([primary.serverId, ...rivals.map((s) => s.serverId), ...chainOf(others)]);
   const stranger = followers(others).find((replica) => !leaders.has(replica.follows));
   if (stranger && primary.serverId !== undefined) {
