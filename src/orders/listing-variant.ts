@@ -2,7 +2,7 @@ import { Role, type Caller } from '../auth/role';
 import type { LocalTimeFormatter } from '../common/time/local-time';
 import type { AdminOrderDto, OrderElement, SeatDto, UserOrderDto } from './dto/order.dto';
 import { ADMIN_FILTERS, AdminOrdersQueryDto, USER_PARAMETERS, UserOrdersQueryDto } from './dto/orders-query.dto';
-import { ADMIN_CSV, USER_CSV, type CsvColumns } from './export/export-format';
+import { ADMIN_CSV, USER_CSV, type CsvColumns } from './export/csv-columns';
 import { toAdminOrder, toUserOrder } from './order-element';
 import { adminPageJson, userPageJson } from './page-json';
 import type { Page } from './paging/page';

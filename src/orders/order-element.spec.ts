@@ -1,6 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import { LocalTimeFormatter } from '../common/time/local-time';
-import type { UserOrderDto } from './dto/order.dto';
+import { elementFields } from './dto/element-fields';
+import { AdminOrderDto, UserOrderDto } from './dto/order.dto';
 import { toAdminOrder, toUserOrder } from './order-element';
 import type { OrderRow } from './model';
 
@@ -32,6 +33,12 @@ describe('order elements (docs/API.md §4)', () => {
   it('builds an administrator’s element with userId second', () => {
     expect(Object.keys(toAdminOrder(row, seats, time)).slice(0, 3)).toEqual(['orderId', 'userId', 'concertId']);
     expect(toAdminOrder(row, seats, time).userId).toBe(7);
+  });
+
+  it('builds each element with its DTO’s fields in the DTO’s order, as the serializer and the export write them', () => {
+    const names = (dto: typeof UserOrderDto | typeof AdminOrderDto) => elementFields(dto).map(({ name }) => name);
+    expect(Object.keys(toUserOrder(row, seats, time))).toEqual(names(UserOrderDto));
+    expect(Object.keys(toAdminOrder(row, seats, time))).toEqual(names(AdminOrderDto));
   });
 
   it('refuses, at compile time, a member’s element that carries userId', () => {

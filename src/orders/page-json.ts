@@ -1,28 +1,26 @@
-import fastJson, { type ObjectSchema } from 'fast-json-stringify';
-import type { AdminOrderDto, UserOrderDto } from './dto/order.dto';
+import type { Type } from '@nestjs/common';
+import fastJson, { type ObjectSchema, type Schema } from 'fast-json-stringify';
+import { elementFields, type FieldKind } from './dto/element-fields';
+import { AdminOrderDto, SeatDto, UserOrderDto } from './dto/order.dto';
 import type { Page } from './paging/page';
 
 /** Serializes a page to the bytes `JSON.stringify` would write, compiled once from its schema. */
 export type PageJson<Element> = (page: Page<Element>) => string;
 
-const SEAT: ObjectSchema = {
-  type: 'object',
-  properties: { seatPriceId: { type: 'integer' }, price: { type: 'number' } },
-};
+/** A DTO's fields as a JSON schema's properties, in the DTO's order, which is the order they are written in. */
+export function objectSchemaOf(dto: Type): ObjectSchema {
+  const jsonType = (kind: FieldKind): Schema =>
+    kind === 'seats'
+      ? { type: 'array', items: objectSchemaOf(SeatDto) }
+      : { type: kind === 'integer' ? 'integer' : kind === 'number' ? 'number' : 'string' };
+  return {
+    type: 'object',
+    properties: Object.fromEntries(elementFields(dto).map(({ name, kind }) => [name, jsonType(kind)])),
+  };
+}
 
-/** A schema's properties are written in its order: docs/API.md §4's, as `toUserOrder` and `toAdminOrder` build them. */
-const elementProperties = (withUserId: boolean): ObjectSchema['properties'] => ({
-  orderId: { type: 'integer' },
-  ...(withUserId ? { userId: { type: 'integer' } } : {}),
-  concertId: { type: 'integer' },
-  seats: { type: 'array', items: SEAT },
-  totalPrice: { type: 'number' },
-  status: { type: 'string' },
-  createdAt: { type: 'string' },
-  updatedAt: { type: 'string' },
-});
-
-const pageSchema = (withUserId: boolean): ObjectSchema => ({
+/** The page envelope of docs/API.md §4 around elements of `element`'s schema. */
+const pageSchemaOf = (element: Type): ObjectSchema => ({
   type: 'object',
   properties: {
     totalPages: { type: 'integer' },
@@ -34,9 +32,9 @@ const pageSchema = (withUserId: boolean): ObjectSchema => ({
     lastPage: { type: 'boolean' },
     hasNextPage: { type: 'boolean' },
     hasPrevious: { type: 'boolean' },
-    elements: { type: 'array', items: { type: 'object', properties: elementProperties(withUserId) } },
+    elements: { type: 'array', items: objectSchemaOf(element) },
   },
 });
 
-export const userPageJson: PageJson<UserOrderDto> = fastJson(pageSchema(false));
-export const adminPageJson: PageJson<AdminOrderDto> = fastJson(pageSchema(true));
+export const userPageJson: PageJson<UserOrderDto> = fastJson(pageSchemaOf(UserOrderDto));
+export const adminPageJson: PageJson<AdminOrderDto> = fastJson(pageSchemaOf(AdminOrderDto));

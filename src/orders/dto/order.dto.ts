@@ -1,8 +1,9 @@
 import { ClosedSchema } from '../../common/openapi/closed-schema';
-import { ApiProperty } from '@nestjs/swagger';
+import { ApiProperty, OmitType } from '@nestjs/swagger';
 import { ORDER_STATUS_LABELS } from '../order-status';
 
-const LOCAL_DATE_TIME = '^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}$';
+/** A local time as pages and exports write it (docs/API.md §4); a field with this pattern is one. */
+export const LOCAL_DATE_TIME_PATTERN = '^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}$';
 
 @ClosedSchema()
 export class SeatDto {
@@ -13,12 +14,18 @@ export class SeatDto {
   price: number;
 }
 
-/** An order as a member sees it: never with `userId`. */
+/**
+ * An order as an administrator sees it (docs/API.md §4): the page's serializer, the OpenAPI document and the export's
+ * columns all read its properties, in this order.
+ */
 // Elements of the two variants differ only by userId; closed schemas are what make `oneOf` pick exactly one.
 @ClosedSchema()
-export class UserOrderDto {
+export class AdminOrderDto {
   @ApiProperty({ type: 'integer', example: 1042 })
   orderId: number;
+
+  @ApiProperty({ type: 'integer', example: 42, description: 'The member who holds the order.' })
+  userId: number;
 
   @ApiProperty({ type: 'integer', example: 7 })
   concertId: number;
@@ -47,24 +54,22 @@ export class UserOrderDto {
 
   @ApiProperty({
     example: '2026-03-01T19:30:05',
-    pattern: LOCAL_DATE_TIME,
+    pattern: LOCAL_DATE_TIME_PATTERN,
     description: 'Local time in APP_TIMEZONE (Asia/Seoul by default), to the second, without offset.',
   })
   createdAt: string;
 
-  @ApiProperty({ example: '2026-03-01T19:31:40', pattern: LOCAL_DATE_TIME, description: 'Same format as createdAt.' })
+  @ApiProperty({
+    example: '2026-03-01T19:31:40',
+    pattern: LOCAL_DATE_TIME_PATTERN,
+    description: 'Same format as createdAt.',
+  })
   updatedAt: string;
 }
 
-/**
- * An order as an administrator sees it: with the `userId` of the member who
- * holds it. The mapper, not this class, fixes the key order of docs/API.md §4.
- */
+/** An order as a member sees it: the same fields, never `userId`. */
 @ClosedSchema()
-export class AdminOrderDto extends UserOrderDto {
-  @ApiProperty({ type: 'integer', example: 42 })
-  userId: number;
-}
+export class UserOrderDto extends OmitType(AdminOrderDto, ['userId'] as const) {}
 
 /** An element of either variant, as pages and exports write it. */
 export type OrderElement = UserOrderDto | AdminOrderDto;

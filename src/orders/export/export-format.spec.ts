@@ -3,7 +3,8 @@ import { parse } from 'csv-parse/sync';
 import { stringify } from 'csv-stringify/sync';
 import fc from 'fast-check';
 import type { AdminOrderDto, UserOrderDto } from '../dto/order.dto';
-import { ADMIN_CSV, CsvEncoder, NdjsonEncoder, USER_CSV, acceptsOnlyExports } from './export-format';
+import { ADMIN_CSV, USER_CSV } from './csv-columns';
+import { CsvEncoder, NdjsonEncoder, acceptsOnlyExports } from './export-format';
 
 const admin: AdminOrderDto = {
   orderId: 1042,

@@ -1,6 +1,7 @@
 import Negotiator from 'negotiator';
 import { BatchBytes } from './batch-bytes';
-import type { AdminOrderDto, OrderElement, SeatDto, UserOrderDto } from '../dto/order.dto';
+import type { OrderElement } from '../dto/order.dto';
+import type { CsvColumns } from './csv-columns';
 import type { ExportFormat } from '../model';
 import type { ExportEncoder } from './export-encoder';
 import { XLSX_MEDIA_TYPE, XlsxEncoder } from './xlsx-encoder';
@@ -57,82 +58,7 @@ abstract class LineEncoder implements ExportEncoder {
 /** About what an order takes in each format, so that a batch's buffer is rarely grown. */
 const EXPECTED_CSV_BYTES = 160;
 const EXPECTED_NDJSON_BYTES = 320;
-const COMMA = 0x2c;
-const SEMICOLON = 0x3b;
-const COLON = 0x3a;
-const CR = 0x0d;
 const LF = 0x0a;
-
-/** `seatPriceId:price` per seat, joined by `;` (docs/API.md §13). */
-function writeSeats(bytes: BatchBytes, seats: readonly SeatDto[]): void {
-  for (let index = 0; index < seats.length; index += 1) {
-    if (index > 0) bytes.byte(SEMICOLON);
-    bytes.number(seats[index].seatPriceId);
-    bytes.byte(COLON);
-    bytes.number(seats[index].price);
-  }
-}
-
-/** What a spreadsheet would run as a formula, the full-width forms that Apple Numbers folds to them included. */
-const FORMULA_START = /^[=+\-@\t\r\uFF1D\uFF0B\uFF0D\uFF20]/;
-const NEEDS_QUOTES = /[",\r\n]/;
-
-/**
- * One text cell by RFC 4180: quoted when it holds a comma, a quote or a line break, quotes doubled. A text that a
- * spreadsheet would run as a formula is written with a leading `'`: a status another service stored is text from
- * outside, and a spreadsheet is where this file goes. Numbers are written as they are, a negative one included.
- */
-function textCell(text: string): string {
-  const shown = FORMULA_START.test(text) ? `'${text}` : text;
-  return NEEDS_QUOTES.test(shown) ? `"${shown.replaceAll('"', '""')}"` : shown;
-}
-
-/** A variant's CSV: its header's columns, and how one element is written as a record. */
-export interface CsvColumns<Element extends OrderElement> {
-  readonly columns: readonly string[];
-  write(bytes: BatchBytes, element: Element): void;
-}
-
-/**
- * The fields of docs/API.md §4 in order, as a header and as one CRLF-ended record per element; a member's export has
- * no `userId`. Numbers are written as they are, a negative one included; a local time is digits and separators
- * (LOCAL_DATE_TIME), nothing a cell would quote or a spreadsheet run.
- */
-export const USER_CSV: CsvColumns<UserOrderDto> = {
-  columns: ['orderId', 'concertId', 'seats', 'totalPrice', 'status', 'createdAt', 'updatedAt'],
-  write(bytes: BatchBytes, order: UserOrderDto): void {
-    bytes.number(order.orderId);
-    bytes.byte(COMMA);
-    writeCommonCells(bytes, order);
-  },
-};
-export const ADMIN_CSV: CsvColumns<AdminOrderDto> = {
-  columns: ['orderId', 'userId', 'concertId', 'seats', 'totalPrice', 'status', 'createdAt', 'updatedAt'],
-  write(bytes: BatchBytes, order: AdminOrderDto): void {
-    bytes.number(order.orderId);
-    bytes.byte(COMMA);
-    bytes.number(order.userId);
-    bytes.byte(COMMA);
-    writeCommonCells(bytes, order);
-  },
-};
-
-/** Every cell after `orderId` and `userId`, and the record's end. */
-function writeCommonCells(bytes: BatchBytes, order: OrderElement): void {
-  bytes.number(order.concertId);
-  bytes.byte(COMMA);
-  writeSeats(bytes, order.seats);
-  bytes.byte(COMMA);
-  bytes.number(order.totalPrice);
-  bytes.byte(COMMA);
-  bytes.text(textCell(order.status));
-  bytes.byte(COMMA);
-  bytes.text(order.createdAt);
-  bytes.byte(COMMA);
-  bytes.text(order.updatedAt);
-  bytes.byte(CR);
-  bytes.byte(LF);
-}
 
 /**
  * Written here rather than through a general CSV library: its per-field options cost about four times as much CPU
@@ -199,7 +125,7 @@ export function encoderFor(
     case 'ndjson':
       return new NdjsonEncoder();
     case 'xlsx':
-      return new XlsxEncoder(csv.columns, options.rowsPerSheet);
+      return new XlsxEncoder(csv.fields, options.rowsPerSheet);
     default:
       return new CsvEncoder(csv, options.byteOrderMark);
   }

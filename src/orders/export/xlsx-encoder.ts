@@ -1,7 +1,8 @@
 import ExcelJS from 'exceljs';
 import { once } from 'node:events';
 import { PassThrough, type Writable } from 'node:stream';
-import type { AdminOrderDto, OrderElement, SeatDto } from '../dto/order.dto';
+import type { ElementField, FieldKind } from '../dto/element-fields';
+import type { OrderElement, SeatDto } from '../dto/order.dto';
 import type { ExportEncoder } from './export-encoder';
 
 export const XLSX_MEDIA_TYPE = 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet';
@@ -19,7 +20,7 @@ const LOCAL_DATE_TIME = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})$/;
 type CellValue = number | string;
 
 interface XlsxColumn {
-  value(order: AdminOrderDto): CellValue;
+  value(value: never): CellValue;
   width: number;
   numFmt?: string;
 }
@@ -35,24 +36,15 @@ export function spreadsheetSerialOf(localDateTime: string): number {
 const seatsText = (seats: readonly SeatDto[]): string =>
   seats.map(({ seatPriceId, price }) => `${seatPriceId}:${price}`).join(';');
 
-const dateTime = (field: 'createdAt' | 'updatedAt'): XlsxColumn => ({
-  value: (order) => spreadsheetSerialOf(order[field]),
-  width: 20,
-  numFmt: DATE_TIME_FORMAT,
-});
-
-/** Every field of an element as a typed cell; the compiler holds this to the DTO's fields. */
-const COLUMNS: { readonly [Field in keyof AdminOrderDto]: XlsxColumn } = {
-  orderId: { value: (order) => order.orderId, width: 12 },
-  userId: { value: (order) => order.userId, width: 10 },
-  concertId: { value: (order) => order.concertId, width: 10 },
-  // A text, `seatPriceId:price` joined by `;` as in the CSV: one row per order keeps the sheet a stream.
-  seats: { value: (order) => seatsText(order.seats), width: 24 },
-  totalPrice: { value: (order) => order.totalPrice, width: 12 },
+/** Each kind of field as a typed cell. */
+const CELLS: { readonly [Kind in FieldKind]: XlsxColumn } = {
+  integer: { value: (value: number) => value, width: 12 },
+  number: { value: (value: number) => value, width: 12 },
   // A cell of type text is never run as a formula, so it needs none of the CSV's leading `'`.
-  status: { value: (order) => order.status, width: 12 },
-  createdAt: dateTime('createdAt'),
-  updatedAt: dateTime('updatedAt'),
+  text: { value: (value: string) => value, width: 12 },
+  localDateTime: { value: spreadsheetSerialOf, width: 20, numFmt: DATE_TIME_FORMAT },
+  // A text, `seatPriceId:price` joined by `;` as in the CSV: one row per order keeps the sheet a stream.
+  seats: { value: seatsText, width: 24 },
 };
 
 type Worksheet = ReturnType<ExcelJS.stream.xlsx.WorkbookWriter['addWorksheet']>;
@@ -80,13 +72,13 @@ async function drained(sheet: Worksheet, stop: AbortSignal): Promise<void> {
 export class XlsxEncoder implements ExportEncoder {
   readonly contentType = XLSX_MEDIA_TYPE;
   readonly fileExtension = 'xlsx';
-  private readonly columns: readonly XlsxColumn[];
+  private readonly cells: ReadonlyArray<{ name: string; cell: XlsxColumn }>;
 
   constructor(
-    private readonly fields: readonly string[],
+    fields: readonly ElementField[],
     private readonly rowsPerSheet = SPREADSHEET_MAX_ROWS,
   ) {
-    this.columns = fields.map((field) => COLUMNS[field as keyof AdminOrderDto]);
+    this.cells = fields.map(({ name, kind }) => ({ name, cell: CELLS[kind] }));
   }
 
   async *encode(batches: AsyncIterable<readonly OrderElement[]>): AsyncGenerator<Buffer> {
@@ -125,8 +117,8 @@ export class XlsxEncoder implements ExportEncoder {
           sheet = this.addSheet(workbook, sheets);
           rows = 1;
         }
-        const order = element as AdminOrderDto;
-        sheet.addRow(this.columns.map((column) => column.value(order))).commit();
+        const order = element as unknown as Record<string, never>;
+        sheet.addRow(this.cells.map(({ name, cell }) => cell.value(order[name]))).commit();
         rows += 1;
       }
       await drained(sheet, stop);
@@ -140,18 +132,18 @@ export class XlsxEncoder implements ExportEncoder {
     const sheet = workbook.addWorksheet(index === 1 ? 'orders' : `orders ${index}`, {
       views: [{ state: 'frozen', ySplit: 1 }],
     });
-    sheet.columns = this.fields.map((field, column) => ({
-      header: field,
-      key: field,
-      width: this.columns[column].width,
-      style: this.columns[column].numFmt ? { numFmt: this.columns[column].numFmt } : {},
+    sheet.columns = this.cells.map(({ name, cell }) => ({
+      header: name,
+      key: name,
+      width: cell.width,
+      style: cell.numFmt ? { numFmt: cell.numFmt } : {},
     }));
     return sheet;
   }
 
   /** The filter covers the sheet's rows, so that a spreadsheet filters them all, not only the first block. */
   private commitSheet(sheet: Worksheet, rows: number): void {
-    sheet.autoFilter = { from: { row: 1, column: 1 }, to: { row: rows, column: this.fields.length } };
+    sheet.autoFilter = { from: { row: 1, column: 1 }, to: { row: rows, column: this.cells.length } };
     sheet.commit();
   }
 }
