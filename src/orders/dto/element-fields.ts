@@ -10,7 +10,7 @@ export interface ElementField {
   readonly kind: FieldKind;
 }
 
-/** What `@ApiProperty` recorded of a property: the type given, else the one TypeScript emitted. */
+/** What `@ApiProperty` recorded of a property: every field of an element names its type. */
 interface PropertyMetadata {
   type?: unknown;
   isArray?: boolean;
@@ -20,10 +20,9 @@ interface PropertyMetadata {
 function kindOf(name: string, { type, isArray, pattern }: PropertyMetadata): FieldKind {
   if (isArray === true && type === SeatDto) return 'seats';
   if (pattern === LOCAL_DATE_TIME_PATTERN) return 'localDateTime';
-  if (type === 'integer') return 'integer';
-  if (type === Number) return 'number';
-  if (type === String) return 'text';
-  throw new Error(`${name}: no way to write a property of this type in a page or an export`);
+  if (type === 'integer' || type === 'number') return type;
+  if (type === 'string') return 'text';
+  throw new Error(`${name}: its @ApiProperty names no type a page or an export can write`);
 }
 
 /**

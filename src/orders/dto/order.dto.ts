@@ -10,7 +10,7 @@ export class SeatDto {
   @ApiProperty({ type: 'integer', example: 1201 })
   seatPriceId: number;
 
-  @ApiProperty({ example: 55000, description: 'Price of the seat, the stored value exactly.' })
+  @ApiProperty({ type: 'number', example: 55000, description: 'Price of the seat, the stored value exactly.' })
   price: number;
 }
 
@@ -33,12 +33,17 @@ export class AdminOrderDto {
   @ApiProperty({ type: [SeatDto], description: 'Ascending by seatPriceId; empty for an order without seats.' })
   seats: SeatDto[];
 
-  @ApiProperty({ example: 110000, description: 'The stored value exactly, cents included (e.g. 120.5).' })
+  @ApiProperty({
+    type: 'number',
+    example: 110000,
+    description: 'The stored value exactly, cents included (e.g. 120.5).',
+  })
   totalPrice: number;
 
   // Not an enum alone: docs/API.md §4 shows a code another service stored as that code, and clients generated with
   // enums would refuse such a page. The labels stay listed as the first alternative.
   @ApiProperty({
+    type: 'string',
     anyOf: [
       { type: 'string', enum: Object.values(ORDER_STATUS_LABELS), description: 'One of the known labels.' },
       {
@@ -53,6 +58,7 @@ export class AdminOrderDto {
   status: string;
 
   @ApiProperty({
+    type: 'string',
     example: '2026-03-01T19:30:05',
     pattern: LOCAL_DATE_TIME_PATTERN,
     description: 'Local time in APP_TIMEZONE (Asia/Seoul by default), to the second, without offset.',
@@ -60,6 +66,7 @@ export class AdminOrderDto {
   createdAt: string;
 
   @ApiProperty({
+    type: 'string',
     example: '2026-03-01T19:31:40',
     pattern: LOCAL_DATE_TIME_PATTERN,
     description: 'Same format as createdAt.',
