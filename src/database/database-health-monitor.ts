@@ -127,7 +127,8 @@ export class DatabaseHealthMonitor implements OnApplicationBootstrap, BeforeAppl
   private async checkAll(): Promise<void> {
     const started = this.clock.now();
     const { primary, replicas } = this.servers;
-    const moved = (await Promise.all(this.servers.all.map((server) => server.verifyAddress()))).some(Boolean);
+    const moved = this.servers.all.map((server) => server.takeMoved()).some(Boolean);
+    for (const server of this.servers.all) server.resolveAddress();
     // Without replicas the primary's position is not needed, and a primary that answered the requests of the last
     // interval has shown it answers: a statement of the check's own, sent into a burst, made requests that ran out of
     // time blame the database rather than the instance's own load (test/reliability/burst.e2e-spec.ts).

@@ -33,9 +33,6 @@ export interface ServerHealth {
   role?: Omit<RoleReport, 'name' | 'answering'>;
 }
 
-/** How often a new session checks which server an address reaches (docs/API.md §20: a promotion followed within 3 s). */
-const RESOLVE_INTERVAL_MS = 2000;
-
 type ServerState = 'up' | 'down' | 'healthy' | 'stopped' | 'lagging';
 
 /**
@@ -69,8 +66,9 @@ export class DatabaseServer {
   isPrimary: boolean;
   /** The `@@server_id` it last reported, so that replicas still naming it are known to follow a former primary. */
   knownServerId?: number;
-  /** When a new session last asked which server is behind the address. */
-  private resolvedAt = Number.NEGATIVE_INFINITY;
+  /** Whether a new session is asking which server is behind the address now, and whether it found another. */
+  private resolving = false;
+  private moved = false;
   /** The configured primary's pool is the application's DataSource, which Nest closes; a replica's is its own. */
   private readonly ownsPool: boolean;
 
@@ -175,26 +173,37 @@ export class DatabaseServer {
 
   /**
    * docs/API.md §20: an address may move without cutting the sessions it carries (a proxy or virtual IP that routes
-   * only new ones), and the check's session would go on reaching the old server. So, every RESOLVE_INTERVAL_MS, a
-   * server that answers is asked its `@@server_id` on a new session: another than the check's means the address
-   * moved, and the check's connection is replaced, so that this round finds the server behind it now. Whether it moved.
+   * only new ones), and the check's session would go on reaching the old server. So each round a server that answers
+   * is asked its `@@server_id` on a new session too, beside the check rather than before it: another than the
+   * check's means the address moved (`takeMoved`).
    */
-  async verifyAddress(): Promise<boolean> {
-    if (!this.isMysql || !this.current.answering || this.knownServerId === undefined) return false;
-    if (this.clock.now() - this.resolvedAt < RESOLVE_INTERVAL_MS) return false;
-    this.resolvedAt = this.clock.now();
+  resolveAddress(): void {
+    if (this.resolving || !this.isMysql || !this.current.answering || this.knownServerId === undefined) return;
+    this.resolving = true;
     const fresh = new SideConnection(() => this.dataSource.options as ConnectionOptions);
-    try {
-      const [row] = await fresh.query<RowDataPacket>('SELECT @@server_id AS id');
-      if (Number(row?.id) === this.knownServerId) return false;
-      this.probe.close();
-      return true;
-    } catch {
+    fresh
+      .query<RowDataPacket>('SELECT @@server_id AS id')
+      .then(([row]) => {
+        if (Number(row?.id) !== this.knownServerId) this.moved = true;
+      })
       // A server that fails is the check's to find, on its own session.
-      return false;
-    } finally {
-      fresh.close();
-    }
+      .catch(() => undefined)
+      .finally(() => {
+        fresh.close();
+        this.resolving = false;
+      });
+  }
+
+  /**
+   * Whether a new session found another server behind the address since this was last asked; if so, the check's
+   * connection is replaced, so that the round about to start reads the server there now. Asked between rounds only,
+   * when no check statement is in flight on it.
+   */
+  takeMoved(): boolean {
+    if (!this.moved) return false;
+    this.moved = false;
+    this.probe.close();
+    return true;
   }
 
   /** Runs one statement of a health check; any failure closes the check's connection so the next one starts afresh. */
