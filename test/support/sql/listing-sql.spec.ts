@@ -1,8 +1,9 @@
-import { describe, expect, it } from '@jest/globals';
+import { describe, expect, it, jest } from '@jest/globals';
 import { readFile } from 'node:fs/promises';
 import type { OrderFilters } from '../../../src/orders/model';
 import type { PlanRule } from '../../../src/orders/query-plan';
 import { format } from 'mysql2';
+import { QueryShapes } from '../../../src/database/query-shapes';
 import { SNAPSHOT_STATEMENTS, STATEMENT_SEPARATOR } from '../../../src/database/server-attempt';
 import { LISTING_SQL_FILES, SERVER_KINDS, listingSql, roundTripsOf, rulesIn } from './listing-sql';
 
@@ -42,6 +43,39 @@ describe('the listing’s statements, as checked in', () => {
     expect(replica).toMatch(/; an export$/m);
     expect(replica).toMatch(/^-- refused: 422 /m);
   });
+
+  // A statement's SQL is built once per shape key and reused for every request with that key: a key that leaves out
+  // something the SQL depends on would serve one request another's statement.
+  it.each(SERVER_KINDS)(
+    'build one statement per shape key on the %s server, whichever request comes first',
+    async (kind) => {
+      const built = new Map<string, string>();
+      const clashes: string[] = [];
+      const cached = QueryShapes.prototype.statement;
+      // Each statement is also built afresh, without the cache, and what it gives is kept by key.
+      const spy = jest.spyOn(QueryShapes.prototype, 'statement').mockImplementation(function (
+        this: QueryShapes,
+        key,
+        values,
+        build,
+      ) {
+        const fresh = new QueryShapes(
+          (this as unknown as { dataSource: ConstructorParameters<typeof QueryShapes>[0] }).dataSource,
+        );
+        const [sql] = cached.call(fresh, key, values, build);
+        if ((built.get(key) ?? sql) !== sql) clashes.push(key);
+        built.set(key, sql);
+        return cached.call(this, key, values, build);
+      });
+      try {
+        await roundTripsOf(kind, (filters) => filters);
+      } finally {
+        spy.mockRestore();
+      }
+      expect(built.size).toBeGreaterThan(10);
+      expect(clashes).toEqual([]);
+    },
+  );
 
   // The service's pool runs several statements per round trip (docs/adr/0020, 0022): none of them may come from input.
   it.each(['primary', 'replica'] as const)(
