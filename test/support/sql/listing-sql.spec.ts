@@ -51,7 +51,9 @@ describe('the listing’s statements, as checked in', () => {
     async (kind) => {
       const built = new Map<string, string>();
       const clashes: string[] = [];
-      const cached = QueryShapes.prototype.statement;
+      // Called below with the instance it belongs to, or with a fresh one.
+    // eslint-disable-next-line @typescript-eslint/unbound-method
+    const cached = QueryShapes.prototype.statement;
       // Each statement is also built afresh, without the cache, and what it gives is kept by key.
       const spy = jest.spyOn(QueryShapes.prototype, 'statement').mockImplementation(function (
         this: QueryShapes,
