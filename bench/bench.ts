@@ -82,8 +82,8 @@ Each mode runs its variants interleaved in one run, so that machine drift cancel
                            writable, then read-only: per second, pages current, stale and refused by type, silently
                            stale ones, ones served as current by a deposed server, lost and surviving positions;
                            the time to the first page read against the new primary and to every instance
-                           following it; then the sale's full speed on the promoted server as promoted, after
-                           npm run migration:run, and on the bare tables
+                           following it; then the sale's full speed on the promoted server as promoted, with
+                           the replicas' structures off, and on the bare tables
   --apply-delay [--probes 500]
                            how long after a payment commits an idle replica (deploy/mariadb/replica.cnf) has
                            applied it, as a request would wait for it: what DB_REPLICA_WAIT_MS is weighed against
