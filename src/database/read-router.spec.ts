@@ -482,27 +482,30 @@ describe('ReadRouter', () => {
     await expect(servedBy(setup)).resolves.toBe('replica-2');
   });
 
-  it('moves an export whose first batch’s server fails to another server, and no later batch', async () => {
+  it('moves an export’s reads to another server when asked after its server failed, and only then', async () => {
     const { reads, servers, one } = router();
     found(one, healthy);
-    const attempts: string[] = [];
     const exported = reads.pinned();
-    // The first attempt's connection is reset, as a server killed under it would; the second server answers.
-    const first = await exported.withConnection(({ runner }) => {
-      attempts.push(servers.serverOf(runner));
-      return attempts.length === 1 ? Promise.reject(connectionReset()) : Promise.resolve(servers.serverOf(runner));
-    });
-    expect(attempts).toEqual(['replica-1', 'primary']);
-    expect(first).toBe('primary');
-    expect(one.health.answering).toBe(false);
-    // Rows have been sent from the primary now: a batch that fails there fails the export rather than mix servers.
-    await expect(
-      exported.withConnection(({ runner }) => {
+    const attempts: string[] = [];
+    // The first read's connection is reset, as a server killed under it would reset it.
+    const failure = await exported
+      .withConnection(({ runner }) => {
         attempts.push(servers.serverOf(runner));
         return Promise.reject(connectionReset());
-      }),
-    ).rejects.toBeInstanceOf(DatabaseUnavailableError);
-    expect(attempts).toEqual(['replica-1', 'primary', 'primary']);
+      })
+      .catch((error: unknown) => error);
+    expect(failure).toBeInstanceOf(DatabaseUnavailableError);
+    // Not moved by itself: whether anything was sent is the caller's to know.
+    expect(attempts).toEqual(['replica-1']);
+    const wrongQuery = Object.assign(new Error('You have an error in your SQL syntax'), { code: 'ER_PARSE_ERROR' });
+    expect(exported.moveAfter(wrongQuery)).toBe(false);
+    expect(exported.moveAfter(failure)).toBe(true);
+    expect(one.health.answering).toBe(false);
+    await expect(exported.withConnection(({ runner }) => Promise.resolve(servers.serverOf(runner)))).resolves.toBe(
+      'primary',
+    );
+    // With no other server answering, there is nowhere to move to.
+    expect(exported.moveAfter(new DatabaseUnavailableError(connectionReset()))).toBe(false);
   });
 
   it('does not retry a request whose own deadline passed, nor a failure that is not the server’s', async () => {

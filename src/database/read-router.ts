@@ -50,6 +50,11 @@ export interface PinnedReads {
   /** As of the first read, at most how far behind the data is, when it may not be current (ReadSession.behindSeconds). */
   readonly behindSeconds?: number;
   withConnection<T>(work: (session: ReadSession) => Promise<T>, cancelled?: AbortSignal): Promise<T>;
+  /**
+   * After `error` from a read, before anything read has been sent: when it is a failure of the server itself and
+   * another server can serve, the reads start over there (the next call is a first read again). Whether they did.
+   */
+  moveAfter(error: unknown): boolean;
 }
 
 /**
@@ -217,10 +222,9 @@ export class ReadRouter {
   /**
    * docs/API.md §13: reads that must all come from one server, the one routing
    * picks now (an export's batches). Each `withConnection` is one batch: a
-   * connection of that server and a deadline of its own. Only the first batch
-   * moves to another server when its own fails, since nothing has been sent
-   * yet; a later batch failing fails the reads, since another server may hold
-   * other data.
+   * connection of that server and a deadline of its own. A server failing
+   * fails the reads, since another server may hold other data, unless the
+   * caller moves them (`moveAfter`) before it has sent any.
    */
   pinned(required: Requirement = undefined, consistency: ReadConsistency = {}): PinnedReads {
     let { server, behindSeconds: behind } = this.pick(required);
@@ -232,41 +236,36 @@ export class ReadRouter {
       withConnection: async <T>(work: (session: ReadSession) => Promise<T>, cancelled?: AbortSignal): Promise<T> => {
         const isFirst = !started;
         started = true;
+        const chosen = server;
+        const target = isFirst ? await this.targetOf(chosen, consistency) : undefined;
         const deadline = this.deadlines.start();
-        const batchOn = async (chosen: DatabaseServer): Promise<T> => {
-          const target = isFirst ? await this.targetOf(chosen, consistency) : undefined;
-          const batch = chosen.admission.withConnection(
-            (runner) =>
-              new ServerAttempt(runner, deadline, chosen, false, cancelled, behind).run(async (session) => {
-                if (isFirst) reads.behindSeconds = await this.ensureCaughtUp(chosen, session, target, false);
-                return work(session);
-              }),
-            deadline,
-            // A batch is not a request: how long it holds its connection says nothing of when the next request is answered.
-            { paced: false },
-          );
-          try {
-            return await deadline.race(batch);
-          } catch (error) {
-            // Told only once its connection is back in the pool or closed (the driver's timeout, at the same budget,
-            // ends a statement the server never answers): an export that fails holds nothing when its answer ends.
-            await batch.catch(() => undefined);
-            throw error;
-          }
-        };
-        return answered(async () => {
-          try {
-            return await batchOn(server);
-          } catch (error) {
-            if (!isFirst || deadline.remainingMs() <= 0 || !this.isServerFailure(error)) throw error;
-            const capable = this.capableOf(required);
-            const second = capable.length > 0 ? this.pickAmong(capable, server) : server;
-            if (second === server) throw error;
-            server.markFailed(error instanceof ServerNotAnsweringError ? error.why : reasonOf(error));
-            [server, behind] = [second, undefined];
-            return await batchOn(second);
-          }
-        });
+        const batch = chosen.admission.withConnection(
+          (runner) =>
+            new ServerAttempt(runner, deadline, chosen, false, cancelled, behind).run(async (session) => {
+              if (isFirst) reads.behindSeconds = await this.ensureCaughtUp(chosen, session, target, false);
+              return work(session);
+            }),
+          deadline,
+          // A batch is not a request: how long it holds its connection says nothing of when the next request is answered.
+          { paced: false },
+        );
+        try {
+          return await answered(() => deadline.race(batch));
+        } catch (error) {
+          // Told only once its connection is back in the pool or closed (the driver's timeout, at the same budget,
+          // ends a statement the server never answers): an export that fails holds nothing when its answer ends.
+          await batch.catch(() => undefined);
+          throw error;
+        }
+      },
+      moveAfter: (error: unknown): boolean => {
+        if (!this.isServerFailure(error)) return false;
+        const capable = this.capableOf(required);
+        const second = capable.length > 0 ? this.pickAmong(capable, server) : server;
+        if (second === server) return false;
+        server.markFailed(error instanceof ServerNotAnsweringError ? error.why : reasonOf(error));
+        [server, behind, started, reads.behindSeconds] = [second, undefined, false, undefined];
+        return true;
       },
     };
     return reads;

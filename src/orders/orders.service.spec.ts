@@ -175,6 +175,39 @@ describe('OrdersService', () => {
       expect(repository.findPage).toHaveBeenCalledTimes(3);
     });
 
+    it('starts over once on another server when its first batch’s server fails before anything is sent', async () => {
+      const lost = Object.assign(new Error('Connection lost: The server closed the connection.'), {
+        code: 'PROTOCOL_CONNECTION_LOST',
+      });
+      // The first batch's seats fail as they would on a server killed after its page was read.
+      repository.findSeats.mockReset();
+      repository.findSeats.mockRejectedValueOnce(lost).mockResolvedValue([]);
+      // Routing finds another server that can serve the export (its choice is tested on its own).
+      const moveAfter = jest.fn((_error: unknown) => true);
+      reads.pinned.mockReturnValue({ withConnection: reads.withConnection, moveAfter } as unknown as ReturnType<
+        ReadRouter['pinned']
+      >);
+      const batches = service.exportBatches(query(), new AbortController().signal);
+      const first = await batches.next();
+      expect(moveAfter).toHaveBeenCalledWith(lost);
+      expect(first.value).toHaveLength(BATCH);
+      // Read again from the start there: no batch mixes what two servers hold.
+      expect(repository.findPage.mock.calls[1][0].cursor).toBeUndefined();
+      await batches.return(undefined);
+    });
+
+    it('fails as before when no other server can serve its first batch', async () => {
+      const lost = Object.assign(new Error('Connection lost'), { code: 'PROTOCOL_CONNECTION_LOST' });
+      repository.findSeats.mockReset();
+      repository.findSeats.mockRejectedValue(lost);
+      // Routing finds no other server: the failure is the answer.
+      reads.pinned.mockReturnValue({
+        withConnection: reads.withConnection,
+        moveAfter: () => false,
+      } as unknown as ReturnType<ReadRouter['pinned']>);
+      await expect(service.exportBatches(query(), new AbortController().signal).next()).rejects.toBe(lost);
+    });
+
     it('reads nothing more once the consumer stops, and returns only once the batch read ahead has ended', async () => {
       const cancelled = new AbortController();
       let failAhead: (error: Error) => void = () => undefined;
@@ -231,6 +264,8 @@ describe('OrdersService', () => {
     it('refuses the export before its first batch is read', async () => {
       reads.pinned.mockReturnValue({
         withConnection: <T>(work: (session: ReadSession) => Promise<T>) => work(session),
+        // A refused plan is no failure of a server: the reads stay where they are.
+        moveAfter: () => false,
       });
       const batches = service.exportBatches(query({ filters: year, sort: byUpdate }), new AbortController().signal);
       await expect(batches.next()).rejects.toMatchObject({ problem: { status: 422 } });

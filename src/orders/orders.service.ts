@@ -229,6 +229,14 @@ export class OrdersService {
     };
 
     let next: BatchReads | undefined = readBatch(undefined);
+    // Nothing is sent before the first batch is read whole, page and seats: if its server fails, the export starts
+    // over once on another, so that no client is refused while a server can answer and no batch mixes two servers.
+    await Promise.all([next.page, next.seats]).catch(async (error: unknown) => {
+      if (!reads.moveAfter(error)) return;
+      await Promise.allSettled([next!.page, next!.seats]);
+      sizes = undefined;
+      next = readBatch(undefined);
+    });
     try {
       while (next) {
         const batch: BatchReads = next;

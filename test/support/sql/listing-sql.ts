@@ -392,7 +392,8 @@ async function sendRequest(server: Server, request: ListingRequest): Promise<{ s
     withConnection: connect,
     pinned: (required?: ServerRequirement): PinnedReads => {
       if (!holds(catalog, required)) throw new NoCapableServerException();
-      return { withConnection: (work) => connect(work) };
+      // The catalogue's server never fails: an export stays where it is.
+      return { withConnection: (work) => connect(work), moveAfter: () => false };
     },
   } as unknown as ReadRouter;
   const statements = {
