@@ -77,6 +77,9 @@ export class DatabaseHealthMonitor implements OnApplicationBootstrap, BeforeAppl
   private readonly timeline = new PrimaryTimeline(TIMELINE_KEEP_MS);
   private timer?: NodeJS.Timeout;
   private round?: Promise<void>;
+  private running = false;
+  /** A round was asked for while one ran: the next starts as soon as it ends. */
+  private soon = false;
   private stopped = false;
   /** Whether the servers know GTID positions (MariaDB); learned from the first check. */
   private gtid = true;
@@ -111,11 +114,26 @@ export class DatabaseHealthMonitor implements OnApplicationBootstrap, BeforeAppl
 
   private schedule(): void {
     if (this.stopped) return;
+    const delayMs = this.soon ? 0 : CHECK_INTERVAL_MS;
+    this.soon = false;
     this.timer = setTimeout(() => {
-      this.round = this.checkAll().finally(() => this.schedule());
-    }, CHECK_INTERVAL_MS);
+      this.running = true;
+      this.round = this.checkAll().finally(() => {
+        this.running = false;
+        this.schedule();
+      });
+    }, delayMs);
     // The checks alone must not keep the process alive.
     this.timer.unref();
+  }
+
+  /** A round now rather than at the next tick: a server was found behind an address that another answered before. */
+  private checkSoon(): void {
+    this.soon = true;
+    // Before the first round is scheduled, or while a round runs, the next one is scheduled with it.
+    if (this.running || this.timer === undefined) return;
+    clearTimeout(this.timer);
+    this.schedule();
   }
 
   /**
@@ -128,7 +146,7 @@ export class DatabaseHealthMonitor implements OnApplicationBootstrap, BeforeAppl
     const started = this.clock.now();
     const { primary, replicas } = this.servers;
     const moved = this.servers.all.map((server) => server.takeMoved()).some(Boolean);
-    for (const server of this.servers.all) server.resolveAddress();
+    for (const server of this.servers.all) server.resolveAddress(() => this.checkSoon());
     // Without replicas the primary's position is not needed, and a primary that answered the requests of the last
     // interval has shown it answers: a statement of the check's own, sent into a burst, made requests that ran out of
     // time blame the database rather than the instance's own load (test/reliability/burst.e2e-spec.ts).
