@@ -135,9 +135,11 @@ describe('a failover among configured servers, followed without a restart (docs/
   let promoted: { orderId: number; gtid: string };
 
   it('follows a replica promoted after the primary died, within 3 s, and never shows the write lost with it', async () => {
-    // Neither replica receives the primary's last write before it dies.
-    await pair.root('replica').query('STOP SLAVE IO_THREAD');
+    // Neither replica receives the primary's last write before it dies. The one to be re-pointed stops first: the
+    // writer writes on, and it must hold nothing the promoted one lacks, as HA tooling ensures by promoting the most
+    // up-to-date replica.
     await secondRoot.query('STOP SLAVE IO_THREAD');
+    await pair.root('replica').query('STOP SLAVE IO_THREAD');
     lost = await placeOn(pair.root('primary'), LOST_CONCERT);
     await pair.primary.kill();
     // Promoted as orchestrator does, the other replica re-pointed to it.
