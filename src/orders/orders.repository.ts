@@ -76,8 +76,9 @@ export interface LastOnConnection {
 /** The plan would sort more orders whole for each page than this server sorts within the deadline. */
 export interface RefusedPlan {
   kind: 'refused';
-  read: number;
-  most: number;
+  /** Orders the plan would sort whole for each page, and the most this server sorts within the deadline. */
+  sortedWhole: number;
+  maxSortedWhole: number;
 }
 
 /**
@@ -200,7 +201,7 @@ export class OrdersRepository {
     // A plan chosen without the sizes is bounded by its page, or by a member's or concert's orders.
     if ('readWhole' in read && most !== Number.POSITIVE_INFINITY) {
       const whole = read.readWhole ?? catalog.estimatedRows(ORDERS_TABLE);
-      if (whole > most) return { kind: 'refused', read: whole, most };
+      if (whole > most) return { kind: 'refused', sortedWhole: whole, maxSortedWhole: most };
     }
     return { kind: 'ready', read, sizes };
   }

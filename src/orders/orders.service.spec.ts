@@ -238,7 +238,7 @@ describe('OrdersService', () => {
 
     beforeEach(() => {
       // The plan depends on how many match; the count says 5M orders of these dates would be sorted for each page.
-      listing.on.mockResolvedValue({ kind: 'refused', read: 5_000_000, most: 1_000_000 });
+      listing.on.mockResolvedValue({ kind: 'refused', sortedWhole: 5_000_000, maxSortedWhole: 1_000_000 });
     });
 
     it('refuses the page with a 422 saying how many and how to narrow it, after the count and before the page', async () => {

@@ -113,7 +113,9 @@ function refusalOf(error: unknown, filters: OrderFilters, sort: SortKey[]): unkn
  */
 function readyOrRefused(plan: ReadyPlan | RefusedPlan, sort: SortKey[]): ReadyPlan {
   if (plan.kind === 'ready') return plan;
-  throw new ProblemException(problemOf('queryTooBroad', { detail: tooManyToSortDetail(sort, plan.read, plan.most) }));
+  throw new ProblemException(
+    problemOf('queryTooBroad', { detail: tooManyToSortDetail(sort, plan.sortedWhole, plan.maxSortedWhole) }),
+  );
 }
 
 @Injectable()
