@@ -53,24 +53,30 @@ export async function startHaproxy(instances: [string, string]): Promise<Haproxy
       () => false,
     ),
   );
-  // Until its checks have passed, HAProxy may take an instance out and answer 503 itself: a caller starts with both
-  // checked and in service, as after any start of a balancer in front of running instances.
-  await waitFor('HAProxy to have checked both instances and put them in service', async () => {
-    const checked = await servers();
-    return (
-      checked.length === instances.length && checked.every(({ state, check }) => state === 'UP' && check === 'L7OK')
-    );
-  });
-  return {
-    baseUrl: `http://127.0.0.1:${port}`,
-    serverStates,
-    async stop() {
-      if (child.exitCode !== null || child.signalCode !== null) return;
-      const exited = new Promise((resolve) => child.once('exit', resolve));
-      child.kill('SIGTERM');
-      await exited;
-    },
+  const stop = async () => {
+    if (child.exitCode !== null || child.signalCode !== null) return;
+    const exited = new Promise((resolve) => child.once('exit', resolve));
+    child.kill('SIGTERM');
+    await exited;
   };
+  // Until its checks have passed, HAProxy may take an instance out and answer 503 itself: a caller starts with both
+  // checked and in service, as after any start of a balancer in front of running instances. Two checks each, which a
+  // machine busy with other suites may take well past their half-second interval to pass.
+  await waitFor(
+    'HAProxy to have checked both instances and put them in service',
+    async () => {
+      const checked = await servers();
+      return (
+        checked.length === instances.length && checked.every(({ state, check }) => state === 'UP' && check === 'L7OK')
+      );
+    },
+    { timeoutMs: 30_000 },
+  ).catch(async (error: unknown) => {
+    // A caller that gets no handle cannot stop it.
+    await stop();
+    throw error;
+  });
+  return { baseUrl: `http://127.0.0.1:${port}`, serverStates, stop };
 }
 
 /** A database address that HA tooling moves: HAProxy in TCP mode, one server in service at a time. */
