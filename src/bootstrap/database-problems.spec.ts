@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import { DatabaseSaturatedError, DatabaseUnavailableError } from '../database/database-errors';
-import { ReplicasBehindError } from '../database/read-router';
+import { ReplicasBehindError } from '../database/server-choice';
 import { databaseProblemOf } from './database-problems';
 
 describe('databaseProblemOf', () => {

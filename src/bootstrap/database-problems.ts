@@ -1,6 +1,6 @@
 import { problemOf, type Problem } from '../common/problem/problem-details';
 import { DatabaseSaturatedError, DatabaseUnavailableError } from '../database/database-errors';
-import { ReplicasBehindError } from '../database/read-router';
+import { ReplicasBehindError } from '../database/server-choice';
 
 /** The database layer's refusals as the HTTP answers of docs/API.md §10 and §18. */
 export function databaseProblemOf(error: unknown): Problem | undefined {

@@ -37,6 +37,12 @@ interface PooledConnection {
   destroy(): void;
 }
 
+/** A connection admitted for one unit of work. */
+export interface ConnectionLease {
+  runner: QueryRunner;
+  release(): Promise<void>;
+}
+
 export class DatabaseAdmission {
   private inUse = 0;
   /** Connections to a server no longer behind this address: closed instead of going back to the pool. */
@@ -70,37 +76,46 @@ export class DatabaseAdmission {
     return this.waiting.length;
   }
 
-  /**
-   * Runs `work` on a connection of its own, once one is free in time, and
-   * releases it afterwards. Background work (`paced: false`) takes its turn
-   * like a request but is left out of the pace requests are judged by: a
-   * fold of a thousand count changes says nothing of how long a page takes.
-   */
+  /** Runs `work` on a connection of its own once one is free in time (`acquire`), and gives it back after. */
   async withConnection<T>(
     work: (runner: QueryRunner) => Promise<T>,
     deadline: RequestDeadline,
-    { paced = true }: { paced?: boolean } = {},
+    options: { paced?: boolean } = {},
   ): Promise<T> {
+    const lease = await this.acquire(deadline, options);
+    try {
+      return await work(lease.runner);
+    } finally {
+      await lease.release();
+    }
+  }
+
+  /**
+   * A connection of its own once one is free in time, to be released once. Background work (`paced: false`) takes
+   * its turn like a request but is left out of the pace requests are judged by.
+   */
+  async acquire(deadline: RequestDeadline, { paced = true }: { paced?: boolean } = {}): Promise<ConnectionLease> {
     deadline.attempting(this.timings);
     await this.admit(deadline);
     const started = this.clock.now();
     const runner = this.dataSource.createQueryRunner();
-    try {
-      return await work(runner);
-    } finally {
-      try {
-        const { databaseConnection } = runner as unknown as { databaseConnection?: PooledConnection };
-        if (databaseConnection && this.retired.has(databaseConnection)) databaseConnection.destroy();
-        await runner.release();
-      } finally {
-        // Even if giving the connection back failed, the turn passes on: a lost turn would never come back.
-        if (paced) {
-          const heldMs = this.clock.now() - started;
-          this.holdMs = this.holdMs === 0 ? heldMs : this.holdMs + SMOOTHING * (heldMs - this.holdMs);
+    return {
+      runner,
+      release: async () => {
+        try {
+          const { databaseConnection } = runner as unknown as { databaseConnection?: PooledConnection };
+          if (databaseConnection && this.retired.has(databaseConnection)) databaseConnection.destroy();
+          await runner.release();
+        } finally {
+          // Even if giving the connection back failed, the turn passes on: a lost turn would never come back.
+          if (paced) {
+            const heldMs = this.clock.now() - started;
+            this.holdMs = this.holdMs === 0 ? heldMs : this.holdMs + SMOOTHING * (heldMs - this.holdMs);
+          }
+          this.release();
         }
-        this.release();
-      }
-    }
+      },
+    };
   }
 
   private admit(deadline: RequestDeadline): Promise<void> {

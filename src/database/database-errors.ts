@@ -80,3 +80,17 @@ const ER_KEY_DOES_NOT_EXITS = 1176;
 /** A failure in a few words for a log line: the driver's code when it has one. */
 export const reasonOf = (error: unknown): string =>
   (error as { code?: string }).code ?? (error instanceof Error ? error.message : String(error));
+
+/** A failure of the server itself, not of the request's time or of the service's own capacity. */
+export function isServerFailure(error: unknown): boolean {
+  if (error instanceof DatabaseSaturatedError) return false;
+  if (error instanceof DatabaseUnavailableError) return !error.timedOut;
+  return isDatabaseUnavailable(error);
+}
+
+/** A driver failure that means "not now" as the 503 of docs/API.md §10; anything else as it is (a 500). */
+export function asUnavailable(error: unknown): unknown {
+  return error instanceof DatabaseUnavailableError || !isDatabaseUnavailable(error)
+    ? error
+    : new DatabaseUnavailableError(error);
+}

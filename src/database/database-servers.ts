@@ -1,11 +1,11 @@
 import { Inject, Injectable, Logger, OnApplicationShutdown } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource, type QueryRunner } from 'typeorm';
+import { DataSource } from 'typeorm';
 import { Clock } from '../common/time/clock';
 import { DATABASE_CONFIG } from '../config/config.module';
 import type { DatabaseConfig } from '../config/database.config';
 import { buildDataSourceOptions } from './data-source-options';
-import { DatabaseServer, type ServerName } from './database-server';
+import { DatabaseServer } from './database-server';
 import type { PrimaryVerdict } from './server-roles';
 
 /**
@@ -28,7 +28,6 @@ export class DatabaseServers implements OnApplicationShutdown {
   readonly replicaMaxStalenessSeconds: number;
   /** DB_REPLICA_WAIT_MS: how long a read waits for a replica to apply what it must reflect (docs/API.md §19). */
   readonly replicaWaitMs: number;
-  private readonly byDataSource = new Map<DataSource, DatabaseServer>();
   /** Whether the configured primary was last found to be the primary (docs/API.md §20). */
   primaryIsCurrent = true;
   /** How often that has changed since start. */
@@ -58,7 +57,6 @@ export class DatabaseServers implements OnApplicationShutdown {
     this.all = this.candidates;
     this.replicaMaxStalenessSeconds = config.type === 'mysql' ? config.replicaMaxStalenessSeconds : 0;
     this.replicaWaitMs = config.type === 'mysql' ? config.replicaWaitMs : 0;
-    for (const server of this.all) this.byDataSource.set(server.dataSource, server);
   }
 
   /** What the last round found of the primary's role; a change is counted and logged once. */
@@ -93,11 +91,6 @@ export class DatabaseServers implements OnApplicationShutdown {
     this.logger.warn(
       `${successor.name} is the primary now (${former.name}: ${why}): followed; ${former.name} is read from only as a replica`,
     );
-  }
-
-  /** The server a runner belongs to, for the metrics and traces of its statements. */
-  serverOf(runner: QueryRunner): ServerName {
-    return this.byDataSource.get(runner.dataSource)?.name ?? 'primary';
   }
 
   /**

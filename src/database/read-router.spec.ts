@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it, jest } from '@jest/globals';
 import { Logger } from '@nestjs/common';
-import { DataSource, QueryFailedError } from 'typeorm';
+import { DataSource, QueryFailedError, type QueryRunner } from 'typeorm';
 import type { Clock } from '../common/time/clock';
 import type { EventLoopDelay } from '../common/time/event-loop-delay';
 import { toDatabaseConfig } from '../config/database.config';
@@ -9,19 +9,13 @@ import { buildDataSourceOptions } from './data-source-options';
 import { DatabaseSaturatedError, DatabaseUnavailableError } from './database-errors';
 import type { DatabaseServer, ServerHealth } from './database-server';
 import { DatabaseServers } from './database-servers';
-import {
-  LostPositionError,
-  MalformedPositionError,
-  NoCapableServerException,
-  ReadRouter,
-  ReplicasBehindError,
-  UncommittedPositionError,
-  type ServerRequirement,
-} from './read-router';
+import { LostPositionError, MalformedPositionError, UncommittedPositionError } from './freshness';
+import { ReadRouter } from './read-router';
+import { ReadSession, giveUpAfterMs } from './read-session';
+import { NoCapableServerException, ReplicasBehindError, type ServerRequirement } from './server-choice';
 import { catalogOf, type CatalogRow } from './server-catalog';
 import { parseGtidPosition } from './replication-lag';
 import { RequestDeadlines } from './request-deadline';
-import { giveUpAfterMs, ServerAttempt } from './server-attempt';
 
 // Jest's fake timers move Date.now and every setTimeout together: the test decides when time passes.
 const clock: Clock = { now: () => Date.now() };
@@ -84,9 +78,23 @@ const behind: ServerHealth = { ...healthy, position: parseGtidPosition('0-1-400'
 /** What a background check found, recorded as a check that started now. */
 const found = (server: DatabaseServer, health: ServerHealth) => server.recordCheck(health, clock.now());
 
+/** The server a runner of the router's connects to. */
+const serverOf = (servers: DatabaseServers, runner: QueryRunner) =>
+  servers.all.find((server) => server.dataSource === runner.dataSource)!.name;
+
+/** A statement that the server answers as `answer` does, sent as the session sends every statement. */
+const statement = <T>(session: ReadSession, answer: () => Promise<T>): Promise<T> => {
+  jest.spyOn(session.runner, 'query').mockImplementationOnce(answer as () => Promise<never>);
+  return session.query<T>('page', ['SELECT 1', []]);
+};
+
+/** How far behind an export's first batch says its server may be. */
+const firstBatchBehind = (pinned: ReturnType<ReadRouter['pinned']>) =>
+  pinned.withConnection((session) => Promise.resolve(session.behindSeconds));
+
 /** Runs one request and tells which server its statements ran on. */
 const servedBy = ({ reads, servers }: { reads: ReadRouter; servers: DatabaseServers }) =>
-  reads.withConnection(({ runner }) => Promise.resolve(servers.serverOf(runner)));
+  reads.withConnection(({ runner }) => Promise.resolve(serverOf(servers, runner)));
 
 const connectionReset = () => Object.assign(new Error('read ECONNRESET'), { code: 'ECONNRESET' });
 
@@ -126,7 +134,9 @@ describe('ReadRouter', () => {
       holding(two, ['x']);
       const served = [];
       for (let index = 0; index < 4; index += 1) {
-        served.push(await reads.withConnection(({ runner }) => Promise.resolve(servers.serverOf(runner)), needsX));
+        served.push(
+          await reads.withConnection(({ runner }) => Promise.resolve(serverOf(servers, runner)), { required: needsX }),
+        );
       }
       expect(served).toEqual(['replica-2', 'replica-2', 'replica-2', 'replica-2']);
     });
@@ -135,8 +145,10 @@ describe('ReadRouter', () => {
       const setup = router();
       found(setup.one, healthy);
       const work = jest.fn(() => Promise.resolve('read'));
-      await expect(setup.reads.withConnection(work, needsX)).rejects.toBeInstanceOf(NoCapableServerException);
-      expect(() => setup.reads.pinned(needsX)).toThrow(NoCapableServerException);
+      await expect(setup.reads.withConnection(work, { required: needsX })).rejects.toBeInstanceOf(
+        NoCapableServerException,
+      );
+      expect(() => setup.reads.pinned({ required: needsX })).toThrow(NoCapableServerException);
       expect(work).not.toHaveBeenCalled();
     });
   });
@@ -146,7 +158,7 @@ describe('ReadRouter', () => {
     beforeEach(() => {
       jest.useFakeTimers(CLOCK_ONLY);
       // A replica seconds behind does not apply the primary's position within DB_REPLICA_WAIT_MS.
-      jest.spyOn(ServerAttempt.prototype, 'waitFor').mockResolvedValue(false);
+      jest.spyOn(ReadSession.prototype, 'waitFor').mockResolvedValue(false);
     });
     afterEach(() => {
       jest.useRealTimers();
@@ -155,8 +167,8 @@ describe('ReadRouter', () => {
     /** Which server a shape only `x` bounds was read from, and how far behind the request was told it is. */
     const readNeedingX = ({ reads, servers }: ReturnType<typeof router>) =>
       reads.withConnection(
-        ({ runner, behindSeconds }) => Promise.resolve({ server: servers.serverOf(runner), behindSeconds }),
-        needsX,
+        ({ runner, behindSeconds }) => Promise.resolve({ server: serverOf(servers, runner), behindSeconds }),
+        { required: needsX },
       );
 
     it('reads from the least-behind replica that holds it, and tells how far behind it is', async () => {
@@ -167,7 +179,7 @@ describe('ReadRouter', () => {
       // Stopped, but its lag is still known from the primary's positions: it is a candidate like any other.
       found(setup.two, { ...behind, replicating: false, lagSeconds: 9, problem: 'replication threads IO=Yes SQL=No' });
       await expect(readNeedingX(setup)).resolves.toEqual({ server: 'replica-2', behindSeconds: 9 });
-      expect(setup.reads.pinned(needsX).behindSeconds).toBe(9);
+      await expect(firstBatchBehind(setup.reads.pinned({ required: needsX }))).resolves.toBe(9);
     });
 
     it('says nothing of lag when a replica within DB_REPLICA_MAX_LAG_S serves', async () => {
@@ -175,7 +187,7 @@ describe('ReadRouter', () => {
       holding(setup.one, ['x']);
       found(setup.one, { ...healthy, lagSeconds: 4 });
       await expect(readNeedingX(setup)).resolves.toEqual({ server: 'replica-1', behindSeconds: undefined });
-      expect(setup.reads.pinned(needsX).behindSeconds).toBeUndefined();
+      await expect(firstBatchBehind(setup.reads.pinned({ required: needsX }))).resolves.toBeUndefined();
     });
 
     it('counts the time since the last check in how far behind the replica may be', async () => {
@@ -193,12 +205,12 @@ describe('ReadRouter', () => {
       found(setup.one, { ...behind, lagSeconds: 61 });
       found(setup.two, { answering: false, replicating: false, problem: 'ECONNREFUSED' });
       const work = jest.fn(() => Promise.resolve('read'));
-      const refused = await setup.reads.withConnection(work, needsX).catch((error: unknown) => error);
+      const refused = await setup.reads.withConnection(work, { required: needsX }).catch((error: unknown) => error);
       expect(refused).toBeInstanceOf(ReplicasBehindError);
       expect(refused).toMatchObject({ behindSeconds: 61, maxStalenessSeconds: 60 });
-      expect(() => setup.reads.pinned(needsX)).toThrow(ReplicasBehindError);
+      expect(() => setup.reads.pinned({ required: needsX })).toThrow(ReplicasBehindError);
       found(setup.one, { answering: false, replicating: false, problem: 'ECONNREFUSED' });
-      await expect(setup.reads.withConnection(work, needsX)).rejects.toBeInstanceOf(ReplicasBehindError);
+      await expect(setup.reads.withConnection(work, { required: needsX })).rejects.toBeInstanceOf(ReplicasBehindError);
       expect(work).not.toHaveBeenCalled();
     });
 
@@ -225,9 +237,11 @@ describe('ReadRouter', () => {
         sortsWholeUpTo: 1_000_000,
         heldBeforeRead: false,
       };
-      expect(await reads.withConnection(({ runner }) => Promise.resolve(servers.serverOf(runner)), smallTable)).toBe(
-        'primary',
-      );
+      expect(
+        await reads.withConnection(({ runner }) => Promise.resolve(serverOf(servers, runner)), {
+          required: smallTable,
+        }),
+      ).toBe('primary');
     });
   });
 
@@ -236,9 +250,8 @@ describe('ReadRouter', () => {
     const secondsBehind: ServerHealth = { ...behind, lagSeconds: 1.2 };
     const readOf = (setup: ReturnType<typeof router>, serves?: ServerRequirement, writerPosition?: string) =>
       setup.reads.withConnection(
-        ({ runner, behindSeconds }) => Promise.resolve({ server: setup.servers.serverOf(runner), behindSeconds }),
-        serves,
-        { writerPosition },
+        ({ runner, behindSeconds }) => Promise.resolve({ server: serverOf(setup.servers, runner), behindSeconds }),
+        { required: serves, writerPosition },
       );
     const positionReads = ({ variables }: ReturnType<typeof router>) =>
       variables.mock.calls.filter(([sql]) => sql.includes('gtid_binlog_pos')).length;
@@ -246,7 +259,7 @@ describe('ReadRouter', () => {
     const attemptsOf = async (setup: ReturnType<typeof router>, failing = 0) => {
       const attempts: string[] = [];
       const served = await setup.reads.withConnection(({ runner, behindSeconds }) => {
-        attempts.push(setup.servers.serverOf(runner));
+        attempts.push(serverOf(setup.servers, runner));
         return attempts.length <= failing ? Promise.reject(connectionReset()) : Promise.resolve(behindSeconds);
       });
       return { attempts, served };
@@ -256,7 +269,7 @@ describe('ReadRouter', () => {
 
     it('reads from a replica known to hold the primary’s position at once, with one position read', async () => {
       const setup = router();
-      const wait = jest.spyOn(ServerAttempt.prototype, 'waitFor');
+      const wait = jest.spyOn(ReadSession.prototype, 'waitFor');
       found(setup.one, healthy);
       await expect(readOf(setup)).resolves.toEqual({ server: 'replica-1', behindSeconds: undefined });
       expect(wait).not.toHaveBeenCalled();
@@ -267,7 +280,7 @@ describe('ReadRouter', () => {
     it('waits for a replica that had not applied it, and then knows it has', async () => {
       const setup = router();
       // The replica applies the primary's position while the read waits.
-      const wait = jest.spyOn(ServerAttempt.prototype, 'waitFor').mockResolvedValue(true);
+      const wait = jest.spyOn(ReadSession.prototype, 'waitFor').mockResolvedValue(true);
       found(setup.one, secondsBehind);
       await expect(readOf(setup)).resolves.toEqual({ server: 'replica-1', behindSeconds: undefined });
       expect(wait).toHaveBeenCalledTimes(1);
@@ -281,7 +294,7 @@ describe('ReadRouter', () => {
     it('reads what the primary can serve from the primary when the replica has not caught up within the bound', async () => {
       const setup = router();
       // The replica is seconds behind: the wait of DB_REPLICA_WAIT_MS ends with the position not applied.
-      jest.spyOn(ServerAttempt.prototype, 'waitFor').mockResolvedValue(false);
+      jest.spyOn(ReadSession.prototype, 'waitFor').mockResolvedValue(false);
       found(setup.one, secondsBehind);
       const { attempts, served } = await attemptsOf(setup);
       expect(attempts).toEqual(['primary']);
@@ -294,7 +307,7 @@ describe('ReadRouter', () => {
     it('serves from the replica, saying how far behind, when the primary standing in for it fails, blaming the primary', async () => {
       const setup = router();
       // The replica has not applied the primary's position within the bound: the primary stands in, and fails.
-      jest.spyOn(ServerAttempt.prototype, 'waitFor').mockResolvedValue(false);
+      jest.spyOn(ReadSession.prototype, 'waitFor').mockResolvedValue(false);
       found(setup.one, secondsBehind);
       const { attempts, served } = await attemptsOf(setup, 1);
       expect(attempts).toEqual(['primary', 'replica-1']);
@@ -307,15 +320,14 @@ describe('ReadRouter', () => {
     it('retries a writer’s read on a replica behind when the primary fails under it, saying how far behind, never a 500', async () => {
       const setup = router();
       // The replica is past DB_REPLICA_MAX_LAG_S, so the primary serves first; the replica cannot apply the position.
-      jest.spyOn(ServerAttempt.prototype, 'waitFor').mockResolvedValue(false);
+      jest.spyOn(ReadSession.prototype, 'waitFor').mockResolvedValue(false);
       found(setup.one, { ...behind, lagSeconds: 8 });
       const attempts: string[] = [];
       const served = await setup.reads.withConnection(
         ({ runner, behindSeconds }) => {
-          attempts.push(setup.servers.serverOf(runner));
+          attempts.push(serverOf(setup.servers, runner));
           return attempts.length === 1 ? Promise.reject(connectionReset()) : Promise.resolve(behindSeconds);
         },
-        undefined,
         { writerPosition: '0-1-450' },
       );
       expect(attempts).toEqual(['primary', 'replica-1']);
@@ -325,7 +337,7 @@ describe('ReadRouter', () => {
 
     it('says a shape only replicas serve may be behind when its replica has not applied it, whatever its lag', async () => {
       const setup = router();
-      jest.spyOn(ServerAttempt.prototype, 'waitFor').mockResolvedValue(false);
+      jest.spyOn(ReadSession.prototype, 'waitFor').mockResolvedValue(false);
       holding(setup.one, ['x']);
       found(setup.one, { ...behind, lagSeconds: 0 });
       const { server, behindSeconds } = await readOf(setup, needsX);
@@ -347,7 +359,7 @@ describe('ReadRouter', () => {
     it('serves a writer’s position from a replica that holds it, checked against the primary’s history, not its newest position', async () => {
       const setup = router();
       // Seconds behind: the primary's newest position is not applied within the bound.
-      jest.spyOn(ServerAttempt.prototype, 'waitFor').mockResolvedValue(false);
+      jest.spyOn(ReadSession.prototype, 'waitFor').mockResolvedValue(false);
       found(setup.one, secondsBehind);
       // Learns the servers' kind from the primary once.
       await readOf(setup);
@@ -385,7 +397,7 @@ describe('ReadRouter', () => {
     it('serves a writer’s position from the replica, saying it may be behind, when the primary’s cannot be read', async () => {
       const setup = router();
       // Seconds behind: the primary's newest position is not applied within the bound.
-      jest.spyOn(ServerAttempt.prototype, 'waitFor').mockResolvedValue(false);
+      jest.spyOn(ReadSession.prototype, 'waitFor').mockResolvedValue(false);
       found(setup.one, secondsBehind);
       await readOf(setup);
       // The primary stops answering its position reads; its health check has not found out yet.
@@ -470,9 +482,9 @@ describe('ReadRouter', () => {
     found(one, healthy);
     const attempts: string[] = [];
     const served = await reads.withConnection(({ runner }) => {
-      attempts.push(servers.serverOf(runner));
+      attempts.push(serverOf(servers, runner));
       if (attempts.length === 1) return Promise.reject(connectionReset());
-      return Promise.resolve(servers.serverOf(runner));
+      return Promise.resolve(serverOf(servers, runner));
     });
     expect(attempts).toEqual(['replica-1', 'primary']);
     expect(served).toBe('primary');
@@ -490,7 +502,7 @@ describe('ReadRouter', () => {
     // The first read's connection is reset, as a server killed under it would reset it.
     const failure = await exported
       .withConnection(({ runner }) => {
-        attempts.push(servers.serverOf(runner));
+        attempts.push(serverOf(servers, runner));
         return Promise.reject(connectionReset());
       })
       .catch((error: unknown) => error);
@@ -501,7 +513,7 @@ describe('ReadRouter', () => {
     expect(exported.moveAfter(wrongQuery)).toBe(false);
     expect(exported.moveAfter(failure)).toBe(true);
     expect(one.health.answering).toBe(false);
-    await expect(exported.withConnection(({ runner }) => Promise.resolve(servers.serverOf(runner)))).resolves.toBe(
+    await expect(exported.withConnection(({ runner }) => Promise.resolve(serverOf(servers, runner)))).resolves.toBe(
       'primary',
     );
     // With no other server answering, there is nowhere to move to.
@@ -586,11 +598,11 @@ describe('ReadRouter', () => {
         const asked = jest.spyOn(one, 'answersWithin').mockResolvedValue(false);
         const attempts: string[] = [];
         const served = reads.withConnection((session) => {
-          attempts.push(servers.serverOf(session.runner));
+          attempts.push(serverOf(servers, session.runner));
           // The replica hangs; the primary answers at once.
           return attempts.length === 1
-            ? session.statement(() => new Promise<string>(() => undefined))
-            : session.statement(() => Promise.resolve('page'));
+            ? statement(session, () => new Promise<string>(() => undefined))
+            : statement(session, () => Promise.resolve('page'));
         });
         // No statement times known yet: the give-up time is its ceiling, a quarter of the budget.
         await jest.advanceTimersByTimeAsync(Math.ceil(giveUpAfterMs(undefined, 2000)));
@@ -611,9 +623,9 @@ describe('ReadRouter', () => {
         // Nothing else runs there, but the check sent when the statement is overdue is answered: the server runs.
         const asked = jest.spyOn(one, 'answersWithin').mockResolvedValue(true);
         const served = reads.withConnection((session) =>
-          session
-            .statement(() => new Promise<string>((resolve) => setTimeout(() => resolve('slow page'), 1500)))
-            .then((page) => `${page} from ${servers.serverOf(session.runner)}`),
+          statement(session, () => new Promise<string>((resolve) => setTimeout(() => resolve('slow page'), 1500))).then(
+            (page) => `${page} from ${serverOf(servers, session.runner)}`,
+          ),
         );
         await jest.advanceTimersByTimeAsync(1500);
         await expect(served).resolves.toBe('slow page from replica-1');
@@ -626,7 +638,7 @@ describe('ReadRouter', () => {
         const { reads, servers, one } = router(2000);
         found(one, healthy);
         const slow = reads.withConnection((session) =>
-          session.statement(() => new Promise<string>((resolve) => setTimeout(() => resolve('slow page'), 1500))),
+          statement(session, () => new Promise<string>((resolve) => setTimeout(() => resolve('slow page'), 1500))),
         );
         // Meanwhile the replica answers other statements: it is slow, not hung.
         const others = setInterval(() => one.timings.answered(one.timings.sent()), 100);
@@ -637,7 +649,7 @@ describe('ReadRouter', () => {
         // The replica stops answering: the primary is the last server, and its statements are waited for.
         found(one, { answering: false, replicating: false, problem: 'ECONNREFUSED' });
         const onPrimary = reads.withConnection((session) =>
-          session.statement(() => new Promise<string>((resolve) => setTimeout(() => resolve('late page'), 1500))),
+          statement(session, () => new Promise<string>((resolve) => setTimeout(() => resolve('late page'), 1500))),
         );
         await jest.advanceTimersByTimeAsync(1500);
         await expect(onPrimary).resolves.toBe('late page');
@@ -655,8 +667,8 @@ describe('ReadRouter', () => {
         const answer = reads
           .withConnection(
             (session) =>
-              session.statement(() => new Promise((_, reject) => setTimeout(() => reject(driverTimeout), 2010))),
-            needsX,
+              statement(session, () => new Promise((_, reject) => setTimeout(() => reject(driverTimeout), 2010))),
+            { required: needsX },
           )
           .catch((caught: unknown) => caught);
         await jest.advanceTimersByTimeAsync(2010);
@@ -678,7 +690,7 @@ describe('ReadRouter', () => {
         const batch = reads
           .pinned()
           .withConnection((session) =>
-            session.statement(() => new Promise((_, reject) => setTimeout(() => reject(driverTimeout), 2010))),
+            statement(session, () => new Promise((_, reject) => setTimeout(() => reject(driverTimeout), 2010))),
           )
           .catch((caught: unknown) => caught)
           .finally(() => (told = true));
@@ -695,7 +707,7 @@ describe('ReadRouter', () => {
         const error = reads
           .withConnection((session) => {
             attempts += 1;
-            return session.statement(() => new Promise(() => undefined));
+            return statement(session, () => new Promise(() => undefined));
           })
           .catch((caught: unknown) => caught);
         await jest.advanceTimersByTimeAsync(100);
@@ -710,7 +722,7 @@ describe('ReadRouter', () => {
         const busy = reads
           .withConnection(async (session) => {
             // Quick statements, one after another, until the budget is gone: the time is this process's own.
-            for (;;) await session.statement(() => new Promise((resolve) => setTimeout(resolve, 2)));
+            for (;;) await statement(session, () => new Promise((resolve) => setTimeout(resolve, 2)));
           })
           .catch((caught: unknown) => caught);
         await jest.advanceTimersByTimeAsync(100);

@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it, jest } from '@jest/globals';
 import type { Clock } from '../common/time/clock';
-import { giveUpAfterMs } from './server-attempt';
+import { giveUpAfterMs } from './read-session';
 import { StatementTimings } from './statement-timings';
 
 // Jest's fake timers move Date.now and every setTimeout together: the test decides when time passes.

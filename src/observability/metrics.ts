@@ -7,8 +7,6 @@ import { ReadRouter } from '../database/read-router';
 
 /** What a request's variant label can be (docs/API.md §12): decided by the token's role, `none` before one is known. */
 export type Variant = 'user' | 'admin' | 'none';
-/** A round trip of the listing is labelled by its statements: a page's count and seats travel together (`count+seats`). */
-export type StatementKind = 'page' | 'count' | 'seats' | 'count+seats' | 'ping';
 
 /** mysql2's pool keeps its counts in fields of its own; they have no public accessor. */
 interface Mysql2PoolInternals {

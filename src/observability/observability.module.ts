@@ -11,6 +11,6 @@ import { Tracing } from './tracing';
 @Module({
   imports: [DatabaseModule, AuthModule],
   providers: [Metrics, MetricsServer, Tracing, ObservedStatements],
-  exports: [Metrics, ObservedStatements],
+  exports: [Metrics],
 })
 export class ObservabilityModule {}

@@ -10,7 +10,7 @@ import { ExportParameters, PageParameters } from './list-orders-request.decorato
 import { ApiExportOrders, ApiListOrders } from './orders-api.decorator';
 import { OrdersService } from './orders.service';
 import { ContinuationTokens } from './paging/continuation';
-import { buildLinkHeader, type ContinuationWriter } from './paging/link-header';
+import { linkHeader, pageLinks } from './paging/link-header';
 import type { ListOrdersQuery } from './query/list-orders-query';
 
 const ORDERS_PATH = '/orders';
@@ -33,24 +33,15 @@ export class OrdersController {
     @Req() request: FastifyRequest,
     @Res() reply: FastifyReply,
   ): Promise<void> {
-    const { page, boundaries, walk, behindSeconds } = await this.ordersService.list(query);
-    // `next` continues after the page's last element, `prev` before its first, both within the walk's bound.
-    const continuation: ContinuationWriter | undefined =
-      boundaries &&
-      ((direction, targetPage) =>
-        this.continuations.write(
-          { direction, key: direction === 'after' ? boundaries.last : boundaries.first, bound: boundaries.bound },
-          targetPage,
-          query.walkScope(),
-        ));
-    const link = buildLinkHeader(
-      ORDERS_PATH,
-      query.echoedParameters,
-      page.currentPage,
-      page.totalPages,
-      continuation,
-      walk,
-    );
+    const { page, continuation, walk, behindSeconds } = await this.ordersService.list(query);
+    const links = pageLinks(page.currentPage, page.totalPages, walk).map((link) => ({
+      ...link,
+      token:
+        link.direction &&
+        continuation &&
+        this.continuations.write(continuation[link.direction], link.page, query.walkScope),
+    }));
+    const link = linkHeader(ORDERS_PATH, query.echoedParameters, links);
     if (link) void reply.header('Link', link);
     if (behindSeconds !== undefined) void reply.header(DATA_STALENESS_HEADER, dataStalenessOf(behindSeconds));
     void sendConditionally(request, reply, query.variant.pageJson(page));

@@ -4,9 +4,9 @@ import { DataSource } from 'typeorm';
 import { DATABASE_CONFIG } from '../config/config.module';
 import type { DatabaseConfig } from '../config/database.config';
 import { QueryShapes } from '../database/query-shapes';
-import type { ReadSession, ServerRequirement } from '../database/read-router';
+import type { LastOnConnection, ReadSession, StatementKind } from '../database/read-session';
+import type { ServerRequirement } from '../database/server-choice';
 import type { ServerCatalog } from '../database/server-catalog';
-import { ObservedStatements, type ListingStatement } from '../observability/observed-statements';
 import { Order } from './order.entity';
 import type { OrderColumn, OrdersIndex } from './index-fit';
 import { boundingIndexes, QueryPlanner, type MatchSizes, type QueryPlan } from './query-plan';
@@ -32,23 +32,8 @@ const shapeOf = (filters: OrderFilters, sort: SortKey[]): string =>
 /** As many shapes as QueryShapes keeps: a flood of odd sort orders does not grow memory. */
 const MAX_REQUIREMENTS = 1000;
 
-/**
- * docs/API.md §14: a listing's plan, the one way in to planning: which servers can answer it (what routing asks before
- * any statement), and on the server routing chose, how each of its pages is read.
- */
-export interface ListingPlan {
-  /** What a server must hold to answer the listing within its deadline; undefined: any server can. */
-  readonly servers: ServerRequirement | undefined;
-  /**
-   * How a page is read on the session's server: from the shape, or, where the counts decide it, from the counts read
-   * first (or `known` from an earlier batch of the same walk; with `newestOrderId`, a followed walk's). Refused where it
-   * would read more orders whole than the server sorts in time.
-   */
-  on(request: PageRequest, session: ReadSession, known?: KnownSizes): Promise<ReadyPlan | RefusedPlan>;
-}
-
 /** What a page's plan may start from: counts already read for its walk, or the bound of the walk to count. */
-interface KnownSizes {
+export interface KnownSizes {
   sizes?: MatchSizes;
   newestOrderId?: number;
 }
@@ -66,11 +51,6 @@ export interface ReadyPlan {
   kind: 'ready';
   read?: QueryPlan;
   sizes?: MatchSizes;
-}
-
-/** `last`: the request sends nothing more on its connection after this statement (ReadSession.query). */
-export interface LastOnConnection {
-  last?: boolean;
 }
 
 /** The plan would sort more orders whole for each page than this server sorts within the deadline. */
@@ -104,11 +84,7 @@ export class OrdersRepository {
   /** What a server must hold, by shape: a shape's requirement depends on which filters it has, not their values. */
   private readonly requirements = new Map<string, ServerRequirement | undefined>();
 
-  constructor(
-    @InjectDataSource() private readonly dataSource: DataSource,
-    private readonly statements: ObservedStatements,
-    @Inject(DATABASE_CONFIG) config: DatabaseConfig,
-  ) {
+  constructor(@InjectDataSource() dataSource: DataSource, @Inject(DATABASE_CONFIG) config: DatabaseConfig) {
     const shapes = new QueryShapes(dataSource);
     this.pages = new PageStatements(dataSource, shapes);
     this.counts = new CountStatements(dataSource, shapes);
@@ -140,17 +116,20 @@ export class OrdersRepository {
     return planner;
   }
 
-  /** The listing's plan (docs/API.md §14): which servers can answer it, and how a page is read on the one chosen. */
-  planFor(filters: OrderFilters, sort: SortKey[]): ListingPlan {
-    return {
-      servers: this.servers(filters, sort),
-      on: async (request, session, { sizes, newestOrderId } = {}) => {
-        const first = this.plan(request, session, sizes);
-        return first.kind === 'counts-first'
-          ? this.plan(request, session, await this.sizes(request, session, newestOrderId))
-          : first;
-      },
-    };
+  /**
+   * How a page is read on the session's server (docs/API.md §14): from the shape, or from the counts read first where
+   * they decide it (or `known` from an earlier batch of the same walk). Refused where it would sort more orders whole
+   * than the server sorts in time.
+   */
+  async plan(
+    request: PageRequest,
+    session: ReadSession,
+    { sizes, newestOrderId }: KnownSizes = {},
+  ): Promise<ReadyPlan | RefusedPlan> {
+    const first = this.planOn(request, session, sizes);
+    return first.kind === 'counts-first'
+      ? this.planOn(request, session, await this.sizes(request, session, newestOrderId))
+      : first;
   }
 
   /**
@@ -158,7 +137,7 @@ export class OrdersRepository {
    * one of the indexes that bound its work by the page (or by a member's or concert's orders), or a table small
    * enough to be sorted whole. The same for every request of a shape, so worked out once per shape.
    */
-  private servers(filters: OrderFilters, sort: SortKey[]): ServerRequirement | undefined {
+  requirementOf(filters: OrderFilters, sort: SortKey[]): ServerRequirement | undefined {
     if (!this.schemaIndexes) return undefined;
     const shape = shapeOf(filters, sort);
     if (!this.requirements.has(shape)) {
@@ -185,9 +164,9 @@ export class OrdersRepository {
    * sorts within the deadline (DB_FULL_SORT_MAX_ORDERS), it is refused: a date range sorted by update time is such a
    * plan, no index reading it in order, as update time follows creation time.
    */
-  private plan(request: PageRequest, session: ReadSession, sizes: MatchSizes): ReadyPlan | RefusedPlan;
-  private plan(request: PageRequest, session: ReadSession, sizes?: MatchSizes): ServerPlan;
-  private plan(
+  private planOn(request: PageRequest, session: ReadSession, sizes: MatchSizes): ReadyPlan | RefusedPlan;
+  private planOn(request: PageRequest, session: ReadSession, sizes?: MatchSizes): ServerPlan;
+  private planOn(
     { filters, sort, limit, offset, cursor }: PageRequest,
     session: ReadSession,
     sizes?: MatchSizes,
@@ -219,7 +198,7 @@ export class OrdersRepository {
     session: ReadSession,
     onConnection: LastOnConnection = {},
   ): Promise<OrderRow[]> {
-    return this.run<OrderRow[]>('page', this.pages.statement(request, read, sizes?.bounds), session, onConnection);
+    return session.query<OrderRow[]>('page', this.pages.statement(request, read, sizes?.bounds), onConnection);
   }
 
   /**
@@ -246,13 +225,13 @@ export class OrdersRepository {
   }
 
   private async readSizes(filters: OrderFilters, options: CountOptions, session: ReadSession): Promise<MatchSizes> {
-    const [row] = await this.run<CountRow[]>('count', this.counts.statement(filters, options), session);
+    const [row] = await session.query<CountRow[]>('count', this.counts.statement(filters, options));
     return sizesOf(row, options.bounds);
   }
 
   findSeats(orderIds: number[], session: ReadSession, onConnection: LastOnConnection = {}): Promise<SeatRow[]> {
     if (orderIds.length === 0) return Promise.resolve([]);
-    return this.run<SeatRow[]>('seats', this.seats.statement(orderIds), session, onConnection);
+    return session.query<SeatRow[]>('seats', this.seats.statement(orderIds), onConnection);
   }
 
   /**
@@ -272,25 +251,8 @@ export class OrdersRepository {
     const statements = [this.counts.statement(filters, { withTable: false, newestOrderId })];
     // An empty page has no seats to read.
     if (orderIds.length > 0) statements.push(this.seats.statement(orderIds));
-    const [[row], seats = []] = await this.statements.run(
-      statements.length > 1 ? 'count+seats' : 'count',
-      session.runner,
-      () => session.queries<[CountRow[], SeatRow[]?]>(statements, { last: true }),
-    );
+    const kind: StatementKind = statements.length > 1 ? 'count+seats' : 'count';
+    const [[row], seats = []] = await session.queries<[CountRow[], SeatRow[]?]>(kind, statements, { last: true });
     return { seats, total: sizesOf(row, undefined).matching };
-  }
-
-  /**
-   * Runs a shaped statement on the request's connection, timed and traced as
-   * its kind, through the session (which starts none once the request's
-   * deadline has passed, and gives up on a server that stopped answering).
-   */
-  private run<T>(
-    kind: ListingStatement,
-    [sql, parameters]: [string, unknown[]],
-    session: ReadSession,
-    { last }: LastOnConnection = {},
-  ): Promise<T> {
-    return this.statements.run(kind, session.runner, () => session.query<T>(sql, parameters, { last }));
   }
 }

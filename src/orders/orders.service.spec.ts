@@ -1,16 +1,12 @@
 import { beforeEach, describe, expect, it, jest } from '@jest/globals';
 import { Role } from '../auth/role';
 import { LocalTimeFormatter } from '../common/time/local-time';
-import {
-  LostPositionError,
-  NoCapableServerException,
-  UncommittedPositionError,
-  type ReadRouter,
-  type ReadSession,
-  type ServerRequirement,
-} from '../database/read-router';
+import { LostPositionError, UncommittedPositionError } from '../database/freshness';
+import type { ReadRouter } from '../database/read-router';
+import type { ReadSession } from '../database/read-session';
+import { NoCapableServerException, type ServerRequirement } from '../database/server-choice';
 import { ProblemException } from '../common/problem/problem-details';
-import type { ListingPlan, OrdersRepository, ReadyPlan } from './orders.repository';
+import type { OrdersRepository, ReadyPlan } from './orders.repository';
 import type { SeatRow } from './statements/seat-statement';
 import { listingVariantOf } from './listing-variant';
 import type { OrderRow } from './model';
@@ -43,7 +39,7 @@ const query = (overrides: Partial<ListOrdersQuery> = {}): ListOrdersQuery => ({
   sort: [{ field: 'createdAt', direction: 'DESC' }],
   filters: { userId: 99, status: 'REFUNDED' },
   variant: ADMINISTRATOR,
-  walkScope: () => 'the scope a continuation is checked against (the pipe’s concern)',
+  walkScope: 'the scope a continuation is checked against (the pipe’s concern)',
   echoedParameters: [],
   ...overrides,
 });
@@ -53,9 +49,11 @@ const memberQuery = (overrides: Partial<ListOrdersQuery> = {}): ListOrdersQuery 
   query({ variant: MEMBER, filters: MEMBER.scope({}), ...overrides });
 
 describe('OrdersService', () => {
-  let listing: { servers: ServerRequirement; on: jest.Mock<ListingPlan['on']> };
+  /** What a server must hold is the repository's and the router's to tell (their own tests): here a value to pass on. */
+  const required: ServerRequirement = { table: 'orders', anyIndexOf: ['idx'], sortsWholeUpTo: 0, heldBeforeRead: true };
   let repository: {
-    planFor: jest.Mock<OrdersRepository['planFor']>;
+    requirementOf: jest.Mock<OrdersRepository['requirementOf']>;
+    plan: jest.Mock<OrdersRepository['plan']>;
     findPage: jest.Mock<OrdersRepository['findPage']>;
     findSeats: jest.Mock<OrdersRepository['findSeats']>;
     findSeatsAndCount: jest.Mock<OrdersRepository['findSeatsAndCount']>;
@@ -64,14 +62,10 @@ describe('OrdersService', () => {
   let service: OrdersService;
 
   beforeEach(() => {
-    listing = {
-      // What a server must hold is the repository's and the router's to tell (their own tests): here a value to pass on.
-      servers: { table: 'orders', anyIndexOf: ['idx'], sortsWholeUpTo: 0, heldBeforeRead: true },
-      // Most shapes are planned from the shape alone (QueryPlanner has its own tests); the tests of counts say otherwise.
-      on: jest.fn(() => Promise.resolve<ReadyPlan>(READY)),
-    };
     repository = {
-      planFor: jest.fn(() => listing),
+      requirementOf: jest.fn(() => required),
+      // Most shapes are planned from the shape alone (QueryPlanner has its own tests); the tests of counts say otherwise.
+      plan: jest.fn(() => Promise.resolve<ReadyPlan>(READY)),
       findPage: jest.fn(),
       findSeats: jest.fn(),
       findSeatsAndCount: jest.fn(),
@@ -238,7 +232,7 @@ describe('OrdersService', () => {
 
     beforeEach(() => {
       // The plan depends on how many match; the count says 5M orders of these dates would be sorted for each page.
-      listing.on.mockResolvedValue({ kind: 'refused', sortedWhole: 5_000_000, maxSortedWhole: 1_000_000 });
+      repository.plan.mockResolvedValue({ kind: 'refused', sortedWhole: 5_000_000, maxSortedWhole: 1_000_000 });
     });
 
     it('refuses the page with a 422 saying how many and how to narrow it, after the count and before the page', async () => {
@@ -252,8 +246,8 @@ describe('OrdersService', () => {
           ),
         },
       });
-      expect(repository.planFor).toHaveBeenCalledWith(year, byUpdate);
-      expect(listing.on).toHaveBeenLastCalledWith(
+      expect(repository.requirementOf).toHaveBeenCalledWith(year, byUpdate);
+      expect(repository.plan).toHaveBeenLastCalledWith(
         { filters: year, sort: byUpdate, limit: 2, offset: 0, cursor: undefined },
         session,
         { newestOrderId: undefined },
@@ -273,28 +267,24 @@ describe('OrdersService', () => {
     });
   });
 
-  it('plans a listing once, and routes its page and its export by the servers its plan names', async () => {
+  it('plans a page once, and routes its page and its export by what its shape requires of a server', async () => {
     repository.findPage.mockResolvedValue([]);
     repository.findSeats.mockResolvedValue([]);
     await service.list(query());
-    expect(repository.planFor).toHaveBeenCalledTimes(1);
-    expect(reads.withConnection).toHaveBeenCalledWith(expect.any(Function), listing.servers, {
-      writerPosition: undefined,
-    });
+    expect(repository.plan).toHaveBeenCalledTimes(1);
+    expect(reads.withConnection).toHaveBeenCalledWith(expect.any(Function), { required, writerPosition: undefined });
     reads.pinned.mockReturnValue({ withConnection: reads.withConnection } as unknown as ReturnType<
       ReadRouter['pinned']
     >);
     for await (const batch of service.exportBatches(query(), new AbortController().signal)) expect(batch).toEqual([]);
-    expect(reads.pinned).toHaveBeenCalledWith(listing.servers, { writerPosition: undefined });
+    expect(reads.pinned).toHaveBeenCalledWith({ required, writerPosition: undefined });
   });
 
   it('passes a writer’s position on, and answers 400 naming its header when the servers refuse it', async () => {
     repository.findPage.mockResolvedValue([]);
     repository.findSeats.mockResolvedValue([]);
     await service.list({ ...query(), writerPosition: '0-1-42' });
-    expect(reads.withConnection).toHaveBeenLastCalledWith(expect.any(Function), listing.servers, {
-      writerPosition: '0-1-42',
-    });
+    expect(reads.withConnection).toHaveBeenLastCalledWith(expect.any(Function), { required, writerPosition: '0-1-42' });
     // The router found the position ahead of the primary's own: no commit made it.
     reads.withConnection.mockRejectedValueOnce(new UncommittedPositionError());
     await expect(service.list({ ...query(), writerPosition: '0-1-999999' })).rejects.toMatchObject({
@@ -354,7 +344,7 @@ describe('OrdersService', () => {
   it('answers the count a plan was decided by as the total, and counts no more', async () => {
     // 41 of 1,000 orders match: what the planner weighed, and the total the envelope must carry.
     const plan: ReadyPlan = { kind: 'ready', sizes: { matching: 41, table: 1000 } };
-    listing.on.mockResolvedValue(plan);
+    repository.plan.mockResolvedValue(plan);
     repository.findPage.mockResolvedValue([row(11), row(10)]);
     repository.findSeats.mockResolvedValue([]);
     const filters = { status: 'REFUNDED' as const };
@@ -369,7 +359,7 @@ describe('OrdersService', () => {
     expect(page).toMatchObject({ totalElementCount: 41, totalPages: 21 });
   });
 
-  it('tells where links from the page continue: the first and last elements’ sort keys and the bound read with them', async () => {
+  it('tells where links from the page continue: after the last element and before the first, within the bound read with them', async () => {
     // The page statement carries the newest id in the same snapshot as the rows.
     repository.findPage.mockResolvedValue([
       { ...row(11), newestOrderId: 500 },
@@ -381,9 +371,12 @@ describe('OrdersService', () => {
       { field: 'totalPrice' as const, direction: 'ASC' as const },
       { field: 'orderId' as const, direction: 'DESC' as const },
     ];
-    const { boundaries } = await service.list(query({ sort }));
+    const { continuation } = await service.list(query({ sort }));
     const createdAt = Date.parse('2026-03-09T15:00:00.999Z');
-    expect(boundaries).toEqual({ first: [createdAt, 120.5, 11], last: [createdAt, 120.5, 10], bound: 500 });
+    expect(continuation).toEqual({
+      after: { direction: 'after', key: [createdAt, 120.5, 10], bound: 500 },
+      before: { direction: 'before', key: [createdAt, 120.5, 11], bound: 500 },
+    });
   });
 
   it('reads a followed page from its cursor, one order past it, and counts the walk’s orders', async () => {
@@ -405,7 +398,10 @@ describe('OrdersService', () => {
     expect(listed.page).toMatchObject({ currentPage: 5, totalElementCount: 40, currentElementCount: 2 });
     // The sort of these queries is createdAt alone, and every row here was created at the same time.
     const createdAt = Date.parse('2026-03-09T15:00:00.999Z');
-    expect(listed.boundaries).toEqual({ first: [createdAt], last: [createdAt], bound: 300 });
+    expect(listed.continuation).toEqual({
+      after: { direction: 'after', key: [createdAt], bound: 300 },
+      before: { direction: 'before', key: [createdAt], bound: 300 },
+    });
     expect(listed.walk).toEqual({ direction: 'after', more: true });
   });
 
@@ -425,10 +421,10 @@ describe('OrdersService', () => {
     });
   });
 
-  it('has no boundaries on an empty page, which no link can continue from', async () => {
+  it('has no continuation on an empty page, which no link can continue from', async () => {
     repository.findPage.mockResolvedValue([]);
     repository.findSeatsAndCount.mockResolvedValue({ seats: [], total: 3 });
-    expect((await service.list(query({ page: 9 }))).boundaries).toBeUndefined();
+    expect((await service.list(query({ page: 9 }))).continuation).toBeUndefined();
   });
 
   it('fetches the seats of the whole page in one call and maps rows in the contract’s shape', async () => {

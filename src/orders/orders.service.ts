@@ -2,16 +2,9 @@ import { Injectable } from '@nestjs/common';
 import { LocalTimeFormatter } from '../common/time/local-time';
 import { InvalidParametersException } from '../common/problem/invalid-parameters.exception';
 import { READ_AFTER_GTID_HEADER } from '../common/read-after-gtid';
-import {
-  LostPositionError,
-  MalformedPositionError,
-  NoCapableServerException,
-  ReadRouter,
-  UncommittedPositionError,
-  type PinnedReads,
-  type ReadSession,
-  type ServerRequirement,
-} from '../database/read-router';
+import { LostPositionError, MalformedPositionError, UncommittedPositionError } from '../database/freshness';
+import { ReadRouter, type PinnedReads } from '../database/read-router';
+import { NoCapableServerException } from '../database/server-choice';
 import { ProblemException, problemOf } from '../common/problem/problem-details';
 import type { AdminOrderDto, OrderElement, SeatDto, UserOrderDto } from './dto/order.dto';
 import type { ListingVariant } from './listing-variant';
@@ -23,7 +16,8 @@ import { buildPage, type Page } from './paging/page';
 import type { ListOrdersQuery } from './query/list-orders-query';
 import { tooBroadDetail, tooManyToSortDetail } from './too-broad';
 import type { MatchSizes } from './query-plan';
-import type { OrderFilters, OrderRow, KeysetCursor, CursorDirection, SortKey, SortValue } from './model';
+import type { OrderFilters, OrderRow, KeysetCursor, CursorDirection, SortKey } from './model';
+import type { WalkProgress } from './paging/link-header';
 
 type OrdersPage = Page<UserOrderDto> | Page<AdminOrderDto>;
 
@@ -33,11 +27,12 @@ type OrdersPage = Page<UserOrderDto> | Page<AdminOrderDto>;
  */
 export const EXPORT_BATCH_SIZE = 1000;
 
-/** An export's page of orders, and the cursor it was read with (none for the first). */
+/** An export's page of orders, the cursor it was read with (none for the first), and how far behind it may be. */
 interface ExportPage {
   rows: OrderRow[];
   more: boolean;
   cursor: KeysetCursor | undefined;
+  behindSeconds: number | undefined;
 }
 
 /** An export batch's reads: its page, then its seats. */
@@ -46,24 +41,12 @@ interface BatchReads {
   seats: Promise<SeatRow[]>;
 }
 
-/** Where the links from a page continue: the sort keys of its first and last elements, and the walk's bound. */
-interface PageBoundaries {
-  first: SortValue[];
-  last: SortValue[];
-  bound: number;
-}
-
-interface FollowedWalk {
-  direction: CursorDirection;
-  more: boolean;
-}
-
 export interface ListedPage {
   page: OrdersPage;
-  /** Absent on an empty page, which has no element to continue from. */
-  boundaries?: PageBoundaries;
+  /** Where `next` continues (after the last element) and `prev` (before the first); none on an empty page. */
+  continuation?: Record<CursorDirection, KeysetCursor>;
   /** On a followed page: whether its walk has orders past it, in the direction it was followed. */
-  walk?: FollowedWalk;
+  walk?: WalkProgress;
   /** docs/API.md §18: read from a replica behind past DB_REPLICA_MAX_LAG_S, at most this many seconds behind. */
   behindSeconds?: number;
 }
@@ -131,40 +114,46 @@ export class OrdersService {
    * read on one connection of one server (docs/API.md §11): the page first, then its count and seats together.
    */
   async list(query: ListOrdersQuery): Promise<ListedPage> {
-    const { filters, sort, size, cursor } = query;
+    const { filters, sort, size, cursor, writerPosition } = query;
     const offset = (query.page - 1) * size;
+    // One order past a followed page tells whether its walk goes on.
+    const request: PageRequest = { filters, sort, limit: cursor ? size + 1 : size, offset, cursor };
+    const required = this.orders.requirementOf(filters, sort);
+    let read: { rows: OrderRow[]; more: boolean; total: number; seats: SeatRow[]; behindSeconds?: number };
+    try {
+      read = await this.reads.withConnection(
+        async (session) => {
+          // A followed page counts the orders of its walk: those matching now, but for any placed since it began.
+          const plan = readyOrRefused(await this.orders.plan(request, session, { newestOrderId: cursor?.bound }), sort);
+          const found = await this.orders.findPage(request, plan, session);
+          // Backwards, the order past the page is its first (the outer ORDER BY puts the rows back in sort order).
+          const rows = cursor?.direction === 'before' ? found.slice(-size) : found.slice(0, size);
+          const known = plan.sizes?.matching ?? (cursor ? undefined : totalOfPage(rows.length, offset, size));
+          const ids = rows.map((row) => row.id);
+          const { seats, total } =
+            known === undefined
+              ? await this.orders.findSeatsAndCount(ids, { filters, newestOrderId: cursor?.bound }, session)
+              : { seats: await this.orders.findSeats(ids, session, { last: true }), total: known };
+          return { rows, more: found.length > size, total, seats, behindSeconds: session.behindSeconds };
+        },
+        { required, writerPosition },
+      );
+    } catch (error) {
+      throw refusalOf(error, filters, sort);
+    }
 
-    const listing = this.orders.planFor(filters, sort);
-    const { rows, more, total, seats, behindSeconds } = await this.onServingServer(
-      listing.servers,
-      query,
-      async (session) => {
-        // One order past a followed page tells whether its walk goes on.
-        const request: PageRequest = { filters, sort, limit: cursor ? size + 1 : size, offset, cursor };
-        // A followed page counts the orders of its walk: those matching now, but for any placed since it began.
-        const plan = readyOrRefused(await listing.on(request, session, { newestOrderId: cursor?.bound }), sort);
-        const read = await this.orders.findPage(request, plan, session);
-        // Backwards, the order past the page is its first (the outer ORDER BY puts the rows back in sort order).
-        const rows = cursor?.direction === 'before' ? read.slice(-size) : read.slice(0, size);
-        // Where the counts decided the plan, the count is the page's total; a page by offset may tell it too.
-        const known = plan.sizes?.matching ?? (cursor ? undefined : totalOfPage(rows.length, offset, size));
-        const ids = rows.map((row) => row.id);
-        const { seats, total } =
-          known === undefined
-            ? await this.orders.findSeatsAndCount(ids, { filters, newestOrderId: cursor?.bound }, session)
-            : { seats: await this.orders.findSeats(ids, session, { last: true }), total: known };
-        return { rows, more: read.length > size, total, seats, behindSeconds: session.behindSeconds };
-      },
-    );
-
+    const { rows, more, total, seats, behindSeconds } = read;
     const page = buildPage(this.elementsOf(rows, seats, query.variant), total, query.page, size) as OrdersPage;
     const [first, last] = [rows.at(0), rows.at(-1)];
-    const bound = cursor?.bound ?? first?.newestOrderId;
+    const bound = Number(cursor?.bound ?? first?.newestOrderId);
     return {
       page,
-      boundaries:
-        first && last && bound !== undefined
-          ? { first: sortValuesOf(first, sort), last: sortValuesOf(last, sort), bound: Number(bound) }
+      continuation:
+        first && last && !Number.isNaN(bound)
+          ? {
+              after: { direction: 'after', key: sortValuesOf(last, sort), bound },
+              before: { direction: 'before', key: sortValuesOf(first, sort), bound },
+            }
           : undefined,
       walk: cursor && { direction: cursor.direction, more },
       behindSeconds,
@@ -193,11 +182,10 @@ export class OrdersService {
     cancelled: AbortSignal,
     pinned?: (behindSeconds: number | undefined) => void,
   ): AsyncGenerator<OrderElement[]> {
-    const { filters, sort } = query;
-    const listing = this.orders.planFor(filters, sort);
+    const { filters, sort, writerPosition } = query;
     let reads: PinnedReads;
     try {
-      reads = this.reads.pinned(listing.servers, { writerPosition: query.writerPosition });
+      reads = this.reads.pinned({ required: this.orders.requirementOf(filters, sort), writerPosition });
     } catch (error) {
       throw refusalOf(error, filters, sort);
     }
@@ -206,10 +194,11 @@ export class OrdersService {
     const readPage = (cursor: KeysetCursor | undefined): Promise<ExportPage> =>
       reads.withConnection(async (session) => {
         const request: PageRequest = { filters, sort, limit: EXPORT_BATCH_SIZE + 1, offset: 0, cursor };
-        const plan = readyOrRefused(await listing.on(request, session, { sizes }), sort);
+        const plan = readyOrRefused(await this.orders.plan(request, session, { sizes }), sort);
         sizes = plan.sizes;
         const read = await this.orders.findPage(request, plan, session, { last: true });
-        return { rows: read.slice(0, EXPORT_BATCH_SIZE), more: read.length > EXPORT_BATCH_SIZE, cursor };
+        const { behindSeconds } = session;
+        return { rows: read.slice(0, EXPORT_BATCH_SIZE), more: read.length > EXPORT_BATCH_SIZE, cursor, behindSeconds };
       }, cancelled);
     const readSeats = (rows: readonly OrderRow[]): Promise<SeatRow[]> =>
       reads.withConnection(
@@ -242,11 +231,11 @@ export class OrdersService {
     try {
       while (next) {
         const batch: BatchReads = next;
-        const { rows, more, cursor } = await batch.page.catch((error: unknown) => {
+        const { rows, more, cursor, behindSeconds } = await batch.page.catch((error: unknown) => {
           throw refusalOf(error, filters, sort);
         });
         // Known once the first page is read: whether the export's server had what it must reflect (docs/API.md §19).
-        if (!cursor) pinned?.(reads.behindSeconds);
+        if (!cursor) pinned?.(behindSeconds);
         const last = rows.at(-1);
         const bound = cursor?.bound ?? last?.newestOrderId;
         next =
@@ -260,19 +249,6 @@ export class OrdersService {
       // by `cancelled`: its failure is moot, but the export ends only once its connections are back, so that none
       // outlives it. Every batch before it has been awaited whole.
       if (next) await Promise.allSettled([next.page, next.seats]);
-    }
-  }
-
-  /** A listing's reads, on a server that can answer its shape within bounds (docs/API.md §14). */
-  private async onServingServer<T>(
-    servers: ServerRequirement | undefined,
-    { filters, sort, writerPosition }: Pick<ListOrdersQuery, 'filters' | 'sort' | 'writerPosition'>,
-    work: (session: ReadSession) => Promise<T>,
-  ): Promise<T> {
-    try {
-      return await this.reads.withConnection(work, servers, { writerPosition });
-    } catch (error) {
-      throw refusalOf(error, filters, sort);
     }
   }
 

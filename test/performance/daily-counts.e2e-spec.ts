@@ -10,7 +10,7 @@ import { OrdersRepository } from '../../src/orders/orders.repository';
 import { MonotonicClock } from '../../src/common/time/clock';
 import { DatabaseServers } from '../../src/database/database-servers';
 import { RequestDeadline } from '../../src/database/request-deadline';
-import { ServerAttempt } from '../../src/database/server-attempt';
+import { ReadSession } from '../../src/database/read-session';
 import { waitFor } from '../../launchers/wait-for';
 import { seedDataset } from '../support/data/dataset';
 import { writeLikeASale } from '../support/data/sale';
@@ -123,8 +123,8 @@ describe('exact totals under a sale’s concurrent writes on MariaDB', () => {
       const results = [];
       for (const { name, filters, where } of TOTALS) {
         const deadline = new RequestDeadline(Infinity, new MonotonicClock());
-        const attempt = new ServerAttempt(runner, deadline, primary, false);
-        const { total: listed } = await repository.findSeatsAndCount([], { filters }, attempt);
+        const session = new ReadSession(runner, deadline, primary);
+        const { total: listed } = await repository.findSeatsAndCount([], { filters }, session);
         const [{ total }] = (await runner.query(`SELECT COUNT(*) AS total FROM orders ${where}`)) as Array<{
           total: number;
         }>;
@@ -293,9 +293,9 @@ describe('exact totals under a sale’s concurrent writes on MariaDB', () => {
     const inTransaction = async () =>
       Number(((await runner.query('SELECT @@in_transaction AS held')) as Array<{ held: number }>)[0].held);
     try {
-      const attempt = new ServerAttempt(runner, new RequestDeadline(Infinity, new MonotonicClock()), primary, false);
-      const { sizes, page, held, snapshotTotal } = await attempt.run(async (session) => {
-        const plan = await repository.planFor(request.filters, request.sort).on(request, session);
+      const session = new ReadSession(runner, new RequestDeadline(Infinity, new MonotonicClock()), primary);
+      const readOnce = async () => {
+        const plan = await repository.plan(request, session);
         if (plan.kind !== 'ready' || !plan.sizes) throw new Error(`planned ${plan.kind} without counts`);
         const { sizes } = plan;
         const heldThen = await inTransaction();
@@ -311,7 +311,8 @@ describe('exact totals under a sale’s concurrent writes on MariaDB', () => {
           total: number;
         }>;
         return { sizes, page: rows.map(({ id }) => Number(id)), held: heldThen, snapshotTotal: Number(total) };
-      });
+      };
+      const { sizes, page, held, snapshotTotal } = await readOnce().finally(() => session.end());
       expect(held).toBe(1);
       expect(sizes.bounds?.field).toBe('createdAt');
       // The page and the count are of the snapshot: the later refund is in neither, and nothing is left out instead.

@@ -3,7 +3,7 @@ import { readFile } from 'node:fs/promises';
 import { generateOrders } from '../../src/orders/seeding/order-generator';
 import { writeOrders } from '../../src/orders/seeding/order-writer';
 import { OrderCountFolding } from '../../src/orders/counting/order-count-folding';
-import { STATEMENT_SEPARATOR } from '../../src/database/server-attempt';
+import { STATEMENT_SEPARATOR } from '../../src/database/read-session';
 import { PRIMARY_KEY } from '../../src/orders/index-fit';
 import { QueryPlanner, type PlanRule, type QueryPlan } from '../../src/orders/query-plan';
 import { LISTING_SQL_FILES, formattedStatement } from '../support/sql/listing-sql';

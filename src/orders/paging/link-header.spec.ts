@@ -1,5 +1,24 @@
 import { describe, expect, it } from '@jest/globals';
-import { buildLinkHeader } from './link-header';
+import type { CursorDirection } from '../model';
+import { linkHeader, pageLinks, type WalkProgress } from './link-header';
+
+/** A page's links with the tokens `continuation` writes for each, as the controller writes them. */
+const buildLinkHeader = (
+  path: string,
+  parameters: Array<[string, string]>,
+  currentPage: number,
+  totalPages: number,
+  continuation?: (direction: CursorDirection, page: number) => string | undefined,
+  walk?: WalkProgress,
+) =>
+  linkHeader(
+    path,
+    parameters,
+    pageLinks(currentPage, totalPages, walk).map((link) => ({
+      ...link,
+      token: link.direction && continuation?.(link.direction, link.page),
+    })),
+  );
 
 const parameters: Array<[string, string]> = [
   ['size', '20'],
@@ -7,7 +26,7 @@ const parameters: Array<[string, string]> = [
   ['orderStatus', '결제 완료'],
 ];
 
-describe('buildLinkHeader', () => {
+describe('pageLinks and linkHeader', () => {
   it('links first, prev, next and last, repeating every parameter but page', () => {
     const rest = '&size=20&sort=createdAt,desc&orderStatus=%EA%B2%B0%EC%A0%9C%20%EC%99%84%EB%A3%8C';
     expect(buildLinkHeader('/orders', parameters, 3, 5)).toBe(

@@ -3,44 +3,52 @@ import type { CursorDirection } from '../model';
 /** Commas stay readable (`sort=createdAt,desc`); they are legal in a query component (RFC 3986 §3.4). */
 const encode = (text: string): string => encodeURIComponent(text).replace(/%2C/g, ',');
 
-/** The continuation (`after` or `before`) a `next` or `prev` link carries to the page it targets, if any. */
-export type ContinuationWriter = (direction: CursorDirection, targetPage: number) => string | undefined;
-
 /** A followed page's walk: the direction it was followed in, and whether it has orders past this page that way. */
 export interface WalkProgress {
   direction: CursorDirection;
   more: boolean;
 }
 
+/** A link of a page: its relation, the page it targets, and the direction of the walk it continues, if it does. */
+export interface PageLink {
+  rel: 'first' | 'prev' | 'next' | 'last';
+  page: number;
+  direction?: CursorDirection;
+}
+
 /**
- * The RFC 8288 `Link` header of docs/API.md §4: `first` and `last` when there is
- * a page at all, `prev` and `next` where they exist. Each target repeats the
- * request's parameters with `page` replaced; `next` and `prev` also carry the
- * continuation of the walk (docs/API.md §13), `first` and `last` never do. On a
- * followed page, the link that goes on in the walk's direction is there when
- * the walk has orders past the page, which the totals alone cannot tell once
- * orders moved across the walk or were deleted behind it.
- * Undefined when there is no link.
+ * docs/API.md §4: `first` and `last` when there is a page at all, `prev` and `next` where they exist. On a followed
+ * page, the link on in the walk's direction is there while the walk has orders past the page, which the totals
+ * alone cannot tell once orders moved across the walk.
  */
-export function buildLinkHeader(
+export function pageLinks(currentPage: number, totalPages: number, walk?: WalkProgress): PageLink[] {
+  const links: PageLink[] = [];
+  if (totalPages >= 1) links.push({ rel: 'first', page: 1 });
+  if (currentPage > 1 && (walk?.direction !== 'before' || walk.more)) {
+    links.push({ rel: 'prev', page: currentPage - 1, direction: 'before' });
+  }
+  if (walk?.direction === 'after' ? walk.more : currentPage < totalPages) {
+    links.push({ rel: 'next', page: currentPage + 1, direction: 'after' });
+  }
+  if (totalPages >= 1) links.push({ rel: 'last', page: totalPages });
+  return links;
+}
+
+/**
+ * The RFC 8288 `Link` header of the links: each target repeats the request's parameters with `page` replaced, and
+ * carries its continuation token (docs/API.md §13) when it has one. Undefined when there is no link.
+ */
+export function linkHeader(
   path: string,
   parameters: ReadonlyArray<readonly [string, string]>,
-  currentPage: number,
-  totalPages: number,
-  continuation?: ContinuationWriter,
-  walk?: WalkProgress,
+  links: ReadonlyArray<PageLink & { token?: string }>,
 ): string | undefined {
+  if (links.length === 0) return undefined;
   const rest = parameters.map(([name, value]) => `&${encode(name)}=${encode(value)}`).join('');
-  const link = (page: number, rel: string, direction?: CursorDirection): string => {
-    const token = direction && continuation?.(direction, page);
-    return `<${path}?page=${page}${rest}${token ? `&${direction}=${token}` : ''}>; rel="${rel}"`;
-  };
-  const hasPrev = currentPage > 1 && (walk?.direction !== 'before' || walk.more);
-  const hasNext = walk?.direction === 'after' ? walk.more : currentPage < totalPages;
-  const links: string[] = [];
-  if (totalPages >= 1) links.push(link(1, 'first'));
-  if (hasPrev) links.push(link(currentPage - 1, 'prev', 'before'));
-  if (hasNext) links.push(link(currentPage + 1, 'next', 'after'));
-  if (totalPages >= 1) links.push(link(totalPages, 'last'));
-  return links.length > 0 ? links.join(', ') : undefined;
+  return links
+    .map(
+      ({ rel, page, direction, token }) =>
+        `<${path}?page=${page}${rest}${direction && token ? `&${direction}=${token}` : ''}>; rel="${rel}"`,
+    )
+    .join(', ');
 }

@@ -34,7 +34,7 @@ describe('ListOrdersQueryPipe', () => {
       // A member's listing is their own orders, whatever the query says.
       filters: { userId: 7 },
       variant: user,
-      walkScope: expect.any(Function),
+      walkScope: expect.any(String),
       echoedParameters: [
         ['size', '20'],
         ['sort', 'createdAt,desc'],
@@ -144,7 +144,7 @@ describe('ListOrdersQueryPipe continuations (docs/API.md §13)', () => {
   const request = { page: '3', size: '5', sort: ['createdAt,desc', 'status'], orderStatus: 'CANCELLED' };
   /** A token as the Link of page 2 of `request` would carry it to page 3. */
   const linkFrom = (query: Record<string, unknown>, variant = admin, written = cursor) =>
-    tokens.write(written, 3, pipe.transform({ variant, query, body: undefined }).walkScope());
+    tokens.write(written, 3, pipe.transform({ variant, query, body: undefined }).walkScope);
   const read = (query: Record<string, unknown>, variant = admin) => pipe.transform({ variant, query, body: undefined });
 
   it('reads the cursor of a continuation the service wrote for this very request, and echoes no continuation', () => {
@@ -152,7 +152,7 @@ describe('ListOrdersQueryPipe continuations (docs/API.md §13)', () => {
     expect(query.cursor).toEqual(cursor);
     expect(query.echoedParameters.map(([name]) => name)).not.toContain('after');
     expect(
-      read({ ...request, before: tokens.write({ ...cursor, direction: 'before' }, 3, query.walkScope()) }).cursor,
+      read({ ...request, before: tokens.write({ ...cursor, direction: 'before' }, 3, query.walkScope) }).cursor,
     ).toMatchObject({ direction: 'before' });
   });
 

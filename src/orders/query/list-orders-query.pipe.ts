@@ -131,8 +131,7 @@ export class ListOrdersQueryPipe implements PipeTransform<ListOrdersRequest, Lis
 
     const page = dto.page ?? 1;
     const size = dto.size ?? DEFAULT_PAGE_SIZE;
-    let scope: string | undefined;
-    const walkScope = () => (scope ??= walkScopeOf(variant.walkOwner, filters, sort.keys, size));
+    const walkScope = walkScopeOf(variant.walkOwner, filters, sort.keys, size);
     // Before 3.0.0 the tie-break appended was always `orderId desc`; a link of then is told apart from a forged one.
     const tieBreak = sort.keys[sort.keys.length - 1];
     const earlierScope =

@@ -12,11 +12,8 @@ export interface ListOrdersQuery {
   variant: ListingVariant;
   /** Where a followed link continues its walk; absent, the page is read by offset. */
   cursor?: KeysetCursor;
-  /**
-   * What a continuation is bound to: the variant's walk owner (a member's id), the filters, the sort and the size.
-   * Worked out on first use, since most requests neither carry a continuation nor write one for every link.
-   */
-  walkScope: () => string;
+  /** What a continuation is bound to: the variant's walk owner (a member's id), the filters, the sort and the size. */
+  walkScope: string;
   /** The request's parameters as sent, but `page` and the continuations, for the `Link` header. */
   echoedParameters: Array<[name: string, value: string]>;
   /** The CSV export only: a UTF-8 byte-order mark first, for Excel (`bom=true`, docs/API.md §13). */

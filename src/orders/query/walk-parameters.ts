@@ -23,7 +23,7 @@ export function cursorOf(
   continuations: ContinuationTokens,
   dto: UserOrdersQueryDto,
   page: number,
-  scope: () => string,
+  scope: string,
   sort: SortKey[],
   earlierScope?: () => string,
 ): KeysetCursor | undefined {
@@ -35,7 +35,7 @@ export function cursorOf(
   const direction = dto.after !== undefined ? 'after' : dto.before !== undefined ? 'before' : undefined;
   if (direction === undefined) return undefined;
   const token = dto[direction] ?? '';
-  const cursor = continuations.read(token, direction, page, scope(), sort);
+  const cursor = continuations.read(token, direction, page, scope, sort);
   // Written before 3.0.0, when the tie-break of this sort ran the other way: no page of the new order follows it.
   if (!cursor && earlierScope && continuations.read(token, direction, page, earlierScope(), sort)) {
     throw new ProblemException(problemOf('continuationOutdated'));

@@ -1,5 +1,5 @@
 import type { Logger } from 'typeorm';
-import { SNAPSHOT_STATEMENTS, STATEMENT_SEPARATOR } from '../../../src/database/server-attempt';
+import { SNAPSHOT_STATEMENTS, STATEMENT_SEPARATOR } from '../../../src/database/read-session';
 
 export interface RecordedStatement {
   sql: string;

@@ -4,7 +4,7 @@ import type { OrderFilters } from '../../../src/orders/model';
 import type { PlanRule } from '../../../src/orders/query-plan';
 import { format } from 'mysql2';
 import { QueryShapes } from '../../../src/database/query-shapes';
-import { SNAPSHOT_STATEMENTS, STATEMENT_SEPARATOR } from '../../../src/database/server-attempt';
+import { SNAPSHOT_STATEMENTS, STATEMENT_SEPARATOR } from '../../../src/database/read-session';
 import { LISTING_SQL_FILES, SERVER_KINDS, listingSql, roundTripsOf, rulesIn } from './listing-sql';
 
 /** Every rule the planner has: the record's type makes a rule added to PlanRule a compile error here until listed. */
@@ -52,8 +52,8 @@ describe('the listing’s statements, as checked in', () => {
       const built = new Map<string, string>();
       const clashes: string[] = [];
       // Called below with the instance it belongs to, or with a fresh one.
-    // eslint-disable-next-line @typescript-eslint/unbound-method
-    const cached = QueryShapes.prototype.statement;
+      // eslint-disable-next-line @typescript-eslint/unbound-method
+      const cached = QueryShapes.prototype.statement;
       // Each statement is also built afresh, without the cache, and what it gives is kept by key.
       const spy = jest.spyOn(QueryShapes.prototype, 'statement').mockImplementation(function (
         this: QueryShapes,

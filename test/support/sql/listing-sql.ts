@@ -4,22 +4,15 @@ import { Role, type Caller } from '../../../src/auth/role';
 import { ProblemException } from '../../../src/common/problem/problem-details';
 import { LocalTimeFormatter } from '../../../src/common/time/local-time';
 import type { DatabaseConfig } from '../../../src/config/database.config';
-import {
-  NoCapableServerException,
-  type PinnedReads,
-  type ReadRouter,
-  type ReadSession,
-  type ServerRequirement,
-  holds,
-} from '../../../src/database/read-router';
+import type { PinnedReads, ReadRequirements, ReadRouter } from '../../../src/database/read-router';
+import { NoCapableServerException, holds } from '../../../src/database/server-choice';
 import { MonotonicClock } from '../../../src/common/time/clock';
 import type { DatabaseServer } from '../../../src/database/database-server';
 import { RequestDeadline } from '../../../src/database/request-deadline';
-import { ServerAttempt, STATEMENT_SEPARATOR } from '../../../src/database/server-attempt';
+import { ReadSession, STATEMENT_SEPARATOR, type StatementKind } from '../../../src/database/read-session';
 import { isSnapshotStatement } from '../app/statement-recorder';
 import { StatementTimings } from '../../../src/database/statement-timings';
 import { EMBEDDED_CATALOG, type ServerCatalog } from '../../../src/database/server-catalog';
-import type { ListingStatement, ObservedStatements } from '../../../src/observability/observed-statements';
 import { ORDER_ENTITIES } from '../../../src/orders/order-entities';
 import { Order } from '../../../src/orders/order.entity';
 import { listingVariantOf } from '../../../src/orders/listing-variant';
@@ -229,7 +222,7 @@ class OfflineDataSource extends DataSource {
 }
 
 export interface Sent {
-  kind: ListingStatement | 'snapshot';
+  kind: StatementKind | 'snapshot';
   sql: string;
   parameters: unknown[];
 }
@@ -362,7 +355,7 @@ async function sendRequest(server: Server, request: ListingRequest): Promise<{ s
     }
     return [];
   };
-  // The service's own ServerAttempt sends each statement: what it sends around them (a snapshot begun and ended in
+  // The service's own ReadSession sends each statement: what it sends around them (a snapshot begun and ended in
   // their round trips, or ended on its own) is recorded as sent. The server answers each statement of a round trip.
   // On the embedded database, the statements of a round trip come one at a time.
   const runner = {
@@ -375,7 +368,7 @@ async function sendRequest(server: Server, request: ListingRequest): Promise<{ s
         return answer(kind);
       });
       sent.push({
-        kind: answered.length === 0 ? 'snapshot' : (answered.join('+') as ListingStatement),
+        kind: answered.length === 0 ? 'snapshot' : (answered.join('+') as StatementKind),
         sql,
         parameters,
       });
@@ -383,27 +376,36 @@ async function sendRequest(server: Server, request: ListingRequest): Promise<{ s
     },
   } as unknown as QueryRunner;
   const answering = { catalog, health: { answering: true }, timings: new StatementTimings(new MonotonicClock()) };
-  const connect = <T>(work: (session: ReadSession) => Promise<T>, required?: ServerRequirement): Promise<T> => {
+  // Each statement's kind, as the service names it, says how the catalogue's server answers it.
+  const observer = {
+    started: (kind: StatementKind) => {
+      kinds = kind.split('+');
+      return () => undefined;
+    },
+  };
+  const connect = async <T>(
+    work: (session: ReadSession) => Promise<T>,
+    { required }: ReadRequirements = {},
+  ): Promise<T> => {
     if (!holds(catalog, required)) throw new NoCapableServerException();
     const deadline = new RequestDeadline(Number.POSITIVE_INFINITY, new MonotonicClock());
-    return new ServerAttempt(runner, deadline, answering as unknown as DatabaseServer, false).run(work);
+    const session = new ReadSession(runner, deadline, answering as unknown as DatabaseServer, { observer });
+    try {
+      return await work(session);
+    } finally {
+      await session.end();
+    }
   };
   const reads = {
     withConnection: connect,
-    pinned: (required?: ServerRequirement): PinnedReads => {
+    pinned: ({ required }: ReadRequirements = {}): PinnedReads => {
       if (!holds(catalog, required)) throw new NoCapableServerException();
       // The catalogue's server never fails: an export stays where it is.
       return { withConnection: (work) => connect(work), moveAfter: () => false };
     },
   } as unknown as ReadRouter;
-  const statements = {
-    run: <T>(statement: ListingStatement, _runner: QueryRunner, execute: () => Promise<T>) => {
-      kinds = statement.split('+');
-      return execute();
-    },
-  } as unknown as ObservedStatements;
   const service = new OrdersService(
-    new OrdersRepository(server.dataSource, statements, {
+    new OrdersRepository(server.dataSource, {
       type: server.planner ? 'mysql' : 'sqlite',
       fullSortMaxOrders: FULL_SORT_MAX_ORDERS,
     } as DatabaseConfig),
@@ -425,7 +427,7 @@ async function sendRequest(server: Server, request: ListingRequest): Promise<{ s
       key: parsed.keys.map(({ field }) => SEEK_VALUES[field]),
       bound: 9_999_999,
     },
-    walkScope: () => 'not read: no link is written',
+    walkScope: 'not read: no link is written',
     echoedParameters: [],
   };
   try {

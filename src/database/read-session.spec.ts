@@ -3,35 +3,42 @@ import type { QueryRunner } from 'typeorm';
 import type { Clock } from '../common/time/clock';
 import type { DatabaseServer } from './database-server';
 import { RequestDeadline } from './request-deadline';
-import { ServerAttempt, SNAPSHOT_STATEMENTS } from './server-attempt';
+import { ReadSession, SNAPSHOT_STATEMENTS } from './read-session';
 import { EMBEDDED_CATALOG, UNKNOWN_CATALOG, type ServerCatalog } from './server-catalog';
 import { StatementTimings } from './statement-timings';
 
 const clock: Clock = { now: () => Date.now() };
 
-describe('ServerAttempt', () => {
+/** As the router runs a unit of work: the work, then the session's end, whatever the work's outcome. */
+const unitOfWork = <T>(session: ReadSession, work: (session: ReadSession) => Promise<T>): Promise<T> =>
+  work(session).finally(() => session.end());
+
+describe('ReadSession', () => {
   it('stops the statement of a reader that no longer wants it, and keeps its connection out of the pool', async () => {
     const connection = { threadId: 42, destroy: jest.fn() };
     // The runner TypeORM lends holds the connection its statement runs on; nothing else of it is used here.
-    const runner = { databaseConnection: connection } as unknown as QueryRunner;
-    // A server that answers: only the interruption is asked of it.
-    const interrupt = jest.fn((threadId: number) => Promise.resolve(void threadId));
-    const server = { interrupt, health: { answering: true }, timings: new StatementTimings(clock) };
-    const cancelled = new AbortController();
-    const attempt = new ServerAttempt(
-      runner,
-      new RequestDeadline(2000, clock),
-      server as unknown as DatabaseServer,
-      false,
-      cancelled.signal,
-    );
     let fail: (error: Error) => void = () => undefined;
-    const statement = attempt.statement(
-      () =>
+    // Its statement runs until the KILL ends it.
+    const runner = {
+      databaseConnection: connection,
+      query: () =>
         new Promise((_, reject) => {
           fail = reject;
         }),
-    );
+    } as unknown as QueryRunner;
+    // A server that answers: only the interruption is asked of it.
+    const interrupt = jest.fn((threadId: number) => Promise.resolve(void threadId));
+    const server = {
+      interrupt,
+      health: { answering: true },
+      timings: new StatementTimings(clock),
+      catalog: UNKNOWN_CATALOG,
+    };
+    const cancelled = new AbortController();
+    const session = new ReadSession(runner, new RequestDeadline(2000, clock), server as unknown as DatabaseServer, {
+      cancelled: cancelled.signal,
+    });
+    const statement = session.query('page', ['SELECT 1', []]);
     cancelled.abort();
     expect(interrupt).toHaveBeenCalledWith(42);
     expect(connection.destroy).not.toHaveBeenCalled();
@@ -63,25 +70,20 @@ describe('ServerAttempt', () => {
       } as unknown as QueryRunner;
       // A server that answers, MySQL unless told; only its timings and kind are read around each statement.
       const server = { health: { answering: true }, timings: new StatementTimings(clock), catalog };
-      const attempt = new ServerAttempt(
-        runner,
-        new RequestDeadline(2000, clock),
-        server as unknown as DatabaseServer,
-        false,
-      );
+      const attempt = new ReadSession(runner, new RequestDeadline(2000, clock), server as unknown as DatabaseServer);
       return { attempt, sent, recorded, connection };
     };
     const { begin, end } = SNAPSHOT_STATEMENTS;
 
     it('begins in the round trip of the next statement and ends in that of the last, adding none', async () => {
       const { attempt, sent, connection } = recordingRunner();
-      const answers = await attempt.run(async (session) => {
+      const answers = await unitOfWork(attempt, async (session) => {
         session.beginSnapshot();
         session.beginSnapshot();
         return [
-          await session.query('SELECT 1', []),
-          await session.query('SELECT 2', []),
-          await session.query('SELECT 3', [], { last: true }),
+          await session.query('page', ['SELECT 1', []]),
+          await session.query('page', ['SELECT 2', []]),
+          await session.query('page', ['SELECT 3', []], { last: true }),
         ];
       });
       expect(sent).toEqual([`${begin};\nSELECT 1`, 'SELECT 2', `SELECT 3;\n${end}`]);
@@ -93,9 +95,9 @@ describe('ServerAttempt', () => {
     it('is ended on its own when the work fails before its last statement, or that statement fails', async () => {
       const failed = recordingRunner();
       await expect(
-        failed.attempt.run(async (session) => {
+        unitOfWork(failed.attempt, async (session) => {
           session.beginSnapshot();
-          await session.query('SELECT 1', []);
+          await session.query('page', ['SELECT 1', []]);
           throw new Error('the page failed');
         }),
       ).rejects.toThrow('the page failed');
@@ -103,10 +105,10 @@ describe('ServerAttempt', () => {
 
       const lastFailed = recordingRunner(`SELECT 2;\n${end}`);
       await expect(
-        lastFailed.attempt.run(async (session) => {
+        unitOfWork(lastFailed.attempt, async (session) => {
           session.beginSnapshot();
-          await session.query('SELECT 1', []);
-          return session.query('SELECT 2', [], { last: true });
+          await session.query('page', ['SELECT 1', []]);
+          return session.query('page', ['SELECT 2', []], { last: true });
         }),
       ).rejects.toThrow('Connection lost');
       expect(lastFailed.sent).toEqual([`${begin};\nSELECT 1`, `SELECT 2;\n${end}`, end]);
@@ -115,9 +117,9 @@ describe('ServerAttempt', () => {
     it('closes a connection that cannot end it rather than pooling it', async () => {
       const lost = recordingRunner(end);
       await expect(
-        lost.attempt.run(async (session) => {
+        unitOfWork(lost.attempt, async (session) => {
           session.beginSnapshot();
-          return session.query('SELECT 1', []);
+          return session.query('page', ['SELECT 1', []]);
         }),
       ).resolves.toBe('result of SELECT 1');
       expect(lost.sent).toEqual([`${begin};\nSELECT 1`, end]);
@@ -126,14 +128,15 @@ describe('ServerAttempt', () => {
 
     it('sends statements in one round trip, between the snapshot’s statements, each answered its own result', async () => {
       const { attempt, sent, recorded } = recordingRunner();
-      const answers = await attempt.run(async (session) => {
-        const alone = await session.queries([['SELECT 1', [1]]]);
+      const answers = await unitOfWork(attempt, async (session) => {
+        const alone = await session.queries('count', [['SELECT 1', [1]]]);
         session.beginSnapshot();
-        const page = await session.query('SELECT 2', []);
+        const page = await session.query('page', ['SELECT 2', []]);
         return [
           alone,
           page,
           await session.queries(
+            'count+seats',
             [
               ['SELECT 3', [3]],
               ['SELECT 4', [4, 4]],
@@ -153,8 +156,8 @@ describe('ServerAttempt', () => {
 
     it('sends them one at a time to the embedded database, which takes one statement at a time', async () => {
       const { attempt, sent } = recordingRunner(undefined, EMBEDDED_CATALOG);
-      const answers = await attempt.run((session) =>
-        session.queries([
+      const answers = await unitOfWork(attempt, (session) =>
+        session.queries('count+seats', [
           ['SELECT 3', [3]],
           ['SELECT 4', [4]],
         ]),
@@ -165,13 +168,15 @@ describe('ServerAttempt', () => {
 
     it('sends nothing for a snapshot asked for before no statement, nor around work that asked for none', async () => {
       const asked = recordingRunner();
-      await expect(asked.attempt.run((session) => Promise.resolve(session.beginSnapshot()))).resolves.toBeUndefined();
+      await expect(
+        unitOfWork(asked.attempt, (session) => Promise.resolve(session.beginSnapshot())),
+      ).resolves.toBeUndefined();
       expect(asked.sent).toEqual([]);
 
       const none = recordingRunner();
-      await expect(none.attempt.run((session) => session.query('SELECT 1', [], { last: true }))).resolves.toBe(
-        'result of SELECT 1',
-      );
+      await expect(
+        unitOfWork(none.attempt, (session) => session.query('page', ['SELECT 1', []], { last: true })),
+      ).resolves.toBe('result of SELECT 1');
       expect(none.sent).toEqual(['SELECT 1']);
     });
   });
