@@ -24,7 +24,7 @@ async function bootstrap(): Promise<void> {
     autoFlushLogs: false,
   });
   configureApp(app);
-  // Exit 0 once closed (docs/API.md §10), which also lets the asynchronous log destination flush.
+  // Exit 0 once closed, which also lets the asynchronous log destination flush.
   app.enableShutdownHooks(['SIGTERM', 'SIGINT'], { useProcessExit: true });
   const config = app.get<AppConfig>(APP_CONFIG);
   // Every interface, as a container needs; Fastify alone would listen on localhost only.

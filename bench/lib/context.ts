@@ -3,7 +3,7 @@ import { signDevelopmentToken } from '../../src/auth/development-token';
 import { Role } from '../../src/auth/role';
 import { toAuthConfig } from '../../src/config/auth.config';
 import { toDatabaseConfig } from '../../src/config/database.config';
-import type { EnvironmentVariables } from '../../src/config/environment';
+import type { EnvironmentVariables } from '../../src/config/environment-variables';
 import { buildDataSourceOptions } from '../../src/database/data-source-options';
 
 interface Scenario {

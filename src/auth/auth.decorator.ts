@@ -7,10 +7,7 @@ import { callerOf } from './token-verdict';
 
 export const BEARER_SCHEME = 'bearer';
 
-/**
- * Requires a valid access token whose role is one of `roles`: 401 without one,
- * 403 with another role. The token itself is read by the global JwtAuthGuard.
- */
+/** Requires a valid access token whose role is one of `roles`: 401 without one, 403 with another role. */
 export function Auth(...roles: Role[]): MethodDecorator & ClassDecorator {
   return applyDecorators(SetMetadata(ROLES_KEY, roles), UseGuards(RolesGuard), ApiBearerAuth(BEARER_SCHEME));
 }

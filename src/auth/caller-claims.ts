@@ -17,12 +17,8 @@ function memberIdOf(value: unknown): number | undefined {
 const isObject = (value: unknown): value is Record<string, unknown> =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
 
-/**
- * A claim by its configured name: taken whole when the token has a claim of
- * exactly that name (`cognito:groups`, `https://orders.example.com/roles`),
- * else followed through objects by the names between its dots
- * (`realm_access.roles`, `resource_access.orders-api.roles`).
- */
+/** A claim by its configured name: taken whole when the token has a claim of exactly that name (`cognito:groups`),
+ * else followed through objects by the names between its dots (`realm_access.roles`). */
 export function claimAt(claims: Record<string, unknown>, path: string): unknown {
   if (Object.hasOwn(claims, path)) return claims[path];
   let value: unknown = claims;
@@ -36,11 +32,8 @@ export function claimAt(claims: Record<string, unknown>, path: string): unknown 
 /** RFC 6749 §3.3: scope tokens joined by single spaces, none leading or trailing. */
 const SCOPE_LIST = /^[\x21\x23-\x5B\x5D-\x7E]+( [\x21\x23-\x5B\x5D-\x7E]+)*$/;
 
-/**
- * An array of strings, or a string: its space-separated values when it is a
- * well-formed scope list, else the one value it is, so that `"ADMIN "` is not
- * read as ADMIN.
- */
+/** An array of strings, or a string: its space-separated values when it is a well-formed scope list, else the one
+ * value it is, so that `"ADMIN "` is not read as ADMIN. */
 function valuesOf(claim: unknown): string[] {
   if (typeof claim === 'string') return SCOPE_LIST.test(claim) ? claim.split(' ') : [claim];
   if (Array.isArray(claim)) return claim.filter((value): value is string => typeof value === 'string');
@@ -55,12 +48,8 @@ function roleOf(claims: Record<string, unknown>, mapping: ClaimMapping): Role | 
   return undefined;
 }
 
-/**
- * docs/API.md §2: a verified token still names nobody usable unless its member
- * id claim holds a positive integer and one of its role claims a role value
- * the configuration knows. The refusal names the claims it looked in, never
- * which values would have worked.
- */
+/** docs/API.md §2: a verified token still names nobody usable unless its member id claim holds a positive integer
+ * and one of its role claims a role value the configuration knows. */
 export function callerFromClaims(claims: Record<string, unknown>, mapping: ClaimMapping): ClaimsCheck {
   const id = memberIdOf(claimAt(claims, mapping.memberId));
   if (id === undefined) {

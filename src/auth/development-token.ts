@@ -2,10 +2,7 @@ import jwt from 'jsonwebtoken';
 import type { AuthConfig } from '../config/auth.config';
 import { Role } from './role';
 
-/**
- * Signs a token the service accepts when it runs with a shared secret. For
- * development and tests only: in production tokens come from the identity provider.
- */
+/** Signs a token the service accepts when it runs with a shared secret. */
 export function signDevelopmentToken(
   config: AuthConfig,
   claims: { sub: number; role: Role },

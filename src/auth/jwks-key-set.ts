@@ -5,11 +5,7 @@ import type { Clock } from '../common/time/clock';
 
 /** A fetch of the key set that has not answered by then has failed: with the check, a request answers within 2 s. */
 export const KEY_SET_FETCH_TIMEOUT_MS = 1_500;
-/**
- * At most one fetch this often, whatever the tokens ask for: made-up `kid`s
- * cannot make the service hammer the provider, and a key the provider has
- * just published is fetched within this long of its first use.
- */
+/** At most one fetch this often: made-up `kid`s cannot make the service hammer the provider. */
 export const KEY_SET_FETCH_COOLDOWN_MS = 5_000;
 /** A key set older than this is fetched again before it is used: how long a key removed by the provider still verifies. */
 export const KEY_SET_MAX_AGE_MS = 10 * 60_000;
@@ -29,17 +25,7 @@ export const JWKS_KEY_SET = Symbol('JWKS_KEY_SET');
 
 export type FetchOutcome = 'success' | 'failure';
 
-/**
- * docs/API.md §2, JWKS mode: the provider's keys by `kid`, fetched with
- * jwks-rsa and kept here, because what to do when a `kid` is unknown is the
- * contract's own rule. An unknown `kid` fetches the set again unless a fetch
- * ran within the cooldown; then the last fetch's outcome answers: it
- * succeeded, so the key does not exist (401), or it failed, so the token
- * cannot be checked now (503), without waiting on a provider known to be
- * failing. Concurrent requests share one fetch. A set past its age is
- * fetched again; if that fails, its keys keep verifying until the provider
- * answers, since a key the provider still has is the likely case.
- */
+/** JWKS mode: the provider's keys by `kid`, kept here because what an unknown `kid` means is the contract's rule. */
 export class JwksKeySet {
   private readonly logger = new Logger('JwksKeySet');
   private keys = new Map<string, KeyObject>();
@@ -47,7 +33,6 @@ export class JwksKeySet {
   private attemptedAt = Number.NEGATIVE_INFINITY;
   private lastOutcome?: FetchOutcome;
   private inFlight?: Promise<void>;
-  /** Fetches by outcome since start, for the metrics. */
   readonly fetches: Record<FetchOutcome, number> = { success: 0, failure: 0 };
 
   constructor(
@@ -56,7 +41,6 @@ export class JwksKeySet {
     private readonly clock: Clock,
   ) {}
 
-  /** The key set at `jwksUri`, fetched with jwks-rsa. */
   static fromUri(jwksUri: string, clock: Clock): JwksKeySet {
     // jwks-rsa's own cache and rate limit are per kid and would answer "rate limited" for a genuine new key.
     const client = new JwksClient({ jwksUri, cache: false, rateLimit: false, timeout: KEY_SET_FETCH_TIMEOUT_MS });

@@ -20,12 +20,8 @@ function describeRejection(info: unknown): string {
   }
 }
 
-/**
- * Runs first, on every request, and rejects nothing: it records on the
- * request what the token established (`request.tokenVerdict`), so that the
- * rate limit that follows can count a caller by member id when there is one
- * and by address otherwise. Protected routes answer 401/403 in RolesGuard.
- */
+/** Runs first on every request and rejects nothing: it records what the token established (`request.tokenVerdict`),
+ * so that the rate limit can count a caller by member id; RolesGuard answers 401 and 403. */
 @Injectable()
 export class JwtAuthGuard extends AuthGuard('jwt') {
   override getAuthenticateOptions(): AuthGuardAuthenticateOptions {

@@ -3,7 +3,7 @@ export enum Role {
   Admin = 'ADMIN',
 }
 
-/** Each role as metrics label it (docs/API.md §12). */
+/** Each role as metrics label it. */
 export const ROLE_LABELS = { [Role.User]: 'user', [Role.Admin]: 'admin' } as const satisfies Record<Role, string>;
 
 /** Who is calling, as established from a verified access token. */

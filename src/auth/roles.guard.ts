@@ -6,12 +6,8 @@ import { Role } from './role';
 
 export const ROLES_KEY = 'roles';
 
-/**
- * Guards a route marked with `@Auth(...roles)`, and is where every 401 and
- * 403 of docs/API.md §2 is decided, from the verdict JwtAuthGuard left on the
- * request: no usable token is 401, a verified token naming nobody usable or
- * carrying another role is 403.
- */
+/** Decides every 401 and 403 of a route marked `@Auth(...roles)`, from JwtAuthGuard's verdict: no usable token is 401,
+ * a verified token naming nobody usable or carrying another role is 403. */
 @Injectable()
 export class RolesGuard implements CanActivate {
   constructor(private readonly reflector: Reflector) {}
@@ -34,7 +30,7 @@ export class RolesGuard implements CanActivate {
       case 'no-usable-identity':
         throw new ForbiddenException(verdict.reason);
       case 'unverifiable':
-        // Not a 401: that would make the client throw away a token that may well be valid (docs/API.md §2).
+        // Not a 401: that would make the client throw away a token that may well be valid.
         throw new ProblemException(problemOf('identityProviderUnavailable'));
       case 'caller':
         if (!allowed.includes(verdict.caller.role)) {

@@ -1,9 +1,6 @@
 import type { Caller } from './role';
 
-/**
- * What the token of a request established (docs/API.md §2), found by the global
- * JwtAuthGuard on every request and acted on by RolesGuard on protected routes.
- */
+/** What a request's token established: found by JwtAuthGuard on every request, acted on by RolesGuard. */
 export type TokenVerdict =
   | { kind: 'caller'; caller: Caller }
   /** Missing, malformed, badly signed, expired, not yet valid, or without `exp`. */

@@ -21,10 +21,7 @@ import { serviceVersion } from './service-version';
 
 export const DOCS_PATH = 'docs';
 
-/**
- * Options for `NestFactory.create` shared by main.ts and the tests: Nest's own
- * body parser is replaced by {@link deferredJsonBody}, and logs wait for pino.
- */
+/** Options for `NestFactory.create` shared by main.ts and the tests: no body parser of Nest's, logs wait for pino. */
 export const APP_OPTIONS = { bodyParser: false, bufferLogs: true } as const;
 
 function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
@@ -64,12 +61,7 @@ function setUpSwagger(app: INestApplication): void {
   });
 }
 
-/**
- * CORS for the configured web clients. Only a real preflight (Origin and
- * Access-Control-Request-Method) is answered as one: any other OPTIONS gets
- * what every method without a route gets, a 404 problem, where the CORS
- * plugin would answer a plain-text 400.
- */
+/** CORS for the configured web clients. */
 function enableCors(app: NestFastifyApplication, origins: string[]): void {
   const options: FastifyCorsOptions = {
     origin: origins,
@@ -83,10 +75,7 @@ function enableCors(app: NestFastifyApplication, origins: string[]): void {
   });
 }
 
-/**
- * Everything about the HTTP surface that is not a module: shared by `main.ts`
- * and the end-to-end tests. Hooks run in the order added, before Nest's guards.
- */
+/** Everything about the HTTP surface that is not a module: shared by `main.ts` and the end-to-end tests. */
 export function configureApp(app: NestFastifyApplication): void {
   const config = app.get<AppConfig>(APP_CONFIG);
   app.useLogger(app.get(Logger));

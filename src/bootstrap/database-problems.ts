@@ -2,7 +2,7 @@ import { problemOf, type Problem } from '../common/problem/problem-details';
 import { DatabaseSaturatedError, DatabaseUnavailableError } from '../database/database-errors';
 import { ReplicasBehindError } from '../database/server-choice';
 
-/** The database layer's refusals as the HTTP answers of docs/API.md §10 and §18. */
+/** The database layer's refusals as the HTTP answers of and §18. */
 export function databaseProblemOf(error: unknown): Problem | undefined {
   if (error instanceof DatabaseUnavailableError)
     return problemOf(error.timedOut ? 'databaseTimeout' : 'databaseUnavailable');

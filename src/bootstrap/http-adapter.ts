@@ -6,15 +6,10 @@ import { chooseRequestId } from '../common/request-id';
 import type { ProxyTrust } from '../config/trusted-proxies';
 import { traceRequests } from '../observability/tracing';
 
-/**
- * The HTTP server under Nest: Fastify, chosen over Express by measurement
- * (docs/BENCHMARKS.md). Its options keep the behaviour the contract was first
- * built and tested on. It is made before the application, so it is given what it needs of the configuration.
- */
+/** The HTTP server under Nest: Fastify, chosen over Express by measurement (docs/BENCHMARKS.md). */
 export function createHttpAdapter(trustProxy?: ProxyTrust): FastifyAdapter {
   const adapter = new FastifyAdapter({
-    // TRUST_PROXY: which hops' X-Forwarded-For names the client (request.ip), for rate limits and logs. A function
-    // always, since Fastify's own hop count refuses to trust anything.
+    // TRUST_PROXY: which hops' X-Forwarded-For names the client (request.ip), for rate limits and logs.
     trustProxy,
     // Requests are logged by one hook through nestjs-pino's logger (logging/request-log.ts); Fastify's would add more.
     logger: false,
@@ -23,8 +18,8 @@ export function createHttpAdapter(trustProxy?: ProxyTrust): FastifyAdapter {
     clientErrorHandler: answerUnparsableRequest,
     // A malformed URL is refused by the router before any hook or Nest filter could see it.
     frameworkErrors: answerFrameworkError,
-    // During shutdown the requests still arriving on open connections are answered, not refused with
-    // Fastify's plain-JSON 503: the grace period exists for them (docs/API.md §10).
+    // During shutdown the requests still arriving on open connections are answered, not refused with Fastify's
+    // plain-JSON 503: the grace period exists for them.
     return503OnClosing: false,
     routerOptions: {
       // `/orders/` and `/Orders` name the same resource, as they did on Express.

@@ -3,11 +3,7 @@ import { join } from 'node:path';
 
 const PACKAGE_NAME = 'orders-service';
 
-/**
- * The service's version, kept in one place: package.json's `version`, which the OpenAPI document carries as
- * `info.version` and CHANGELOG.md describes. Read from the folder the service runs in (the package's own, as its
- * npm scripts and the container image run it), and refused from any other package's.
- */
+/** package.json's `version`: the one place the service's version is kept. */
 export function serviceVersion(directory = process.cwd()): string {
   const manifest = JSON.parse(readFileSync(join(directory, 'package.json'), 'utf8')) as {
     name?: string;

@@ -7,11 +7,8 @@ import { DOCS_PATH } from './configure-app';
 
 const DEMO_TOKEN_LIFETIME = '12h';
 
-/**
- * What a developer needs to try the service at once: where it is and, on the embedded demo database with the
- * built-in development secret (the only configuration whose tokens anyone may sign), tokens for both variants.
- * Any other configuration verifies tokens that open real orders: none is ever printed then.
- */
+/** What a developer needs to try the service at once: where it is and, on the embedded demo database with the
+ * built-in development secret (the only configuration whose tokens anyone may sign), tokens for both variants. */
 export function startupBanner(baseUrl: string, app: AppConfig, auth: AuthConfig, demoMemberId: number): string {
   const lines = [`Orders service listening on ${baseUrl}`];
   if (app.docsEnabled) lines.push(`Swagger UI: ${baseUrl}/${DOCS_PATH}`);

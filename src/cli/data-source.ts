@@ -6,11 +6,7 @@ import { validateEnvironment } from '../config/environment';
 import { buildDataSourceOptions } from '../database/data-source-options';
 import { ORDER_ENTITIES } from '../orders/order-entities';
 
-/**
- * The DataSource of the TypeORM CLI (`migration:generate`, `migration:revert`), configured by the same variables as
- * the service; `ormconfig.ts` is the same module for development. Running the migrations is `migrate.ts`'s, which
- * also brings each replica's own structures up to date.
- */
+/** The TypeORM CLI's DataSource, configured by the service's variables; `ormconfig.ts` is the same module. */
 export default new DataSource({
   ...buildDataSourceOptions(toDatabaseConfig(validateEnvironment(process.env)), 'maintenance'),
   // migration:generate compares these with the schema.

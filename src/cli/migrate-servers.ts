@@ -22,14 +22,8 @@ interface Candidate {
   address?: { host: string; port: number };
 }
 
-/**
- * `npm run migration:run`: the primary's migrations (the schema every server shares, replicated from it), then,
- * with DB_REPLICAS set, each replica's own read structures (docs/API.md §14), once it has applied the primary's
- * migrations. Which server is the primary is what the servers say (docs/API.md §20): after a promotion, the
- * promoted one, whose replica structures are taken off since the sale's writes pay for them. Where the primary has
- * migrations to run, each replica's own column is taken off first (`removeReplicaColumn`) and rebuilt after.
- * Idempotent: a server already up to date is left as it is.
- */
+/** `npm run migration:run`: the primary's migrations, then each replica's own structures once it has applied them; the
+ * primary is the server that says so, and a promoted one loses the replicas' structures. Idempotent. */
 export async function migrateServers(config: DatabaseConfig, log: (line: string) => void): Promise<void> {
   const { primary: elected, replicas } = await topologyOf(config, log);
   const primary = new DataSource({
@@ -73,10 +67,7 @@ export async function migrateServers(config: DatabaseConfig, log: (line: string)
 
 const labelOf = ({ name, address }: Candidate) => (address ? `${name} (${address.host}:${address.port})` : name);
 
-/**
- * DB_HOST and DB_REPLICAS are candidates: each is asked what it is, and the primary is the one docs/API.md §20
- * follows. Without replicas, DB_HOST. A candidate that neither is the primary nor replicates is left alone.
- */
+/** DB_HOST and DB_REPLICAS are candidates: each is asked what it is, and the primary is the one follows. */
 async function topologyOf(
   config: DatabaseConfig,
   log: (line: string) => void,

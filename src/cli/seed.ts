@@ -48,12 +48,8 @@ interface SecondaryIndex {
   definition: string;
 }
 
-/**
- * Bulk loading into the secondary indexes with a small buffer pool turns
- * every insert into random reads; the same indexes built once after the load
- * take a fraction of that time (docs/BENCHMARKS.md). Their definitions are
- * read from the database, so the migrations stay their only source.
- */
+/** Bulk loading into the secondary indexes with a small buffer pool turns every insert into random reads; the same
+ * indexes built once after the load take a fraction of that time (docs/BENCHMARKS.md). */
 async function withSecondaryIndexesBuiltAfterwards(dataSource: DataSource, load: () => Promise<void>): Promise<void> {
   if (dataSource.options.type !== 'mysql') return load();
   const columns = await dataSource.query<Array<{ name: string; column: string; descending: number }>>(
@@ -82,11 +78,7 @@ async function withSecondaryIndexesBuiltAfterwards(dataSource: DataSource, load:
   }
 }
 
-/**
- * Fills the configured database with generated orders, for demos and
- * measurements. The same options and seed always give the same data: times
- * count back from --end, not from now.
- */
+/** Fills the configured database with generated orders, for demos and measurements. */
 async function main(): Promise<void> {
   if (process.env.NODE_ENV === 'production') throw new Error('Refusing to seed with NODE_ENV=production.');
   const env = validateEnvironment(process.env);

@@ -8,11 +8,7 @@ import { isDevelopmentVerification } from '../config/jwt-verification';
 
 const USAGE = 'Usage: npm run token -- --sub <member id> --role USER|ADMIN [--exp 1h]';
 
-/**
- * Prints a token for the embedded demo database, signed with the built-in development secret (docs/API.md,
- * "Authentication"). Any other configuration verifies tokens that open real orders, which only its identity
- * provider issues: the command refuses to sign for it.
- */
+/** Prints a token for the embedded demo database, signed with the built-in development secret. */
 function main(): void {
   if (process.env.NODE_ENV === 'production') {
     throw new Error('Refusing to sign tokens with NODE_ENV=production: tokens come from the identity provider there.');

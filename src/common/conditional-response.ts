@@ -8,13 +8,8 @@ const REVALIDATE_PRIVATELY = 'private, no-cache';
 /** A strong validator for a JSON body: the same bytes give the same tag on every instance of the fleet. */
 const entityTagOf = (body: Buffer): string => `"${hash('sha1', body, 'base64url')}"`;
 
-/**
- * Sends a JSON body with its entity tag, or `304` with no body when the
- * request's `If-None-Match` names that tag (docs/API.md §13). `fresh` reads the
- * header's list and weak forms; it is given the header alone, since it would
- * otherwise treat a request's `Cache-Control: no-cache` as unconditional, and
- * a polling client that sent a tag asked for the comparison.
- */
+/** Sends a JSON body with its entity tag, or `304` with no body when the request's `If-None-Match` names that tag;
+ * `fresh` is given that header alone, or it would treat `Cache-Control: no-cache` as unconditional. */
 export function sendConditionally(request: FastifyRequest, reply: FastifyReply, json: string): FastifyReply {
   // Encoded once, for the tag and for the socket alike.
   const body = Buffer.from(json, 'utf8');

@@ -14,13 +14,8 @@ declare module 'fastify' {
 const hasBody = (request: FastifyRequest): boolean =>
   request.headers['transfer-encoding'] !== undefined || Number(request.headers['content-length'] ?? 0) > 0;
 
-/**
- * docs/API.md §1 accepts the parameters as a JSON body on the GET, which Fastify
- * never parses (it reads bodies of POST, PUT and the like only). body-parser
- * reads it from the raw request. A parse failure is kept on the request
- * instead of answered at once: docs/API.md §3 checks the token (401) and the
- * role (403) before anything else (400), and the guards run after every hook.
- */
+/** docs/API.md §1 accepts the parameters as a JSON body on the GET, which Fastify never parses (it reads bodies of
+ * POST, PUT and the like only). */
 export function deferredJsonBody() {
   const parse = bodyParser.json({ limit: MAX_JSON_BODY_BYTES });
   return (request: FastifyRequest, reply: FastifyReply, done: () => void): void => {

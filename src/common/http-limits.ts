@@ -6,16 +6,13 @@ import type { Socket } from 'node:net';
 import { InvalidParametersException } from './problem/invalid-parameters.exception';
 import { plainProblem, problemAnswer } from './problem/problem-details';
 
-/** The largest JSON body of parameters a GET may carry (docs/API.md §3); far above any real request. */
+/** The largest JSON body of parameters a GET may carry; far above any real request. */
 export const MAX_JSON_BODY_BYTES = 16 * 1024;
 const MAX_QUERY_STRING_LENGTH = 4096;
 const MAX_QUERY_PARAMETERS = 50;
 
-/**
- * Refuses query strings no client of this API needs, before anything parses
- * them (an `onRequest` hook runs before Fastify reads the query): the parser
- * would otherwise split thousands of pairs.
- */
+/** Refuses query strings no client of this API needs, before anything parses them (an `onRequest` hook runs before
+ * Fastify reads the query): the parser would otherwise split thousands of pairs. */
 export function limitQueryString(request: FastifyRequest, _reply: FastifyReply, done: (error?: Error) => void): void {
   const query = request.url.split('?').slice(1).join('?');
   if (query.length > MAX_QUERY_STRING_LENGTH) {
@@ -41,11 +38,8 @@ const PARSER_ERRORS: Record<string, [number, string]> = {
   HPE_URI_TOO_LONG: [414, 'The request URL is too long'],
 };
 
-/**
- * Fastify's `clientErrorHandler`: requests that Node's HTTP parser rejects
- * (oversized headers, a raw non-ASCII URL, broken framing) never become a
- * request; they are answered as problem+json like every other error.
- */
+/** Fastify's `clientErrorHandler`: requests that Node's HTTP parser rejects (oversized headers, a raw non-ASCII
+ * URL, broken framing) never become a request; they are answered as problem+json like every other error. */
 export function answerUnparsableRequest(error: Error & { code?: string }, socket: Socket): void {
   if (!socket.writable || (error.code === 'ECONNRESET' && socket.destroyed)) {
     socket.destroy();

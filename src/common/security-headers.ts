@@ -5,13 +5,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 /** helmet's defaults, but `upgrade-insecure-requests`: Swagger UI is served over plain HTTP in development, and upgrading its requests to HTTPS would break it. */
 const HELMET_OPTIONS: HelmetOptions = { contentSecurityPolicy: { directives: { upgradeInsecureRequests: null } } };
 
-/**
- * The headers helmet sets with these options, found by running helmet's own
- * middleware once. None of them depends on the request (no nonce, no
- * per-request directive), so working them out on every request — as helmet's
- * middleware does, the content security policy string included — only spent
- * CPU (docs/BENCHMARKS.md).
- */
+/** The headers helmet sets with these options, found by running helmet's own middleware once. */
 function securityHeaders(options: HelmetOptions = HELMET_OPTIONS): Record<string, string> {
   const headers: Record<string, string> = {};
   const response = {

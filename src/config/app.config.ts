@@ -1,4 +1,4 @@
-import type { EnvironmentVariables } from './environment';
+import type { EnvironmentVariables } from './environment-variables';
 import { readTrustedProxies, type ProxyTrust } from './trusted-proxies';
 
 /** Signs page links where no secret is configured: development and tests only (refused with NODE_ENV=production). */

@@ -1,4 +1,5 @@
-import { jwtVerificationOf, type EnvironmentVariables } from './environment';
+import { jwtVerificationOf } from './environment';
+import type { EnvironmentVariables } from './environment-variables';
 import { defaultAlgorithms, type JwtAlgorithm, type JwtVerification } from './jwt-verification';
 
 export interface AuthConfig {
@@ -9,7 +10,7 @@ export interface AuthConfig {
   issuer?: string;
   audience?: string;
   clockToleranceSeconds: number;
-  /** Where the member id and the roles are read from, and which role values select each variant (docs/API.md §2). */
+  /** Where the member id and the roles are read from, and which role values select each variant. */
   claims: ClaimMapping;
 }
 

@@ -3,22 +3,15 @@ import { ConfigModule, getConfigToken, registerAs } from '@nestjs/config';
 import { toAppConfig } from './app.config';
 import { toAuthConfig } from './auth.config';
 import { toDatabaseConfig } from './database.config';
-import { validateEnvironment, type EnvironmentVariables } from './environment';
+import { validateEnvironment } from './environment';
+import type { EnvironmentVariables } from './environment-variables';
 
 /** Injection tokens of the configuration namespaces (`@Inject(APP_CONFIG) config: AppConfig`). */
 export const APP_CONFIG = getConfigToken('app');
 export const DATABASE_CONFIG = getConfigToken('database');
 export const AUTH_CONFIG = getConfigToken('auth');
 
-/**
- * The configuration of one application: the environment is validated once,
- * by ConfigModule's `validate` (docs/API.md §8: an invalid value stops the start,
- * named), and each namespace is cut from those validated values.
- *
- * A function rather than a static import so that validation runs when an
- * application is assembled, not when this file is first imported: tests start
- * several applications with different environments in one process.
- */
+/** The environment is validated once (an invalid value stops the start, named); each namespace is cut from it. */
 export function configModule(): Promise<DynamicModule> {
   let validated: EnvironmentVariables | undefined;
   const environment = (): EnvironmentVariables => {

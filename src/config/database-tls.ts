@@ -2,11 +2,7 @@ import { X509Certificate } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { isIP } from 'node:net';
 
-/**
- * `off`: plain TCP. `required`: encrypted, the server's certificate not checked (protects against listeners, not
- * against someone posing as the server). `verify-ca`: the certificate must be signed by DB_SSL_CA (or a CA Node
- * trusts). `verify-identity`: that, and it must name the host the service connects to.
- */
+/** `off`: plain TCP. */
 export const DATABASE_TLS_MODES = ['off', 'required', 'verify-ca', 'verify-identity'] as const;
 
 /** mysql2's `ssl` option, for the primary and every replica alike. */

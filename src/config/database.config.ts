@@ -1,5 +1,5 @@
 import { readDatabaseTls, type DatabaseTls } from './database-tls';
-import type { EnvironmentVariables } from './environment';
+import type { EnvironmentVariables } from './environment-variables';
 
 export type DatabaseConfig =
   | {
@@ -19,9 +19,9 @@ export type DatabaseConfig =
       /** Read replicas, in DB_REPLICAS order; the listing reads from them while they are healthy. */
       replicas: { host: string; port: number }[];
       replicaMaxLagSeconds: number;
-      /** DB_REPLICA_MAX_STALENESS_S: how far behind a replica may be to serve what only it can (docs/API.md §18). */
+      /** DB_REPLICA_MAX_STALENESS_S: how far behind a replica may be to serve what only it can. */
       replicaMaxStalenessSeconds: number;
-      /** DB_REPLICA_WAIT_MS: how long a read waits for a replica to apply what it must reflect (docs/API.md §19). */
+      /** DB_REPLICA_WAIT_MS: how long a read waits for a replica to apply what it must reflect. */
       replicaWaitMs: number;
       /** DB_FULL_SORT_MAX_ORDERS: past it, a sort no index of a server reads in order is not sent to that server. */
       fullSortMaxOrders: number;

@@ -6,7 +6,8 @@ import { toAuthConfig } from './auth.config';
 import { toDatabaseConfig } from './database.config';
 import { getMetadataStorage } from 'class-validator';
 import { readFileSync } from 'node:fs';
-import { EnvironmentVariables, InvalidConfigurationError, validateEnvironment } from './environment';
+import { InvalidConfigurationError, validateEnvironment } from './environment';
+import { EnvironmentVariables } from './environment-variables';
 import { DEVELOPMENT_JWT_SECRET } from './jwt-verification';
 
 const rsaPublicKey = generateKeyPairSync('rsa', { modulusLength: 2048 })

@@ -1,6 +1,6 @@
 import { createPublicKey, createSecretKey, type KeyObject } from 'node:crypto';
 
-/** What jsonwebtoken may be asked to verify with; `none` is not among them (docs/API.md §2). */
+/** What jsonwebtoken may be asked to verify with; `none` is not among them. */
 export const JWT_ALGORITHMS = [
   'HS256',
   'HS384',
@@ -17,17 +17,10 @@ export const JWT_ALGORITHMS = [
 ] as const;
 export type JwtAlgorithm = (typeof JWT_ALGORITHMS)[number];
 
-/**
- * Verifies when no verification is configured, and signs the tokens `npm start` prints: on the embedded database
- * only, and never with NODE_ENV=production (tokenUseProblems).
- */
+/** Verifies when nothing is configured and signs `npm start`'s tokens: embedded database only, never in production. */
 export const DEVELOPMENT_JWT_SECRET = 'development-only-secret-never-use-in-production';
 
-/**
- * How tokens are verified, decided once at start: the mode, the key parsed
- * into a KeyObject (given a string, jsonwebtoken would parse it again on
- * every verification), and the algorithm family the key allows.
- */
+/** How tokens are verified, decided once at start: the mode, the key parsed once into a KeyObject, its algorithms. */
 export type JwtVerification =
   | { mode: 'secret'; secret: string; key: KeyObject; family: 'symmetric' }
   | { mode: 'public-key'; key: KeyObject; family: 'asymmetric' }
@@ -55,12 +48,7 @@ const LOOPBACK_HOST = /^(localhost|127(\.\d{1,3}){3}|\[::1\])$/i;
 export const isDevelopmentVerification = (verification: JwtVerification): boolean =>
   verification.mode === 'secret' && verification.secret === DEVELOPMENT_JWT_SECRET;
 
-/**
- * Whether a verification may open this deployment. The development secret is public (it is in this repository),
- * so it only ever guards the embedded demo database. A public key or key set is the company's identity provider,
- * which issues tokens for many applications: in production the issuer and the audience must say a token is for
- * this one.
- */
+/** Whether a verification may open this deployment. */
 export function tokenUseProblems(env: DeploymentVariables, verification: JwtVerification): string[] {
   const problems: string[] = [];
   if (isDevelopmentVerification(verification) && (env.DB_TYPE !== 'sqlite' || env.NODE_ENV === 'production')) {
@@ -115,10 +103,7 @@ export function readJwtVerification(env: JwtVariables): { verification?: JwtVeri
   return { verification, problems };
 }
 
-/**
- * Pinned by the key so that a token cannot choose how it is verified (RFC 8725 §3.1):
- * a shared secret only ever verifies HS256, an RSA key RS256, an EC key ES256.
- */
+/** Pinned by the key, so that a token cannot choose how it is verified (RFC 8725 §3.1). */
 export function defaultAlgorithms(verification: JwtVerification): JwtAlgorithm[] {
   switch (verification.mode) {
     case 'secret':

@@ -1,18 +1,13 @@
 import { compile } from '@fastify/proxy-addr';
 
-/**
- * Whether the hop at `address`, `hop` steps from the service (0: the connection's peer), is a proxy whose
- * `X-Forwarded-For` entry is believed; the client is the first address, from the service outwards, that is not.
- */
+/** Whether the hop at `address`, `hop` steps from the service (0: the connection's peer), is a proxy whose
+ * `X-Forwarded-For` entry is believed; the client is the first address, from the service outwards, that is not. */
 export type ProxyTrust = (address: string, hop: number) => boolean;
 
 const HOP_COUNT = /^\d+$/;
 
-/**
- * TRUST_PROXY: unset or `0`, no proxy is trusted (a forged `X-Forwarded-For` changes nothing); a number, that many
- * hops in front of the service are proxies, whatever their address; otherwise comma-separated addresses and CIDRs
- * (or proxy-addr's names `loopback`, `linklocal`, `uniquelocal`) of the proxies.
- */
+/** TRUST_PROXY: unset or `0`, no proxy is trusted; a number, that many hops in front are proxies; otherwise the
+ * proxies' addresses and CIDRs (or proxy-addr's names `loopback`, `linklocal`, `uniquelocal`). */
 export function readTrustedProxies(value: string | undefined): { trust?: ProxyTrust; problems: string[] } {
   if (value === undefined) return { problems: [] };
   if (HOP_COUNT.test(value)) {

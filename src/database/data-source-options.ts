@@ -26,18 +26,10 @@ export const MIGRATIONS = [
 
 export const IN_MEMORY_SQLITE = ':memory:';
 
-/**
- * Who connects: the service bounds every query by DB_QUERY_TIMEOUT_MS; maintenance
- * (migrations, seeding, tests' set-up) builds indexes and loads millions of rows,
- * which take longer by nature.
- */
+/** Who connects: the service bounds each query by DB_QUERY_TIMEOUT_MS; maintenance builds indexes, taking longer. */
 export type ConnectionPurpose = 'service' | 'maintenance';
 
-/**
- * The one description of how to reach the database, shared by the service, the
- * TypeORM CLI and the seeder. It names no entity: a feature registers its own
- * (`TypeOrmModule.forFeature`), so that this layer knows none of them.
- */
+/** The one description of how to reach the database, shared by the service, the TypeORM CLI and the seeder. */
 export function buildDataSourceOptions(
   config: DatabaseConfig,
   purpose: ConnectionPurpose = 'service',
@@ -73,7 +65,7 @@ export function buildDataSourceOptions(
     // DB_SSL: encrypted, and verified as configured; one object, so that every pooled connection shares its context.
     ssl: config.tls,
     charset: 'utf8mb4_unicode_ci',
-    // Times are stored in UTC (docs/API.md §7); the driver's default, the process's zone, would shift them.
+    // Times are stored in UTC; the driver's default, the process's zone, would shift them.
     timezone: 'Z',
     poolSize: config.poolSize,
     // A server that accepts connections but never answers (paused, overloaded) costs at most this long per attempt.
@@ -81,9 +73,7 @@ export function buildDataSourceOptions(
     // mysql2 abandons a query past this time and destroys its connection, so a stuck query frees its pool slot.
     enableQueryTimeout: purpose === 'service',
     maxQueryExecutionTime: config.queryTimeoutMs,
-    // A listing that reads one snapshot begins and ends it in the round trips of its own statements
-    // (ServerAttempt.query, docs/adr/0020). Every statement the service sends is constant text with its values bound
-    // as parameters (src/orders/sql), so there is no caller's text to stack a second statement on.
+    // A snapshot is begun and ended in the round trips of a listing's own statements (docs/adr/0020).
     multipleStatements: purpose === 'service',
     // BIGINT ids and COUNT(*) come back as numbers (they stay far below 2^53); DECIMAL too, as the contract returns numbers.
     supportBigNumbers: true,
@@ -93,12 +83,9 @@ export function buildDataSourceOptions(
       // No limit here: DatabaseAdmission lets only as many requests at the pool as it has connections.
       queueLimit: 0,
       enableKeepAlive: true,
-      // mysql2 captures a stack trace for every query in case it fails (docs/BENCHMARKS.md has its cost); a failure is
-      // logged with its request id and the driver's error, so the extra frames are not worth that.
+      // A failure is logged with its request id, so mysql2's stack trace per query is not worth its cost.
       trace: false,
-      // The listing sends plain queries, never prepared statements; mysql2's default cache for them (16,000
-      // entries) is allocated up front for every connection; with a large pool that alone ran the heap out in a burst
-      // (docs/BENCHMARKS.md).
+      // mysql2's default cache of 16,000 prepared statements per connection ran a large pool's heap out; none are sent.
       maxPreparedStatements: 16,
     },
   };

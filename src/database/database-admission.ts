@@ -5,10 +5,7 @@ import type { StatementTimings } from './statement-timings';
 
 /** How much a new measurement moves the running estimate of how long a request holds its connection. */
 const SMOOTHING = 0.2;
-/**
- * The backstop to the deadline: however fast the recent pace, no more
- * requests than this wait at once, so that what they hold stays bounded.
- */
+/** The backstop to the deadline: no more requests than this wait at once, so that what they hold stays bounded. */
 const MAX_WAITING = 512;
 
 interface Waiter {
@@ -16,18 +13,6 @@ interface Waiter {
   timer?: NodeJS.Timeout;
 }
 
-/**
- * docs/API.md §10, busy is not down: every request runs all its statements on one
- * connection of the pool, and at most as many requests as the pool has
- * connections hold one at a time. The others wait their turn, first come first
- * served, while their deadline says they can still be answered. A request is
- * refused only when it could not be: it has waited as long as it could, or
- * the wait list ahead of it is longer than its remaining time can drain at
- * the recently measured pace; the deadline decides what the refusal says,
- * from the statements of this server.
- * What waiting requests hold is a timer and a place in the list; no statement
- * of theirs is started. One per database server, each over that server's pool.
- */
 /** mysql2's pool keeps its connections in queues of its own; they have no public accessor. */
 interface PoolConnections {
   _allConnections: { toArray(): PooledConnection[] };
@@ -37,12 +22,12 @@ interface PooledConnection {
   destroy(): void;
 }
 
-/** A connection admitted for one unit of work. */
 export interface ConnectionLease {
   runner: QueryRunner;
   release(): Promise<void>;
 }
 
+/** Busy is not down: a request waits for a connection while its deadline allows, refused only when it could not. */
 export class DatabaseAdmission {
   private inUse = 0;
   /** Connections to a server no longer behind this address: closed instead of going back to the pool. */
@@ -60,10 +45,7 @@ export class DatabaseAdmission {
     private readonly timings: StatementTimings,
   ) {}
 
-  /**
-   * The server behind this address changed (a moving address moved): every connection reaches the former one. The
-   * idle ones are closed now, the ones in use when they are given back, so that none is used again.
-   */
+  /** The server behind this address changed (a moving address moved): every connection reaches the former one. */
   retireConnections(): void {
     const pool = (this.dataSource.driver as unknown as { pool?: PoolConnections }).pool;
     if (!pool) return;
@@ -71,12 +53,10 @@ export class DatabaseAdmission {
     for (const connection of pool._freeConnections.toArray()) connection.destroy();
   }
 
-  /** Requests waiting for a connection now. */
   queuedRequests(): number {
     return this.waiting.length;
   }
 
-  /** Runs `work` on a connection of its own once one is free in time (`acquire`), and gives it back after. */
   async withConnection<T>(
     work: (runner: QueryRunner) => Promise<T>,
     deadline: RequestDeadline,
@@ -90,10 +70,7 @@ export class DatabaseAdmission {
     }
   }
 
-  /**
-   * A connection of its own once one is free in time, to be released once. Background work (`paced: false`) takes
-   * its turn like a request but is left out of the pace requests are judged by.
-   */
+  /** A connection of its own once one is free in time, to be released once. */
   async acquire(deadline: RequestDeadline, { paced = true }: { paced?: boolean } = {}): Promise<ConnectionLease> {
     deadline.attempting(this.timings);
     await this.admit(deadline);
@@ -137,9 +114,7 @@ export class DatabaseAdmission {
           clearTimeout(waiter.timer);
           resolve();
         },
-        // Past this, its turn would come too late for its own work to finish within the deadline. Who is to blame is
-        // decided once the answers that arrived meanwhile have been read (see RequestDeadline.race). Work without a
-        // deadline (the count fold) waits as long as it takes.
+        // Past this, its turn would come too late for its own work to finish within the deadline.
         timer: Number.isFinite(waitMs)
           ? setTimeout(() => {
               this.waiting.splice(this.waiting.indexOf(waiter), 1);

@@ -1,8 +1,4 @@
-/**
- * Driver error codes that mean "the database cannot answer now" rather than
- * "this query is wrong": the server is down, unreachable, overloaded, shutting
- * down, or the query ran past its time.
- */
+/** Driver error codes meaning "the database cannot answer now" (down, unreachable, overloaded, timed out). */
 const UNAVAILABLE_CODES = new Set([
   'ECONNREFUSED',
   'ECONNRESET',
@@ -30,10 +26,7 @@ const UNAVAILABLE_CODES = new Set([
 /** mysql2's pool reports these without a code. */
 const UNAVAILABLE_POOL_MESSAGES = new Set(['Queue limit reached.', 'No connections available.', 'Pool is closed.']);
 
-/**
- * docs/API.md §6, §10: the database is unreachable, failing, or did not answer within the request's deadline
- * (`timedOut`). The HTTP edge answers it `503 /problems/database-unavailable`.
- */
+/** The database is unreachable, failing, or did not answer within the request's deadline (`timedOut`): a 503. */
 export class DatabaseUnavailableError extends Error {
   constructor(
     cause: unknown,
@@ -43,10 +36,7 @@ export class DatabaseUnavailableError extends Error {
   }
 }
 
-/**
- * docs/API.md §10: more requests at once than the pool could answer within the
- * deadline. The database is fine; the client should retry shortly (`503 /problems/service-busy`).
- */
+/** More requests at once than the pool could answer within the deadline. */
 export class DatabaseSaturatedError extends Error {
   constructor() {
     super('More requests at once than the pool answers within the deadline');
@@ -67,10 +57,7 @@ export function isDatabaseUnavailable(error: unknown): boolean {
   return false;
 }
 
-/**
- * A statement named an index the server does not hold (MySQL's ER_KEY_DOES_NOT_EXITS): its indexes changed since
- * they were last read (docs/API.md §14), e.g. a replica rebuilt from a copy of the primary.
- */
+/** A statement named an index the server lacks (ER_KEY_DOES_NOT_EXITS): its indexes changed since they were read. */
 export function isMissingIndex(error: unknown): boolean {
   const driverError = (error as { driverError?: { errno?: unknown } }).driverError ?? error;
   return (driverError as { errno?: unknown }).errno === ER_KEY_DOES_NOT_EXITS;
@@ -88,7 +75,7 @@ export function isServerFailure(error: unknown): boolean {
   return isDatabaseUnavailable(error);
 }
 
-/** A driver failure that means "not now" as the 503 of docs/API.md §10; anything else as it is (a 500). */
+/** A driver failure that means "not now" as the 503 `database-unavailable`; anything else as it is (a 500). */
 export function asUnavailable(error: unknown): unknown {
   return error instanceof DatabaseUnavailableError || !isDatabaseUnavailable(error)
     ? error

@@ -3,7 +3,8 @@ import type { RowDataPacket } from 'mysql2/promise';
 import { Clock } from '../common/time/clock';
 import { reasonOf } from './database-errors';
 import { performance } from 'node:perf_hooks';
-import type { DatabaseServer, ServerHealth, ServerName } from './database-server';
+import type { DatabaseServer, ServerName } from './database-server';
+import type { ServerHealth } from './server-state';
 import { DatabaseServers } from './database-servers';
 import { ER_UNKNOWN_SYSTEM_VARIABLE, readAppliers, singleApplierWarning } from './replica-appliers';
 import { parseGtidPosition, PrimaryTimeline, type GtidPosition } from './replication-lag';
@@ -28,12 +29,8 @@ import {
 
 /** Health is checked about once a second (docs/ARCHITECTURE.md, "Read routing"), whatever asks for it. */
 export const CHECK_INTERVAL_MS = 1000;
-/**
- * What each server holds (its indexes, its tables' sizes) is read again this often, and whenever a server answers
- * after it did not: a replica rebuilt from a copy of the primary comes back without its own indexes.
- */
+/** What each server holds is read this often, and when it answers again: a rebuilt replica lacks its own indexes. */
 const CATALOG_INTERVAL_MS = 30_000;
-/** How soon a catalog that is not known is read again. */
 const CATALOG_RETRY_MS = 5000;
 /** The primary's positions are remembered this long; a replica further behind is reported at least this stale. */
 const TIMELINE_KEEP_MS = 10 * 60_000;
@@ -62,23 +59,13 @@ const reportOf = (server: DatabaseServer, health: ServerHealth): RoleReport => (
 /** Told of every check: which server, and how long its statements took, in seconds. */
 export type CheckListener = (server: ServerName, seconds: number) => void;
 
-/**
- * Outside the request path: about once a second, on each server's own check
- * connection, whether the primary answers (and its GTID position), and
- * whether each replica answers, replicates (both threads of SHOW REPLICA
- * STATUS) and how far behind the primary it is, told from when the primary
- * was last seen at a position the replica has applied (`PrimaryTimeline`),
- * where `Seconds_Behind_Master` can be NULL, 0 or whole seconds. What it
- * finds is recorded on each DatabaseServer, where routing and readiness read
- * it: however often readiness is probed, each server gets one check a second.
- */
+/** About once a second, off the request path: each server's answer, role, position and lag, recorded on it. */
 @Injectable()
 export class DatabaseHealthMonitor implements OnApplicationBootstrap, BeforeApplicationShutdown {
   private readonly timeline = new PrimaryTimeline(TIMELINE_KEEP_MS);
   private timer?: NodeJS.Timeout;
   private round?: Promise<void>;
   private running = false;
-  /** A round was asked for while one ran: the next starts as soon as it ends. */
   private soon = false;
   private stopped = false;
   /** Whether the servers know GTID positions (MariaDB); learned from the first check. */
@@ -136,20 +123,13 @@ export class DatabaseHealthMonitor implements OnApplicationBootstrap, BeforeAppl
     this.schedule();
   }
 
-  /**
-   * One round: the primary first (its position is what replicas are measured against), then every replica; then
-   * whether the primary is still the primary, from what every server says of itself, and which one to follow when
-   * another is (docs/API.md §20). One that is not is recorded as not serving, so that nothing it holds is served as
-   * current, and its position measures no one.
-   */
+  /** The primary first (replicas are measured against it), then each replica, then which server is the primary. */
   private async checkAll(): Promise<void> {
     const started = this.clock.now();
     const { primary, replicas } = this.servers;
     const moved = this.servers.all.map((server) => server.takeMoved()).some(Boolean);
     for (const server of this.servers.all) server.resolveAddress(() => this.checkSoon());
-    // Without replicas the primary's position is not needed, and a primary that answered the requests of the last
-    // interval has shown it answers: a statement of the check's own, sent into a burst, made requests that ran out of
-    // time blame the database rather than the instance's own load (test/reliability/burst.e2e-spec.ts).
+    // A primary without replicas that answered requests needs no check, which made late requests in a burst blame it.
     const answeredRequests =
       !moved && replicas.length === 0 && primary.health.answering && primary.timings.silentForMs() < CHECK_INTERVAL_MS;
     if (answeredRequests) {
@@ -223,7 +203,7 @@ export class DatabaseHealthMonitor implements OnApplicationBootstrap, BeforeAppl
     }
   }
 
-  /** docs/API.md §18: a replica that applies with one thread falls behind a sale; said at start and at each read. */
+  /** A replica that applies with one thread falls behind a sale; said at start and at each read. */
   private async warnOfSingleApplier(replica: DatabaseServer): Promise<void> {
     const appliers = await readAppliers((sql) => replica.check(sql));
     const warning = appliers && singleApplierWarning(replica.name, appliers);

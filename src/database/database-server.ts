@@ -6,53 +6,24 @@ import type { DatabaseConfig } from '../config/database.config';
 import { DatabaseAdmission } from './database-admission';
 import { reasonOf } from './database-errors';
 import { contains, union, type AppliedTransactions } from './gtid';
-import type { GtidPosition } from './replication-lag';
-import type { RoleReport } from './server-roles';
 import { EMBEDDED_CATALOG, UNKNOWN_CATALOG, type ServerCatalog } from './server-catalog';
 import { SideConnection, type ConnectionOptions } from './side-connection';
+import { serverStateOf, type ServerHealth, type ServerState } from './server-state';
 import { StatementTimings } from './statement-timings';
 
-/** How servers are named in metrics, traces and logs (docs/API.md §12): `replica-N` in DB_REPLICAS order. */
+/** How servers are named in metrics, traces and logs: `replica-N` in DB_REPLICAS order. */
 export type ServerName = 'primary' | `replica-${number}`;
 
 /** KILL of a thread that has already ended. */
 const ER_NO_SUCH_THREAD = 1094;
 
-/** What the last background check found about a server. */
-export interface ServerHealth {
-  answering: boolean;
-  /** Replicas: both replication threads running. */
-  replicating: boolean;
-  /** Replicas: seconds behind the primary, when it could be told. */
-  lagSeconds?: number;
-  /** How far the server has applied the primary's transactions (MariaDB GTID). */
-  position?: GtidPosition;
-  /** Why it is not answering or not replicating, for the log. */
-  problem?: string;
-  /** What the server says of its own role (docs/API.md §20); the embedded database takes writes and has no id. */
-  role?: Omit<RoleReport, 'name' | 'answering'>;
-}
-
-/**
- * How often a new session asks which server an address reaches: a connection costs the instance about 1.5 ms of CPU,
- * and a move found is checked at once, within the 3 s of docs/API.md §20.
- */
+/** A new session asks which server an address reaches this often: each costs about 1.5 ms of CPU. */
 const RESOLVE_INTERVAL_MS = 2000;
 
-type ServerState = 'up' | 'down' | 'healthy' | 'stopped' | 'lagging';
-
-/**
- * One database server the listing can read from: its TypeORM DataSource (with
- * its own pool and admission), what is known of its health, and a connection
- * of its own for the background health checks, so that a check never waits
- * behind requests for a pooled connection and never runs on the request path.
- * Its health changes only through `recordCheck` and `markFailed`, and each
- * change of the state that routing sees is logged once.
- */
+/** One database server: its pool and admission, its health, and a connection of its own for the checks. */
 export class DatabaseServer {
   readonly admission: DatabaseAdmission;
   readonly timings: StatementTimings;
-  /** Server threads of connections closed on statements given up: killed once the server answers again. */
   private abandonedThreads: number[] = [];
   private current: ServerHealth;
   /** When a request last found this server failing; a check started before that cannot clear it. */
@@ -68,11 +39,10 @@ export class DatabaseServer {
   /** When the health now held was recorded: a replica's lag grows from there while it is not caught up. */
   private checkedAt: number;
   private held: ServerCatalog;
-  /** Whether the service follows it as the primary now (docs/API.md §20); only DatabaseServers changes it. */
+  /** Whether the service follows it as the primary now; only DatabaseServers changes it. */
   isPrimary: boolean;
   /** The `@@server_id` it last reported, so that replicas still naming it are known to follow a former primary. */
   knownServerId?: number;
-  /** When a new session last asked which server is behind the address, whether one is asking, whether it found another. */
   private resolvedAt = Number.NEGATIVE_INFINITY;
   private resolving = false;
   private moved = false;
@@ -119,7 +89,6 @@ export class DatabaseServer {
     return this.current;
   }
 
-  /** A MySQL or MariaDB server, reached over the network; otherwise the embedded database, in this process. */
   get isMysql(): boolean {
     return this.dataSource.options.type === 'mysql';
   }
@@ -137,18 +106,13 @@ export class DatabaseServer {
     );
   }
 
-  /**
-   * docs/API.md §18: at most how many seconds behind the primary this replica's data is now, as a client reading it
-   * is told (`Data-Staleness`): its lag when last checked, plus the time since, since it may not have applied what
-   * the primary took meanwhile. Undefined for the primary, and for a replica whose lag could not be told.
-   */
+  /** At most how far behind a replica's data is now: its lag when last checked plus the time since. */
   behindSeconds(): number | undefined {
     const { lagSeconds } = this.current;
     if (this.isPrimary || lagSeconds === undefined) return undefined;
     return lagSeconds + Math.max(0, this.clock.now() - this.checkedAt) / 1000;
   }
 
-  /** What a background check that started at `checkStartedAt` found. */
   recordCheck(health: ServerHealth, checkStartedAt: number): void {
     const serverId = health.role?.serverId;
     if (serverId !== undefined && this.knownServerId !== undefined && serverId !== this.knownServerId) {
@@ -178,12 +142,7 @@ export class DatabaseServer {
     this.logState();
   }
 
-  /**
-   * docs/API.md §20: an address may move without cutting the sessions it carries (a proxy or virtual IP that routes
-   * only new ones), and the check's session would go on reaching the old server. So every RESOLVE_INTERVAL_MS a
-   * server that answers is asked its `@@server_id` on a new session too, beside the check rather than before it:
-   * another than the check's means the address moved, and `moved` asks for a round at once (`takeMoved`).
-   */
+  /** Asks a new session which server the address reaches: an address may move without cutting sessions. */
   resolveAddress(moved: () => void): void {
     if (this.resolving || !this.isMysql || !this.current.answering || this.knownServerId === undefined) return;
     if (this.clock.now() - this.resolvedAt < RESOLVE_INTERVAL_MS) return;
@@ -205,11 +164,7 @@ export class DatabaseServer {
       });
   }
 
-  /**
-   * Whether a new session found another server behind the address since this was last asked; if so, the check's
-   * connection is replaced, so that the round about to start reads the server there now. Asked between rounds only,
-   * when no check statement is in flight on it.
-   */
+  /** Whether a new session found another server at the address; if so, the check's connection is replaced. */
   takeMoved(): boolean {
     if (!this.moved) return false;
     this.moved = false;
@@ -224,10 +179,7 @@ export class DatabaseServer {
     return rows;
   }
 
-  /**
-   * docs/API.md §19: one statement that reads no table, on a connection of its own, so that a position read waits
-   * neither behind requests for a pooled connection nor behind a health check.
-   */
+  /** A variable, read on a connection of its own: it waits neither behind requests nor behind a check. */
   async readVariable(sql: string): Promise<string> {
     const [row] = await this.positionConnection.query<RowDataPacket>(sql);
     this.timings.heardFrom();
@@ -241,15 +193,11 @@ export class DatabaseServer {
     return this.confirmed !== undefined && contains(this.confirmed, target);
   }
 
-  /** A wait on this replica saw it apply `target`. */
   recordApplied(target: AppliedTransactions): void {
     this.confirmed = this.confirmed ? union(this.confirmed, target) : target;
   }
 
-  /**
-   * Whether the server answers a trivial statement on the check connection within `withinMs`: a server that does
-   * is running, whatever one statement of a request is taking, so that statement is slow, not the server hung.
-   */
+  /** Whether the server answers a check within `withinMs`: if so, a slow statement is slow, not the server hung. */
   async answersWithin(withinMs: number): Promise<boolean> {
     let timer: NodeJS.Timeout | undefined;
     const late = new Promise<boolean>((resolve) => {
@@ -268,11 +216,7 @@ export class DatabaseServer {
     }
   }
 
-  /**
-   * Stops the statement a connection is running (KILL QUERY) for a reader
-   * that no longer wants its answer, so that the server stops working on it
-   * at once; the reader closes that connection rather than give it back.
-   */
+  /** Stops a statement no reader wants (KILL QUERY); the reader closes that connection rather than pool it. */
   async interrupt(threadId: number): Promise<void> {
     try {
       await this.check(`KILL QUERY ${threadId}`);
@@ -282,18 +226,12 @@ export class DatabaseServer {
     }
   }
 
-  /**
-   * A statement on this connection was given up (docs/API.md §11): the
-   * connection is closed at once, so that it holds nothing here, and its
-   * server thread is remembered, so that whatever it still runs is killed
-   * once the server answers again.
-   */
+  /** A statement given up: its connection is closed now, its thread killed once the server answers again. */
   abandon(connection: { threadId: number | null; destroy(): void }): void {
     if (connection.threadId !== null) this.abandonedThreads.push(connection.threadId);
     connection.destroy();
   }
 
-  /** Kills the server threads of abandoned connections; run by the background check once the server answers. */
   async killAbandoned(): Promise<void> {
     const threads = this.abandonedThreads;
     this.abandonedThreads = [];
@@ -322,27 +260,14 @@ export class DatabaseServer {
 
   private logState(): void {
     const { answering, lagSeconds, problem } = this.current;
-    let state: ServerState;
-    let detail: string;
-    if (!answering) {
-      state = 'down';
-      detail = `not answering (${problem}); not read from until it answers again`;
-    } else if (this.isPrimary) {
-      state = 'up';
-      detail = 'answering';
-    } else if (this.isHealthyReplica()) {
-      state = 'healthy';
-      detail = `healthy (${lagSeconds?.toFixed(1)} s behind); reads go to it`;
-    } else if (problem) {
-      state = 'stopped';
-      detail = `answering but not replicating (${problem}); not read from`;
-    } else {
-      state = 'lagging';
-      detail =
-        lagSeconds === undefined
-          ? 'lag unknown (the primary has not been seen); not read from'
-          : `${lagSeconds.toFixed(1)} s behind, past DB_REPLICA_MAX_LAG_S=${this.maxLagSeconds}; not read from`;
-    }
+    const { state, detail } = serverStateOf({
+      answering,
+      lagSeconds,
+      problem,
+      isPrimary: this.isPrimary,
+      healthyReplica: this.isHealthyReplica(),
+      maxLagSeconds: this.maxLagSeconds,
+    });
     if (this.loggedState === state) return;
     this.loggedState = state;
     if (state === 'healthy' || state === 'up') this.logger.log(`${this.name}: ${detail}`);

@@ -8,29 +8,18 @@ import { buildDataSourceOptions } from './data-source-options';
 import { DatabaseServer } from './database-server';
 import type { PrimaryVerdict } from './server-roles';
 
-/**
- * docs/API.md §11: the servers the listing can read from. The primary is the
- * application's DataSource; each replica of DB_REPLICAS is a DataSource of
- * its own (its pool, its admission), not TypeORM's `replication` option,
- * which could not say which server a connection is on nor skip a lagging one.
- */
 @Injectable()
 export class DatabaseServers implements OnApplicationShutdown {
   /** The server followed as the primary: DB_HOST until the servers say another one is (docs/API.md §20). */
   primary: DatabaseServer;
-  /** Every other candidate, read from as a replica while it replicates. */
   replicas: DatabaseServer[];
-  /** The primary first. */
   all: DatabaseServer[];
-  /** DB_HOST, then DB_REPLICAS, as configured. */
   private readonly candidates: DatabaseServer[];
-  /** DB_REPLICA_MAX_STALENESS_S; none without replicas. */
   readonly replicaMaxStalenessSeconds: number;
-  /** DB_REPLICA_WAIT_MS: how long a read waits for a replica to apply what it must reflect (docs/API.md §19). */
+  /** DB_REPLICA_WAIT_MS: how long a read waits for a replica to apply what it must reflect. */
   readonly replicaWaitMs: number;
   /** Whether the configured primary was last found to be the primary (docs/API.md §20). */
   primaryIsCurrent = true;
-  /** How often that has changed since start. */
   roleChanges = 0;
   /** The `@@server_id`s of primaries left for another: one back writable is an old primary, not a rival (§20). */
   readonly deposedIds = new Set<number>();
@@ -93,10 +82,7 @@ export class DatabaseServers implements OnApplicationShutdown {
     );
   }
 
-  /**
-   * Readiness, from what the background checks found: the primary when it answers, else a replica that answers
-   * (it can serve the listing while the primary does not); none when no server can serve.
-   */
+  /** Readiness: the primary when it answers, else a replica that answers; none when no server can serve. */
   servingServer(): DatabaseServer | undefined {
     return this.all.find((server) => server.canRead());
   }

@@ -21,8 +21,7 @@ import { tlsMisconfigurationOf } from './tls-misconfiguration';
         toRetry: (error: unknown) => !(error instanceof InvalidConfigurationError),
         // The entities are the features' own, registered with TypeOrmModule.forFeature.
         autoLoadEntities: true,
-        // The embedded database sets itself up so that `npm start` needs nothing else;
-        // MySQL is migrated deliberately, with `npm run migration:run`.
+        // The embedded database sets itself up for `npm start`; MySQL is migrated with `npm run migration:run`.
         migrationsRun: config.type === 'sqlite',
       }),
       dataSourceFactory: async (options?: DataSourceOptions) => {

@@ -48,10 +48,7 @@ const MIN_STALENESS_S = 0.001;
 /** Whether a read is current (undefined), at most so many seconds behind, or better served by the primary. */
 export type Verdict = number | undefined | 'primary-serves';
 
-/**
- * docs/API.md §19: what a read must reflect, and whether the server chosen does. Without a writer's position, every
- * write committed before the read came; with one, that write, checked against the primary's history (§20).
- */
+/** docs/API.md §19: what a read must reflect, and whether the server chosen does. */
 export class Freshness {
   private readonly positions: PrimaryPositions;
   readonly served = Object.fromEntries(SERVED_BY.map((by) => [by, 0])) as Record<ServedBy, number>;
@@ -60,10 +57,7 @@ export class Freshness {
     this.positions = new PrimaryPositions(() => servers.primary);
   }
 
-  /**
-   * The position `server` must have applied to serve: the writer's, else the primary's as of now. Undefined where
-   * nothing needs waiting for (the primary) or it cannot be known (the primary not answering).
-   */
+  /** The position `server` must have applied to serve: the writer's, else the primary's as of now. */
   async targetOf(server: DatabaseServer, writerPosition: string | undefined): Promise<Target | undefined> {
     const { primary } = this.servers;
     if (writerPosition !== undefined) {
@@ -89,10 +83,7 @@ export class Freshness {
     }
   }
 
-  /**
-   * On the session's server, before the work's statements: whether it has applied the target, waiting on the
-   * session's connection up to DB_REPLICA_WAIT_MS. `primaryServes`: the primary can stand in for a replica that did not.
-   */
+  /** Whether the session's server has applied the target, waiting on its connection up to DB_REPLICA_WAIT_MS. */
   async verdict(
     server: DatabaseServer,
     session: ReadSession,

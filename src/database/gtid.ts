@@ -1,10 +1,6 @@
 import { hasReached, parseGtidPosition, type GtidPosition } from './replication-lag';
 
-/**
- * A replication position as one kind of server writes it, and read back by the same kind: MariaDB's GTID list
- * (`0-1-42,1-2-7`: per domain, the last transaction) or MySQL's GTID set (`3e11fa47-…:1-23:25`). `text` is what the
- * server is sent; the parsed form answers "has this server applied that?" without asking it.
- */
+/** A replication position as one kind of server writes it: MariaDB's GTID list or MySQL's GTID set. */
 export type ReplicationPosition = AppliedTransactions & { readonly text: string };
 
 /** What a server has applied, as compared here; never sent to a server. */
@@ -20,13 +16,9 @@ type GtidFlavour = AppliedTransactions['flavour'];
 /** What one kind of server is asked, and how its answers read (docs/adr/0016). */
 export interface GtidDialect {
   readonly flavour: GtidFlavour;
-  /** Every transaction the server has committed: a variable, so the statement reads no table. */
   readonly positionStatement: string;
-  /** Waits until the server has applied a position, at most a number of seconds; one value comes back. */
   readonly waitStatement: string;
-  /** The wait's value: true when the position was applied. */
   reached(value: unknown): boolean;
-  /** The position a server or a client wrote; undefined when it is not one this kind of server writes. */
   parse(text: string): ReplicationPosition | undefined;
 }
 
@@ -60,7 +52,6 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 const TAG = /^[a-z_][a-z0-9_]{0,31}$/;
 const INTERVAL = /^(\d{1,19})(?:-(\d{1,19}))?$/;
 
-/** Sorted, with overlapping and adjacent ranges joined. */
 function normalized(ranges: (readonly [number, number])[]): [number, number][] {
   const sorted = [...ranges].sort((a, b) => a[0] - b[0]);
   const joined: [number, number][] = [];

@@ -9,11 +9,8 @@ export class UnreadablePositionError extends Error {
   }
 }
 
-/**
- * One read of the primary at a time: a request that comes while one runs waits for the next, which starts as soon as
- * the running one ends and serves every request that joined it, so each is answered by a read that began after it
- * came, and a burst costs the primary one statement per round trip rather than one per request.
- */
+/** One read of the primary at a time: a request arriving meanwhile joins the next, which starts after it came, so a
+ * burst costs the primary one statement per round trip rather than one per request. */
 class CoalescedRead<T> {
   private running?: Promise<T>;
   private next?: Promise<T>;
@@ -44,10 +41,8 @@ class CoalescedRead<T> {
   }
 }
 
-/**
- * docs/API.md §19: the primary's position, for reads that must reflect every write it had committed when they
- * arrived; and its history by origin, against which a writer's position is checked (docs/API.md §20).
- */
+/** The primary's position, for reads that must reflect every write it had committed when they arrived; and its
+ * history by origin, against which a writer's position is checked. */
 export class PrimaryPositions {
   private learned?: GtidDialect;
   private readonly positions = new CoalescedRead(() => this.readPosition());

@@ -18,23 +18,13 @@ interface Marker {
 /** More shapes than any real traffic uses; the bound keeps a flood of odd sort orders from growing memory. */
 const MAX_SHAPES = 1000;
 
-/**
- * The query builder's SQL, built once per query shape and reused. A shape is
- * what changes the SQL text — which filters are present, the sort keys, how
- * many ids a list holds — never the values, which are laid into the shape's
- * placeholders on every request. Rendering a query builder (aliases, escaping,
- * parameter rewriting) cost more CPU per request than the rest of the
- * repository together (docs/BENCHMARKS.md); the statements sent are the same.
- */
+/** The query builder's SQL, built once per query shape and reused. */
 export class QueryShapes {
   private readonly shapes = new Map<string, Shape>();
 
   constructor(private readonly dataSource: DataSource) {}
 
-  /**
-   * The SQL and the parameter list for `values`. `build` runs only the first
-   * time `key` is seen; it must use exactly the parameter names of `values`.
-   */
+  /** The SQL and parameters for `values`; `build` runs only the first time `key` is seen, with the names of `values`. */
   statement(key: string, values: QueryValues, build: () => SelectQueryBuilder<ObjectLiteral>): [string, unknown[]] {
     let shape = this.shapes.get(key);
     if (!shape) {

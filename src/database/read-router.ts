@@ -13,20 +13,16 @@ export interface ReadRequirements {
   writerPosition?: string;
 }
 
-/** The work of one request, and what its attempts share. */
 interface UnitOfWork<T> extends ReadRequirements {
   work: (session: ReadSession) => Promise<T>;
   deadline: RequestDeadline;
   target: Promise<Target | undefined>;
 }
 
-/**
- * How an attempt checks its server's freshness: `wait` for the target, the primary standing in for a replica that
- * does not catch up in time; `pinned` the same without the stand-in; `stale` says how far behind; `none` checks nothing.
- */
+/** `wait` for the target (the primary stands in for a late replica), `pinned` without that, `stale`, or `none`. */
 type Check = 'wait' | 'pinned' | 'stale' | 'none';
 
-/** Reads kept on one server, each with its own connection and deadline (an export's batches, docs/API.md §13). */
+/** Reads kept on one server, each with its own connection and deadline (an export's batches). */
 export interface PinnedReads {
   withConnection<T>(work: (session: ReadSession) => Promise<T>, cancelled?: AbortSignal): Promise<T>;
   /** After a failure of the server itself, before anything read was sent: the reads start over on another server. */
@@ -38,11 +34,7 @@ type AttemptOptions = Omit<SessionOptions, 'observer'> & { paced?: boolean };
 const failureReason = (error: unknown): string =>
   error instanceof ServerNotAnsweringError ? error.why : reasonOf(error);
 
-/**
- * docs/API.md §11: a request's unit of work. `withConnection` picks the server, admits the work to its pool within
- * the request's deadline, checks the server's freshness (§19), runs the work on one connection, and retries it once
- * elsewhere when the server fails.
- */
+/** docs/API.md §11, a unit of work: a server picked, admitted, checked (§19), one connection, one retry elsewhere. */
 @Injectable()
 export class ReadRouter {
   private readonly choice: ServerChoice;
@@ -57,7 +49,6 @@ export class ReadRouter {
     this.freshness = new Freshness(servers);
   }
 
-  /** Reads by how they were served since start, for the metrics. */
   get served(): Freshness['served'] {
     return this.freshness.served;
   }

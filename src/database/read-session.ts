@@ -6,7 +6,6 @@ import type { RequestDeadline } from './request-deadline';
 import type { ServerCatalog } from './server-catalog';
 import type { Sent } from './statement-timings';
 
-/** A statement's text and the values bound to its markers. */
 export type Statement = readonly [sql: string, parameters: readonly unknown[]];
 
 /** What a listing statement reads, as its metrics and traces name it. */
@@ -33,7 +32,7 @@ export const STATEMENT_SEPARATOR = ';\n';
 /** MySQL waits forever on a timeout of 0. */
 const MIN_WAIT_S = 0.001;
 
-/** Give-up time: 5 × the server's p99, at least 100 ms, at most a quarter of the budget (docs/API.md §11). */
+/** Give-up time: 5 × the server's p99, at least 100 ms, at most a quarter of the budget. */
 const GIVE_UP = { multipleOfP99: 5, floorMs: 100, shareOfBudget: 1 / 4 } as const;
 
 export function giveUpAfterMs(p99Ms: number | undefined, budgetMs: number): number {
@@ -58,16 +57,12 @@ export class ServerNotAnsweringError extends DatabaseUnavailableError {
 export interface SessionOptions {
   mayGiveUp?: boolean;
   cancelled?: AbortSignal;
-  /** How far behind the server is, when routing chose a replica behind (docs/API.md §18). */
+  /** How far behind the server is, when routing chose a replica behind. */
   behindSeconds?: number;
   observer?: StatementObserver;
 }
 
-/**
- * One unit of work's connection to one server and its deadline. Each statement is timed into the server's
- * StatementTimings and told to the observer; one that may give up is abandoned once its server is silent past its
- * give-up time and a check sent then goes unanswered, and fails as the server's failure.
- */
+/** One unit of work's connection to one server and its deadline. */
 export class ReadSession {
   private snapshot: 'none' | 'asked' | 'held' = 'none';
   behindSeconds?: number;
@@ -95,10 +90,7 @@ export class ReadSession {
     return result;
   }
 
-  /**
-   * Statements in one round trip (docs/adr/0022), with the snapshot's beginning first when asked for and its end last
-   * when `last`. The embedded database takes one statement at a time. Each statement's result, in order.
-   */
+  /** Statements in one round trip (docs/adr/0022), between the snapshot's beginning and, when `last`, its end. */
   async queries<T extends unknown[]>(
     kind: StatementKind,
     statements: readonly Statement[],
@@ -140,20 +132,14 @@ export class ReadSession {
     return results.slice(begins ? 1 : 0, (begins ? 1 : 0) + statements.length);
   }
 
-  /**
-   * docs/API.md §19: waits on this connection, at most `boundMs` and never past the deadline, until the server has
-   * applied `position`; true once it has.
-   */
+  /** Waits on this connection, up to `boundMs` and the deadline, until the server has applied `position`. */
   async waitFor(dialect: GtidDialect, position: ReplicationPosition, boundMs: number): Promise<boolean> {
     const seconds = Math.max(MIN_WAIT_S, Math.min(boundMs, this.deadline.remainingMs()) / 1000);
     const [row] = await this.send<{ waited: unknown }[]>(dialect.waitStatement, [position.text, seconds]);
     return dialect.reached(row?.waited);
   }
 
-  /**
-   * Ends the snapshot the work began, whatever the deadline says: a pooled connection left in it would read it for
-   * every later request. One that cannot end it is closed rather than given back.
-   */
+  /** Ends the snapshot whatever the deadline says: a pooled connection left in it would read it for later requests. */
   async end(): Promise<void> {
     if (this.snapshot !== 'held') return;
     this.snapshot = 'none';

@@ -1,9 +1,7 @@
 import type { RowDataPacket } from 'mysql2/promise';
 
-/**
- * How many threads a replica applies the primary's writes with (docs/adr/0018): MariaDB's variable, then MySQL 8's.
- * Each server knows only its own name and refuses the other's as an unknown system variable.
- */
+/** How many threads a replica applies the primary's writes with (docs/adr/0018): MariaDB's variable, then MySQL
+ * 8's. Each server knows only its own name and refuses the other's as an unknown system variable. */
 const APPLIER_VARIABLES = ['slave_parallel_threads', 'replica_parallel_workers'] as const;
 
 type ApplierVariable = (typeof APPLIER_VARIABLES)[number];
@@ -29,10 +27,8 @@ export async function readAppliers(query: (sql: string) => Promise<RowDataPacket
   return undefined;
 }
 
-/**
- * What operators are told, naming the variable, when a replica applies with a single thread (0 and 1 both mean one):
- * it then applies a sale slower than the primary takes it, and falls further behind every second the sale lasts.
- */
+/** Told, naming the variable, of a replica that applies with one thread (0 and 1 both mean one): it applies a sale
+ * slower than the primary takes it, and falls further behind every second. */
 export function singleApplierWarning(server: string, { variable, threads }: Appliers): string | undefined {
   if (threads > 1) return undefined;
   return (

@@ -1,7 +1,4 @@
-/**
- * A MariaDB GTID position (`@@gtid_binlog_pos`, `@@gtid_slave_pos`): for each
- * replication domain, the sequence number of the last transaction.
- */
+/** A MariaDB GTID position: for each replication domain, the sequence number of the last transaction. */
 export type GtidPosition = ReadonlyMap<number, number>;
 
 /** `0-1-1234,1-2-55` → {0: 1234, 1: 55}; an empty text is the position of a server that has committed nothing. */
@@ -38,15 +35,7 @@ interface Sample {
   lastSeen: number;
 }
 
-/**
- * The primary's position over the last minutes, sampled about once a second,
- * and from it how stale a replica is: the time since the primary was last
- * seen at a position the replica has reached. Unlike `Seconds_Behind_Master`
- * this stays true when replication is stopped or reconnecting (the primary
- * moves on, the replica does not) and when the primary is idle (nothing to
- * miss: the replica has reached its position, so it is not behind at all).
- * The figure errs on the stale side by at most one sampling interval.
- */
+/** The primary's recent positions: a replica is as stale as the time since the primary was where it is. */
 export class PrimaryTimeline {
   private readonly samples: Sample[] = [];
 

@@ -12,17 +12,7 @@ export interface LatenessEvidence extends ServerEvidence {
   loopDelayMs: number;
 }
 
-/**
- * docs/API.md §10, who made a request late. The database, when it does not
- * answer (a statement has waited half the budget and nothing at all has come
- * back from that server meanwhile, though the process was free to notice)
- * or when it answers slowly itself (its latest statements took half the
- * budget beyond what the event loop's delay explains). Otherwise this
- * process: its statements come back promptly and the time went in waiting
- * for a turn or for the event loop. Only what the server did lately counts,
- * so an outage right after a slow spell, or a slow spell right after an
- * outage, is named for what it is now.
- */
+/** docs/API.md §10: the database made a request late when it did not answer, or answered slowly itself. */
 export function databaseIsTheCause(budgetMs: number, evidence: LatenessEvidence): boolean {
   const half = budgetMs / 2;
   const { oldestWaitingMs, sinceLastAnswerMs, recentMs, loopDelayMs } = evidence;
@@ -39,21 +29,9 @@ export function afterPendingIo(then: () => void): void {
   setImmediate(then);
 }
 
-/**
- * docs/API.md §10: the time one request may spend on the database, from the
- * moment it asks for a connection. The admission queue, the router's
- * attempts and each statement ask it how much is left, and it alone decides
- * what a request that runs out of time is answered: the database is
- * unavailable (it did not answer, or it is what makes everyone wait) or the
- * service is busy (more requests than the pool can answer in time).
- *
- * The driver's own per-statement timeout stays as a backstop set to the same
- * budget: it never fires first, but it frees the connection of a statement
- * the database never answers, which the race below cannot do.
- */
+/** docs/API.md §10: the time one request may spend on the database, from the moment it asks for a connection. */
 export class RequestDeadline {
   private readonly startedAt: number;
-  /** The statements of the server the request is on now, or waits for. */
   private server?: StatementTimings;
 
   constructor(
@@ -78,13 +56,7 @@ export class RequestDeadline {
     if (this.remainingMs() < 0) throw this.expired();
   }
 
-  /**
-   * The request's work, answered 503 the moment the budget is spent; one
-   * timer, cleared with the answer. Who is to blame is decided only after
-   * the event loop has read what arrived meanwhile (`afterPendingIo`): timers
-   * run before a turn's I/O, so after a stall of the process the deadline
-   * fires while the server's answers still wait unread in their sockets.
-   */
+  /** The request's work, answered 503 the moment the budget is spent; one timer, cleared with the answer. */
   race<T>(work: Promise<T>): Promise<T> {
     if (!Number.isFinite(this.budgetMs)) return work;
     let timer: NodeJS.Timeout | undefined;
@@ -98,18 +70,13 @@ export class RequestDeadline {
     return Promise.race([work, expired]).finally(() => clearTimeout(timer));
   }
 
-  /**
-   * A request that cannot get a connection in time: the database is
-   * unavailable, or the service is busy. `lateMs`: how late the process was
-   * in noticing that the time had come, when a timer decided it.
-   */
+  /** A request that cannot get a connection in time: the database is unavailable, or the service is busy. */
   refusal(lateMs = 0): DatabaseUnavailableError | DatabaseSaturatedError {
     return this.blamesDatabase(lateMs)
       ? new DatabaseUnavailableError(new Error('The requests ahead are kept waiting by the database'))
       : new DatabaseSaturatedError();
   }
 
-  /** A request whose budget is spent while its statements run. */
   private expired(lateMs = 0): DatabaseUnavailableError | DatabaseSaturatedError {
     return this.blamesDatabase(lateMs)
       ? new DatabaseUnavailableError(new Error(`The database did not answer within ${this.budgetMs} ms`), true)

@@ -1,21 +1,13 @@
 import type { RowDataPacket } from 'mysql2/promise';
 
-/**
- * What one server holds, as routing needs to know it (docs/API.md §14): the
- * indexes of each table, which may differ between a primary and its replicas,
- * and about how many rows each table holds. Read in the background, never on
- * a request's path.
- */
+/** What one server holds, as routing needs it: each table's indexes (a replica's differ) and about how many rows. */
 export interface ServerCatalog {
   /** Whether this is the embedded database, which holds demo data that any plan reads at once. */
   readonly embedded: boolean;
   indexes(table: string): ReadonlySet<string>;
   /** The server's own estimate (InnoDB's statistics: within a few tens of percent); Infinity while unknown. */
   estimatedRows(table: string): number;
-  /**
-   * Whether a transaction's statements read one snapshot at its sessions' isolation (REPEATABLE READ, the servers'
-   * default, or SERIALIZABLE): what a walk within its days' bounds needs (docs/adr/0020). False while unknown.
-   */
+  /** Whether a transaction's statements read one snapshot, as a bounded walk needs (docs/adr/0020). */
   readonly readsOneSnapshot: boolean;
 }
 
@@ -45,10 +37,7 @@ export const CATALOG_STATEMENT = `
     ON s.TABLE_SCHEMA = t.TABLE_SCHEMA AND s.TABLE_NAME = t.TABLE_NAME AND s.SEQ_IN_INDEX = 1
   WHERE t.TABLE_SCHEMA = DATABASE()`;
 
-/**
- * The isolation the server's sessions start with: MariaDB 10.11 names it `tx_isolation`, MySQL 8 `transaction_isolation`
- * (later MariaDB both); `SHOW VARIABLES` answers whichever the server has, where a `SELECT @@` of the other would fail.
- */
+/** The sessions' isolation, by whichever name the server has (`tx_isolation` or `transaction_isolation`). */
 export const ISOLATION_STATEMENT = `SHOW VARIABLES WHERE Variable_name IN ('tx_isolation', 'transaction_isolation')`;
 
 export interface IsolationRow extends RowDataPacket {
@@ -62,10 +51,7 @@ function readsOneSnapshot([row]: readonly IsolationRow[]): boolean {
   return row !== undefined && ONE_SNAPSHOT_LEVELS.has(String(row.Value).toUpperCase());
 }
 
-/**
- * What operators are told where a server's sessions read below REPEATABLE READ: the listing then reads no day bounds
- * there, and the walks they spare pass a sale's orders again (docs/adr/0020).
- */
+/** Told where sessions read below REPEATABLE READ: no day bounds are read there, and walks pass a sale's orders. */
 export function isolationWarning(server: string, isolation: readonly IsolationRow[]): string | undefined {
   const [row] = isolation;
   if (!row || readsOneSnapshot(isolation)) return undefined;

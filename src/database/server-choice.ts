@@ -3,10 +3,7 @@ import type { DatabaseServers } from './database-servers';
 import { progressOf } from './replication-lag';
 import type { ServerCatalog } from './server-catalog';
 
-/**
- * What a server must hold to answer a request within its deadline (docs/API.md §14): any one of `anyIndexOf` on
- * `table`, or a table of at most `sortsWholeUpTo` rows. Undefined where any server answers.
- */
+/** What a server must hold to answer in time: any one of `anyIndexOf` on `table`, or at most `sortsWholeUpTo` rows. */
 export interface ServerRequirement {
   readonly table: string;
   readonly anyIndexOf: readonly string[];
@@ -17,7 +14,6 @@ export interface ServerRequirement {
 
 type Requirement = ServerRequirement | undefined;
 
-/** Whether a server, as its catalog was last read, holds what a request requires. */
 export function holds(catalog: ServerCatalog, requirement: Requirement): boolean {
   if (requirement === undefined || catalog.embedded) return true;
   const { table, anyIndexOf, sortsWholeUpTo, heldBeforeRead } = requirement;
@@ -36,7 +32,6 @@ export class NoCapableServerException extends Error {
 /** docs/API.md §18: every replica that holds what the request needs is past DB_REPLICA_MAX_STALENESS_S, or silent. */
 export class ReplicasBehindError extends Error {
   constructor(
-    /** How far behind the least behind of them is; unknown when none of them answers. */
     readonly behindSeconds: number | undefined,
     readonly maxStalenessSeconds: number,
   ) {
@@ -50,16 +45,12 @@ export interface Choice {
   behindSeconds?: number;
 }
 
-/**
- * docs/API.md §11: which server serves a read. A healthy replica in turn, else the primary, else (the primary down)
- * the freshest replica that answers; past the lag bound, the least-behind replica (§18).
- */
+/** Which server serves a read. */
 export class ServerChoice {
   private nextReplica = 0;
 
   constructor(private readonly servers: DatabaseServers) {}
 
-  /** The server a unit of work starts on. */
   first(required: Requirement): Choice {
     const capable = this.capableOf(required);
     return capable.length > 0 ? { server: this.among(capable) } : this.leastBehind(required);
@@ -94,10 +85,7 @@ export class ServerChoice {
     return least;
   }
 
-  /**
-   * Every server that holds what the request needs, when the primary does (its failure is then the truthful
-   * answer); otherwise only the healthy replicas that do.
-   */
+  /** Every server holding what the request needs when the primary does; otherwise only the healthy replicas that do. */
   private capableOf(required: Requirement): DatabaseServer[] {
     const { primary, replicas } = this.servers;
     if (holds(primary.catalog, required)) return this.servers.all.filter((server) => holds(server.catalog, required));

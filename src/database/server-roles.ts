@@ -1,14 +1,10 @@
-/**
- * What a server says of its own role, read by each health check: whether it takes writes (`@@read_only` off; on
- * MySQL `super_read_only` turns `read_only` on with it), whether it replicates, and whom it follows.
- */
+/** What a server says of its role: whether it takes writes, whether it replicates, and whom it follows. */
 export interface RoleReport {
   name: string;
   answering: boolean;
   /** `@@server_id`; for a server that does not answer, the one it last reported. */
   serverId?: number;
   writable?: boolean;
-  /** Both replication threads run. */
   replicating?: boolean;
   /** The `@@server_id` of the server it replicates from (`Master_Server_Id`); undefined when it follows none. */
   follows?: number;
@@ -70,11 +66,7 @@ const followers = (others: readonly RoleReport[]) =>
 const chainOf = (others: readonly RoleReport[]) =>
   new Set(others.filter((server) => server.answering && server.replicating).map((server) => server.serverId));
 
-/**
- * The one other server that takes writes, when every answering replica follows it, a server that does not answer
- * (or the demoted one) it has not been re-pointed from yet, or a replica (a chain): a promotion HA tooling made. A
- * primary this instance left for another is one only when a replica follows it again: alone, it may lack their writes.
- */
+/** The one other writable server every answering replica follows (or a chain): a promotion HA tooling made. */
 function successorAmong(
   others: readonly RoleReport[],
   formerIds: ReadonlySet<number | undefined>,
@@ -92,14 +84,7 @@ function successorAmong(
   return followers(others).every((replica) => accepted(replica.follows)) ? promoted.name : undefined;
 }
 
-/**
- * docs/API.md §20: whether the server followed as the primary is the primary, from what every server says of
- * itself, and which to follow when it is not. It is not when it is read-only or replicates (demoted), when the
- * replicas follow another server (deposed), or when another server takes writes without replicating and the
- * replicas do not tell which of the two they follow (neither is trusted). A primary this instance left for another
- * (`deposed`, by server id) that takes writes again is an old primary back, no rival. One that does not answer is
- * the health check's to report, unless another server has visibly been promoted.
- */
+/** Whether the followed primary is the primary, by what every server says, and which to follow when not. */
 export function primaryVerdict(
   primary: RoleReport,
   others: readonly RoleReport[],

@@ -14,10 +14,8 @@ export interface ConnectionOptions {
   ssl?: DatabaseTls;
 }
 
-/**
- * A connection of a server's own, outside its pool, opened on first use; statements that start together share it
- * rather than each open one, and any failure closes it so that the next statement starts afresh.
- */
+/** A connection of a server's own, outside its pool, opened on first use; statements that start together share it
+ * rather than each open one, and any failure closes it so that the next statement starts afresh. */
 export class SideConnection {
   private connection?: Promise<Connection>;
 

@@ -9,18 +9,12 @@ const P99_EVERY = 16;
 /** What "the database is doing now" is taken over: its latest statements, not a long average. */
 const RECENT = 16;
 
-/** A statement sent to the server and not answered yet. */
 export interface Sent {
   readonly at: number;
 }
 
-/** What a server's statements say about it at one moment. */
 export interface ServerEvidence {
-  /**
-   * How long the server has left a statement unanswered: the oldest one
-   * waiting now, or one that ended without an answer (timed out, its
-   * connection lost, given up) since the server last answered; 0 when none.
-   */
+  /** How long the server has left a statement unanswered: the oldest waiting, or one unanswered since its answer. */
   oldestWaitingMs: number;
   /** Since this server last answered anything: a statement, a failed statement, a health check. */
   sinceLastAnswerMs: number;
@@ -28,13 +22,7 @@ export interface ServerEvidence {
   recentMs: number;
 }
 
-/**
- * One database server's statement times, as the client sees them: the
- * latest few hundred (their p99 is what "far beyond its recent statements"
- * means, docs/API.md §11), the statements waiting for an answer now, and when
- * the server last answered anything. These say whether a late request was
- * kept waiting by the server or by this process (docs/API.md §10).
- */
+/** A server's statement times as the client sees them: whether a late request waited on the server or this process. */
 export class StatementTimings {
   private readonly durations = new Float64Array(WINDOW);
   private recorded = 0;
@@ -77,7 +65,6 @@ export class StatementTimings {
     this.unansweredSince = undefined;
   }
 
-  /** How long the server has answered nothing at all. */
   silentForMs(): number {
     return this.clock.now() - this.lastAnswerAt;
   }

@@ -39,11 +39,8 @@ async function acceptsTls(options: Credentials): Promise<boolean> {
   }
 }
 
-/**
- * A failure to reach the database at start that DB_SSL, not the network, explains: the server requires TLS and
- * DB_SSL is off, the server offers no TLS, or its certificate failed the verification DB_SSL asks for. Such a
- * start is a configuration error, named, and not retried: waiting will not change it.
- */
+/** A failure to reach the database at start that DB_SSL, not the network, explains: the server requires TLS and
+ * DB_SSL is off, the server offers no TLS, or its certificate failed the verification DB_SSL asks for. */
 export async function tlsMisconfigurationOf(
   error: unknown,
   options: DataSourceOptions,

@@ -1,11 +1,7 @@
 import { MYSQL_GTID_DIALECT, type GtidDialect, type ReplicationPosition } from './gtid';
 
-/**
- * What the primary's history holds, by origin (docs/API.md §20): on MariaDB the last transaction of each server in
- * each domain (`@@gtid_binlog_state`, and `@@gtid_slave_pos` for what it applied as a replica before a promotion),
- * on MySQL the executed set by source UUID. A position keeps its server part against it, so that a write lost in a
- * failover is never taken for one whose sequence number the new primary has since passed.
- */
+/** The primary's history by origin (MariaDB's last transaction per server and domain, MySQL's executed set by UUID):
+ * a position keeps its server part, so a lost write is never taken for one whose sequence was since passed. */
 export type WriteHistory =
   | { readonly flavour: 'mariadb'; readonly server: string; readonly last: ReadonlyMap<string, number> }
   | { readonly flavour: 'mysql'; readonly server: string; readonly executed: ReplicationPosition };

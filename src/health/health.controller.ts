@@ -33,7 +33,7 @@ const HEALTH_SCHEMA = {
   example: { status: 'ok', info: { database: { status: 'up' } }, error: {}, details: { database: { status: 'up' } } },
 };
 
-/** docs/API.md §10: probes for the orchestrator; no token, and not counted against any rate limit. */
+/** Probes for the orchestrator; no token, and not counted against any rate limit. */
 @ApiTags('health')
 @SkipRateLimit()
 @Controller('health')

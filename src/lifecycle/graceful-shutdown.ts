@@ -24,15 +24,8 @@ export class ShuttingDownException extends ProblemException {
   }
 }
 
-/**
- * docs/API.md §10, on top of Nest's shutdown hooks (`enableShutdownHooks` in
- * main.ts), which on SIGTERM close the HTTP server (it stops accepting and
- * waits for the responses in flight), then the modules, the pool last, and
- * exit 0. Before that, readiness answers 503 at once while everything else is
- * still served for SHUTDOWN_DELAY_MS, so that load balancers stop routing
- * here first; after it, requests still running past SHUTDOWN_GRACE_MS have
- * their connections cut.
- */
+/** Before Nest's shutdown hooks close the server, readiness answers 503 while everything else is served for
+ * SHUTDOWN_DELAY_MS, so balancers stop routing here first; past SHUTDOWN_GRACE_MS, connections are cut. */
 @Injectable()
 export class GracefulShutdown implements BeforeApplicationShutdown, OnApplicationShutdown {
   private readonly logger = new Logger('Shutdown');

@@ -10,14 +10,7 @@ import { APP_CONFIG } from '../config/config.module';
 const BUFFERED_BYTES = 4096;
 const FLUSH_INTERVAL_MS = 1000;
 
-/**
- * Standard output for the JSON lines. Written off the event loop, and
- * buffered: one write (and one hand-off to libuv's thread pool) per 4 KB of
- * lines rather than per request, which under load was a
- * write syscall, a thread wake-up and a completion event for every line
- * (docs/BENCHMARKS.md). Nothing waits longer than a second; pino writes what
- * is pending when the process exits, and shutdown flushes it first.
- */
+/** Standard output for the JSON lines. */
 @Injectable()
 class LogDestination implements OnApplicationShutdown {
   readonly stream = pino.destination({ dest: 1, sync: false, minLength: BUFFERED_BYTES });
@@ -33,7 +26,7 @@ function loggingParams(config: AppConfig, destination: LogDestination): Params {
   const options = {
     level: config.logLevel,
     serializers: requestLineSerializers,
-    // Every line written while a request is being served names its trace (docs/API.md §12).
+    // Every line written while a request is being served names its trace.
     mixin: () => {
       const traceId = activeTraceId();
       return traceId ? { trace_id: traceId } : {};
@@ -41,8 +34,8 @@ function loggingParams(config: AppConfig, destination: LogDestination): Params {
     // The serializers take Fastify's objects as they are, not pino-http's wrapped Node request.
     wrapSerializers: false,
   } as const;
-  // nestjs-pino is the application's logger; its per-request middleware is not mounted, the request
-  // line comes from a Fastify hook instead (request-log.ts).
+  // nestjs-pino is the application's logger; its per-request middleware is not mounted, the request line comes from a
+  // Fastify hook instead (request-log.ts).
   const forRoutes: Params['forRoutes'] = [];
   if (config.nodeEnv === 'development') {
     // For a person at a terminal; every other environment writes JSON lines for the log pipeline.

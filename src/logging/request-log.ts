@@ -1,12 +1,8 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Logger, LevelWithSilent } from 'pino';
 
-/**
- * What a line may say about a request and its answer, given Fastify's
- * request and reply: the id Fastify chose, method, URL, client address
- * (the client's, as TRUST_PROXY lets X-Forwarded-For name it, not the
- * proxy's), status. Headers are never logged, and with them no credential.
- */
+/** What a line says of a request and its answer: id, method, URL, the client's address (as TRUST_PROXY lets
+ * X-Forwarded-For name it), status. */
 export const requestLineSerializers = {
   req: (request: { id: unknown; method: string; url: string; ip?: string }) => ({
     id: request.id,
@@ -21,13 +17,8 @@ export const requestLineSerializers = {
 const levelFor = (statusCode: number): LevelWithSilent =>
   statusCode >= 500 ? 'error' : statusCode >= 400 ? 'warn' : 'info';
 
-/**
- * One line per request (docs/API.md §10), written when its answer has been
- * sent, from a Fastify hook rather than pino-http mounted as Nest middleware:
- * that middleware runs through middie, makes a child logger and a context
- * per request, and cost a large share of a listing's CPU (docs/BENCHMARKS.md).
- * The logger's serializers ({@link requestLineSerializers}) pick the fields.
- */
+/** One line per request once its answer is sent, from a Fastify hook rather than pino-http as Nest middleware, which
+ * made a child logger and context per request and cost a large share of a page's CPU (docs/BENCHMARKS.md). */
 export function logRequests(fastify: FastifyInstance, logger: Logger): void {
   fastify.addHook('onResponse', (request: FastifyRequest, reply: FastifyReply, done: () => void) => {
     logger[levelFor(reply.statusCode)](

@@ -5,29 +5,21 @@ import type { Metrics, Variant } from './metrics';
 
 declare module 'fastify' {
   interface FastifyRequest {
-    /**
-     * Set when the answer is an export streamed for as long as the client reads: its duration is the
-     * client's pace and the data's size, not the service's latency, and is counted by the export metrics instead.
-     */
+    /** Set when the answer is an export streamed for as long as the client reads: its duration is the client's
+     * pace and the data's size, not the service's latency, and is counted by the export metrics instead. */
     streamedExport?: boolean;
   }
 }
 
 const KNOWN_METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS']);
 
-/** The variant label of a request (docs/API.md §12), by the role its token established. */
+/** The variant label of a request, by the role its token established. */
 export const variantOf = (request: FastifyRequest): Variant => {
   const caller = callerOf(request.tokenVerdict);
   return caller === undefined ? 'none' : ROLE_LABELS[caller.role];
 };
 
-/**
- * The one place requests are counted (docs/API.md §12), when their answer has
- * been sent. Every label is bounded whatever the client sends: the route is
- * the pattern that matched (`unmatched` for none), never the URL; methods
- * outside the standard ones are `OTHER`. An export that was streamed is
- * counted by the export metrics instead (its refusals are requests).
- */
+/** The one place requests are counted, when their answer has been sent. */
 export function observeRequests(fastify: FastifyInstance, metrics: Metrics): void {
   fastify.addHook('onResponse', (request: FastifyRequest, reply: FastifyReply, done: () => void) => {
     if (request.streamedExport) return done();

@@ -5,11 +5,8 @@ import type { AppConfig } from '../config/app.config';
 import { APP_CONFIG } from '../config/config.module';
 import { Metrics } from './metrics';
 
-/**
- * `GET /metrics` in Prometheus text format on METRICS_PORT (docs/API.md §12): a
- * listener of its own, so that metrics are never exposed with the API. It
- * stays up while the API drains on SIGTERM and closes last.
- */
+/** `GET /metrics` in Prometheus text format on METRICS_PORT: a listener of its own, so that metrics are never
+ * exposed with the API. */
 @Injectable()
 export class MetricsServer implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly logger = new Logger('Metrics');

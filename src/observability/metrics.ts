@@ -15,11 +15,8 @@ interface Mysql2PoolInternals {
   _connectionQueue: { length: number };
 }
 
-/**
- * Every metric of docs/API.md §12, in a registry of this application's own (tests
- * run several applications in one process). Names and units follow the
- * OpenTelemetry semantic conventions as Prometheus spells them.
- */
+/** Every metric of docs/API.md §12, in a registry of this application's own (tests run several applications in one
+ * process). */
 @Injectable()
 export class Metrics {
   readonly registry = new Registry();

@@ -6,7 +6,7 @@ import { MetricsServer } from './metrics-server';
 import { ObservedStatements } from './observed-statements';
 import { Tracing } from './tracing';
 
-/** Metrics, their listener and tracing (docs/API.md §12), for every module that runs statements. */
+/** Metrics, their listener and tracing, for every module that runs statements. */
 @Global()
 @Module({
   imports: [DatabaseModule, AuthModule],

@@ -10,10 +10,8 @@ import type { StatementKind, StatementObserver } from '../database/read-session'
 import { Metrics } from './metrics';
 import { tracer } from './tracing';
 
-/**
- * Times each listing statement into `db_client_operation_duration_seconds` and, when the request's trace is
- * recorded, traces it as a child span (docs/API.md §12): its kind and server, never its values.
- */
+/** Times each listing statement into `db_client_operation_duration_seconds` and, when the request's trace is
+ * recorded, traces it as a child span: its kind and server, never its values. */
 @Injectable()
 export class ObservedStatements implements StatementObserver {
   private readonly system: string;

@@ -40,13 +40,7 @@ declare module 'fastify' {
   }
 }
 
-/**
- * OpenTelemetry for the service (docs/API.md §12). Trace context is always kept
- * (a caller's `traceparent` is continued, else a trace starts) so that every
- * log line of a request carries a `trace_id`; spans are recorded and exported
- * over OTLP/HTTP only when OTEL_EXPORTER_OTLP_ENDPOINT is set. Without it the
- * sampler records nothing, so tracing costs no more than carrying the ids.
- */
+/** OpenTelemetry for the service. */
 @Injectable()
 export class Tracing implements OnModuleInit, OnApplicationShutdown {
   private sdk?: NodeSDK;
@@ -94,13 +88,7 @@ export function activeTraceId(): string | undefined {
   return traceId && trace.isSpanContextValid(span.spanContext()) ? traceId : undefined;
 }
 
-/**
- * A server span per request, the parent of its statement spans. Added to
- * Fastify before anything else, so that everything after it (the request
- * logger included) runs inside the request's trace context. Without an
- * exporter the span only carries the trace's ids for the log lines: the
- * caller's trace, else a new one.
- */
+/** A server span per request, the parent of its statement spans. */
 export function traceRequests(fastify: FastifyInstance): void {
   fastify.addHook('onRequest', (request: FastifyRequest, _reply: FastifyReply, done: () => void) => {
     const parent: Context = propagation.extract(context.active(), request.headers);

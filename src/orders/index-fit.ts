@@ -1,8 +1,7 @@
 import type { Order } from './order.entity';
 import type { OrderFilters, SortField, SortKey } from './model';
 
-// What an index of `orders` can do for a listing's shape: which columns a filter fixes or bounds, and whether an
-// index holds them as one range, reads the sort's order, or holds what an entry is checked against.
+// What an index of `orders` can do for a shape: hold its filters as one range, read its order, cover its checks.
 
 /** A column of `orders`, by the entity's property name. */
 export type OrderColumn = Exclude<keyof Order, 'seats'>;
@@ -54,10 +53,7 @@ export function filterColumns(filters: OrderFilters): IndexColumn[] {
   return ranged ? [...fixedColumns(filters), 'createdAt'] : fixedColumns(filters);
 }
 
-/**
- * The sort as the rows are ordered: keys on a fixed column order nothing, and nothing after `orderId` (unique)
- * does either. Every sort holds `orderId` (`parseSort` appends it), so the order ends there.
- */
+/** The sort as rows are ordered: keys on a fixed column order nothing, nor anything after `orderId`. */
 export function effectiveOrder(sort: readonly SortKey[], fixed: readonly IndexColumn[]) {
   const order: Array<{ column: OrderColumn; direction: SortKey['direction'] }> = [];
   for (const { field, direction } of sort) {
@@ -68,10 +64,7 @@ export function effectiveOrder(sort: readonly SortKey[], fixed: readonly IndexCo
   return order;
 }
 
-/**
- * The index begins with the columns the filters fix and then, if the filters bound a range, that range's
- * column: the matches are one contiguous range of it, and every entry read there is a match.
- */
+/** The index leads with the fixed columns, then the bounded one: every entry of that one range is a match. */
 export function holdsAsOneRange(
   index: OrdersIndex,
   fixed: readonly IndexColumn[],
@@ -84,13 +77,7 @@ export function holdsAsOneRange(
   );
 }
 
-/**
- * Columns whose order follows creation time: an order is updated after it is placed (in the bench data within the
- * hour). Walking such an index passes the orders created outside a date range in one stretch before reaching
- * the range's, rather than a share of them spread evenly; so a walk of it is costed as the whole of it, and does
- * not bound a date-filtered page. (Order ids follow creation time too where orders are inserted as they are placed;
- * the bench data's ids do not, docs/SCALING.md.)
- */
+/** Columns whose order follows creation time: an order is updated after it is placed. */
 const FOLLOWS_CREATION: ReadonlyArray<IndexColumn> = ['updatedAt'];
 
 /** Whether a walk of the index, past its first `fixedCount` columns, passes the dates' orders in one stretch. */
@@ -98,10 +85,7 @@ export function walksAcrossDates(index: OrdersIndex, filtered: readonly IndexCol
   return filtered.includes('createdAt') && FOLLOWS_CREATION.includes(index.columns[fixedCount]);
 }
 
-/**
- * The index begins with the columns the filters fix, reads the sort's order past them, and its entries hold the
- * other filters: one stretch of it, walked in order, yields the matches among entries checked without their rows.
- */
+/** Leads with the fixed columns, reads the sort's order past them, and holds the other filters: walked without rows. */
 export function walksWithinFixed(
   index: OrdersIndex,
   fixed: readonly IndexColumn[],
@@ -134,10 +118,7 @@ export function holdsDateRange(index: OrdersIndex, filtered: readonly IndexColum
   return index.columns[0] === 'createdAt' && filtered.includes('createdAt') && filtered.length > 1;
 }
 
-/**
- * Whether reading the index forwards or backwards yields the rows in `order`: past the columns the filters fix, its
- * columns (and then `id`) are the order's, all ascending read forwards or all descending read backwards.
- */
+/** Whether reading the index either way yields `order`: past the fixed columns, its columns and `id` are it. */
 export function readsInOrder(
   index: OrdersIndex,
   fixed: readonly IndexColumn[],

@@ -9,12 +9,8 @@ import { refuseFiltersOfMember } from './query/admin-filters';
 import { ListOrdersQueryPipe, type ListOrdersRequest } from './query/list-orders-query.pipe';
 import type { ExportFormat } from './model';
 
-/**
- * The listing's edge: resolves the caller's variant once, refuses a page whose `Accept` admits only an export (406)
- * and a member's filters (403), and gathers what `ListOrdersQueryPipe` parses (query string, JSON body) for a page or
- * for the export `format` names. Param decorators run after the guards, so the caller is known by then, and before the
- * pipe, so these are answered before any parameter is read.
- */
+/** The listing's edge, after the guards and before the pipe: the caller's variant, 406 for a page whose `Accept` admits
+ * only an export, 403 for a member's filters, and the raw parameters the pipe parses. */
 const listOrdersRequest = createParamDecorator(
   (format: ExportFormat | undefined, context: ExecutionContext): ListOrdersRequest => {
     const request = context.switchToHttp().getRequest<FastifyRequest>();

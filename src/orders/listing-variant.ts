@@ -8,11 +8,7 @@ import { adminPageJson, userPageJson } from './page-json';
 import type { Page } from './paging/page';
 import { ADMIN_SORT_FIELDS, USER_SORT_FIELDS, type OrderFilters, type OrderRow, type SortField } from './model';
 
-/**
- * docs/API.md §1: what a listing is for the caller who asks, resolved once at the edge (`listingVariantOf`). Past it
- * no code asks for the caller's role: the parameters, the sort, the orders read, the elements and the export's columns
- * are the variant's.
- */
+/** What a listing is for the caller who asks, resolved once at the edge (`listingVariantOf`). */
 export interface ListingVariant<Element extends OrderElement = OrderElement> {
   /** The parameters the variant takes, and the class that validates their values. */
   readonly parameters: ReadonlySet<string>;
@@ -25,7 +21,7 @@ export interface ListingVariant<Element extends OrderElement = OrderElement> {
   /** The orders read for the filters the query gives. */
   scope(filters: OrderFilters): OrderFilters;
   toElement(row: OrderRow, seats: SeatDto[], time: LocalTimeFormatter): Element;
-  /** A page of its elements as JSON, with their keys in docs/API.md §4's order. */
+  /** A page of its elements as JSON, with their keys in's order. */
   pageJson(page: Page<Element>): string;
   readonly csv: CsvColumns<Element>;
 }

@@ -1,7 +1,5 @@
 import type { OrderStatusCode } from './order-status';
 
-// The types the listing's parts trade: the filters, the sort, a walk's cursor, a row, an export's format.
-
 /** What a listing reads, as every part of the listing trades it. */
 export interface OrderFilters {
   userId?: number;
@@ -43,7 +41,7 @@ export type CursorDirection = 'after' | 'before';
 /** A sort key's value as a walk compares it: ids, prices and times (epoch milliseconds) as numbers, the status code as text. */
 export type SortValue = number | string;
 
-/** Where a followed page starts, and what the walk it belongs to includes (docs/API.md §13). */
+/** Where a followed page starts, and what the walk it belongs to includes. */
 export interface KeysetCursor {
   direction: CursorDirection;
   /** The boundary element's value of each sort key, in the sort's order, the appended `orderId` included. */
@@ -52,16 +50,12 @@ export interface KeysetCursor {
   bound: number;
 }
 
-/**
- * Where every match lies in the sort's first column (docs/adr/0020, 0015), from the orders of the (day, status)s the
- * filters touch: the lowest and highest id or concert id, or for creation time the start of the first day and of the
- * day after the last (epoch ms). A walk in that column's order starts and stops there.
- */
+/** Where every match lies in the sort's first column: a walk in that order starts and stops there (docs/adr/0020). */
 export interface RangeBounds {
   field: 'orderId' | 'concertId' | 'createdAt';
   lowest?: number;
   highest?: number;
 }
 
-/** The formats of an export (docs/API.md §13), each an operation of its own. */
+/** The formats of an export, each an operation of its own. */
 export type ExportFormat = 'csv' | 'ndjson' | 'xlsx';

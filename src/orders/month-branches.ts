@@ -1,17 +1,8 @@
-/**
- * docs/API.md §14: a date range sorted by update time, read as the merge of parts of it that each come in update
- * order or are small enough to sort. Update time follows creation time, so no index in update order reaches a range's
- * orders soon; but the replicas' month index (REPLICA_COLUMN) holds each month's orders in update order, so the first
- * entries of each month the range covers, merged, are the range's first in update order.
- */
+/** A date range by update time, read as the merge of parts each in update order or small enough to sort. */
 export type MonthBranch =
   /** One month's stretch of the month index, walked in update order, each entry checked against the filters. */
   | { kind: 'walk'; month: number }
-  /**
-   * A stretch of creation time read whole from the dates' covering entries and sorted: a month the range covers
-   * less than half of, or, where a side of the range is open, what lies past the months known to hold orders
-   * (orders placed since they were read: usually none).
-   */
+  /** A stretch read from covering entries and sorted: a month mostly outside the range, or past the known months. */
   | { kind: 'sort'; from?: number; before?: number };
 
 /** When the oldest and newest orders were placed, as epoch ms: where an open side of a range ends. */
@@ -20,11 +11,7 @@ export interface CreationSpan {
   last: number;
 }
 
-/**
- * A month the range covers less of is read whole and sorted: a walk in its update order may pass the rest of the
- * month before the range's orders (an edge that ends early in a month, sorted newest first), which is then more
- * than sorting the part the range covers.
- */
+/** A month the range covers less of is sorted: a walk in update order could pass the rest of the month first. */
 const WALK_MIN_SHARE = 0.5;
 
 const monthStartOf = (epochMs: number): number => {
@@ -47,10 +34,7 @@ export interface MonthMerge {
   sortedShare: number;
 }
 
-/**
- * The branches of a range `[from, before)` of creation time (either side may be open; `span` then closes it for
- * the months, and a `sort` branch past it keeps the answer exact whatever was placed since).
- */
+/** The branches of a range `[from, before)` of creation time; `span` closes an open side for the months. */
 export function monthMerge(from: number | undefined, before: number | undefined, span?: CreationSpan): MonthMerge {
   const low = from ?? (span && monthStartOf(span.first));
   const high = before ?? (span && nextMonthOf(monthStartOf(span.last)));

@@ -3,12 +3,8 @@ import type { AdminOrderDto, SeatDto, UserOrderDto } from './dto/order.dto';
 import { orderStatusLabel } from './order-status';
 import type { OrderRow } from './model';
 
-/**
- * The elements of a page as docs/API.md §4 shows them: plain object literals (no
- * class instance, cheaper per element) typed as the prescribed DTOs, with the
- * contract's key order. A member's element is built without `userId` at all,
- * and the literal's type check refuses one that would carry it.
- */
+/** The elements of a page as shows them: plain object literals (no class instance, cheaper per element) typed as
+ * the prescribed DTOs, with the contract's key order. */
 export function toUserOrder(row: OrderRow, seats: SeatDto[], time: LocalTimeFormatter): UserOrderDto {
   return {
     orderId: row.id,
@@ -21,7 +17,7 @@ export function toUserOrder(row: OrderRow, seats: SeatDto[], time: LocalTimeForm
   };
 }
 
-/** An administrator's element: `userId` second, as docs/API.md §4 orders the keys. */
+/** An administrator's element: `userId` second, as orders the keys. */
 export function toAdminOrder(row: OrderRow, seats: SeatDto[], time: LocalTimeFormatter): AdminOrderDto {
   return {
     orderId: row.id,

@@ -22,15 +22,8 @@ const PROGRESS_EVERY_ROWS = 100_000;
 
 type Outcome = 'complete' | 'cancelled' | 'failed';
 
-/**
- * docs/API.md §13, an export's answer: the caller's slot (EXPORTS_PER_CALLER),
- * the first batch read before anything is sent (so that a database that
- * cannot answer gets its 503 problem, not a broken stream), then a stream
- * that reads the next batch only as the client takes the last one. A client
- * that goes away stops the statement running; a failure once bytes are out
- * destroys the connection, so that no client takes a truncated export for a
- * whole one. Each export's outcome and rows are counted, and logged.
- */
+/** docs/API.md §13, an export: the first batch is read before anything is sent (a failure is then a 503, not a broken
+ * stream); a failure after that cuts the connection, so that no client takes a truncated export for a whole one. */
 @Injectable()
 export class OrderExports {
   private readonly logger = new Logger('OrderExports');

@@ -2,15 +2,8 @@ import { Column, Entity, Index, OneToMany, PrimaryGeneratedColumn, type Relation
 import type { OrderStatusCode } from './order-status';
 import { OrderSeat } from './order-seat.entity';
 
-/**
- * The secondary indexes serve the listing, and only those that pay for what
- * they cost the order writers (docs/API.md §7; each one's query is named in
- * migrations CountChangesOffTheWritePath and StatusIndexOffTheWritePath):
- * the member and concert filters followed by `created_at` (InnoDB appends the
- * primary key), so the default sort `createdAt desc, orderId desc` reads an
- * index range in order, and `created_at` alone, which the other filters walk.
- * None holds `status` or `updated_at`: every payment changes both.
- */
+/** docs/API.md §7: only indexes that pay for what they cost the order writers; none holds `status` or `updated_at`,
+ * which every payment changes. */
 @Entity({ name: 'orders' })
 @Index('idx_orders_created', ['createdAt'])
 @Index('idx_orders_user_created', ['userId', 'createdAt'])

@@ -18,19 +18,18 @@ import { DEFAULT_SORT } from './query/sort';
 import { ADMIN_SORT_FIELDS, type ExportFormat } from './model';
 
 const ADMIN_ONLY = '**Admin only**: a USER token sending it gets 403.';
-// Admin-only parameters carry their examples in the text, not as `example`: Swagger UI would fill them
-// in on "Try it out", and a USER token would then get 403 for a request the developer never wrote.
-// Directions are case-insensitive (docs/API.md §3), which an enum of terms could not say without listing every casing.
+// Admin-only parameters carry their examples in the text, not as `example`: Swagger UI would fill them in on "Try it
+// out", and a USER token would then get 403 for a request the developer never wrote.
 const SORT_PATTERN = `^(${ADMIN_SORT_FIELDS.join('|')})(,([aA][sS][cC]|[dD][eE][sS][cC]))?$`;
 const STATUS_TABLE = ORDER_STATUS_CODES.map((code) => `\`${code}\` = ${ORDER_STATUS_LABELS[code]}`).join(', ');
-// A space before the offset is a `+` that arrived unencoded, which the service reads as `+` (docs/API.md §3).
+// A space before the offset is a `+` that arrived unencoded, which the service reads as `+`.
 const DATE_PATTERN = '^\\d{4}-\\d{2}-\\d{2}(T\\d{2}:\\d{2}:\\d{2}(\\.\\d{1,9})?(Z|[+ -]\\d{2}:\\d{2})?)?$';
 const ID = { type: 'integer', minimum: 1, maximum: MAX_ID } as const;
 const VALIDATOR_HEADERS_DOC = {
   ETag: { description: 'Strong entity tag of the page’s body (RFC 9110).', schema: { type: 'string' } },
   'Cache-Control': { description: '`private, no-cache`: keep the page, but ask again.', schema: { type: 'string' } },
 };
-/** docs/API.md §18, §19: on pages and exports alike. */
+/**, §19: on pages and exports alike. */
 const STALENESS_HEADER_DOC = {
   [DATA_STALENESS_HEADER]: {
     description:
@@ -39,7 +38,7 @@ const STALENESS_HEADER_DOC = {
     schema: { type: 'integer', minimum: 1, example: 7 },
   },
 };
-/** docs/API.md §19: a writer's position, for pages and exports alike. */
+/** A writer's position, for pages and exports alike. */
 const READ_AFTER_GTID_DOC = ApiHeader({
   name: READ_AFTER_GTID_HEADER,
   required: false,

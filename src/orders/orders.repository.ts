@@ -20,7 +20,6 @@ import { sortShapeOf } from './statements/statement-parts';
 
 const ORDERS_TABLE = 'orders';
 
-/** A count statement's one row: its totals by name. */
 type CountRow = Record<string, number | string | null>;
 
 /** Which filters a listing has, and its sort: what routing needs of it is the same for any values. */
@@ -38,7 +37,6 @@ export interface KnownSizes {
   newestOrderId?: number;
 }
 
-/** How a page is read on one server, from what is known of it so far. */
 type ServerPlan = CountsFirst | ReadyPlan | RefusedPlan;
 
 /** The best plan depends on how many orders match: count them (`sizes`), then plan again with the counts. */
@@ -61,22 +59,13 @@ export interface RefusedPlan {
   maxSortedWhole: number;
 }
 
-/**
- * Reads for the listing, each a single statement: a page of `orders` alone
- * (LIMIT/OFFSET over an index in a deferred join, never TypeORM's skip/take
- * over a one-to-many join), a plain COUNT(*), and the page's seats in one `IN (...)`.
- * The query builder writes each statement's SQL once per shape (QueryShapes).
- */
+/** The listing's reads: a page of `orders` alone in a deferred join, a count, and its seats in one `IN (...)`. */
 @Injectable()
 export class OrdersRepository {
   private readonly pages: PageStatements;
   private readonly counts: CountStatements;
   private readonly seats: SeatStatements;
-  /**
-   * The indexes the schema gives every server (the entity's), on MySQL and MariaDB only: SQLite has no hint that
-   * leaves it a choice (`INDEXED BY` fails when the index cannot serve), and the embedded database holds demo
-   * data that any plan reads at once.
-   */
+  /** The entity's indexes, which every server holds; none on SQLite, whose `INDEXED BY` fails rather than choosing. */
   private readonly schemaIndexes?: readonly OrdersIndex[];
   /** A planner per catalog: each server's indexes, the replicas' own among them, as last read. */
   private readonly planners = new WeakMap<ServerCatalog, QueryPlanner>();
@@ -98,10 +87,7 @@ export class OrdersRepository {
     }
   }
 
-  /**
-   * The plans a server can run: through the schema's indexes and the replica indexes it holds. A catalog not
-   * read yet names none, and then only the schema's are assumed (the migrations put them on every server).
-   */
+  /** The plans a server can run: through the schema's indexes and the replica indexes it holds. */
   private plannerFor(catalog: ServerCatalog): QueryPlanner | undefined {
     if (!this.schemaIndexes) return undefined;
     let planner = this.planners.get(catalog);
@@ -116,11 +102,7 @@ export class OrdersRepository {
     return planner;
   }
 
-  /**
-   * How a page is read on the session's server (docs/API.md §14): from the shape, or from the counts read first where
-   * they decide it (or `known` from an earlier batch of the same walk). Refused where it would sort more orders whole
-   * than the server sorts in time.
-   */
+  /** docs/API.md §14: how a page is read on the session's server, from its shape or from the counts read first. */
   async plan(
     request: PageRequest,
     session: ReadSession,
@@ -132,11 +114,7 @@ export class OrdersRepository {
       : first;
   }
 
-  /**
-   * docs/API.md §14: what a server must hold to answer a listing of these filters in this sort within its deadline:
-   * one of the indexes that bound its work by the page (or by a member's or concert's orders), or a table small
-   * enough to be sorted whole. The same for every request of a shape, so worked out once per shape.
-   */
+  /** An index bounding the shape's work by its page, or a table small enough to sort whole; once per shape. */
   requirementOf(filters: OrderFilters, sort: SortKey[]): ServerRequirement | undefined {
     if (!this.schemaIndexes) return undefined;
     const shape = shapeOf(filters, sort);
@@ -158,12 +136,7 @@ export class OrdersRepository {
     return this.requirements.get(shape);
   }
 
-  /**
-   * The page's plan on the session's server (docs/API.md §14), for the rows a page wants (offset and size, or a
-   * followed page's size). Where the plan the sizes choose would read whole, for each page, more orders than the server
-   * sorts within the deadline (DB_FULL_SORT_MAX_ORDERS), it is refused: a date range sorted by update time is such a
-   * plan, no index reading it in order, as update time follows creation time.
-   */
+  /** The page's plan on the session's server, for the rows it wants (offset and size, or a followed page's size). */
   private planOn(request: PageRequest, session: ReadSession, sizes: MatchSizes): ReadyPlan | RefusedPlan;
   private planOn(request: PageRequest, session: ReadSession, sizes?: MatchSizes): ServerPlan;
   private planOn(
@@ -201,12 +174,7 @@ export class OrdersRepository {
     return session.query<OrderRow[]>('page', this.pages.statement(request, read, sizes?.bounds), onConnection);
   }
 
-  /**
-   * The counts a plan weighs, for a request on the session's server (`plan` says when it wants them), and where the
-   * matches lie in the sort's column where a walk in that order could pass others first (docs/adr/0020). Those are
-   * read in the snapshot the page is then read in (docs/adr/0020): an order placed or changed between the two would
-   * otherwise match the page and lie past the bounds that it is walked within.
-   */
+  /** The counts a plan weighs, and where the matches lie in the sort's column (docs/adr/0020). */
   private async sizes(
     { filters, sort }: Pick<PageRequest, 'filters' | 'sort'>,
     session: ReadSession,
@@ -234,22 +202,13 @@ export class OrdersRepository {
     return session.query<SeatRow[]>('seats', this.seats.statement(orderIds), onConnection);
   }
 
-  /**
-   * A page's seats and its exact total, sent in one round trip (docs/adr/0022): the last statements of a page, after
-   * which nothing more is sent on the connection. Filtered by member or concert, the total is a COUNT(*) over that
-   * index range, which is small. Otherwise it sums the per-day totals (a few thousand rows instead of a million) and
-   * the changes the triggers appended that are not folded into them yet (OrderCountFolding), and counts only the
-   * partial first and last days from `orders`. One statement, so one snapshot: a fold moves changes into the totals
-   * in one transaction, and the sum is the same on either side of it. With `newestOrderId`, a followed page's: the
-   * orders of its paging, placed before it began.
-   */
+  /** A page's seats and exact total in one round trip (docs/adr/0022): the page's last statements on its connection. */
   async findSeatsAndCount(
     orderIds: number[],
     { filters, newestOrderId }: { filters: OrderFilters; newestOrderId?: number },
     session: ReadSession,
   ): Promise<{ seats: SeatRow[]; total: number }> {
     const statements = [this.counts.statement(filters, { withTable: false, newestOrderId })];
-    // An empty page has no seats to read.
     if (orderIds.length > 0) statements.push(this.seats.statement(orderIds));
     const kind: StatementKind = statements.length > 1 ? 'count+seats' : 'count';
     const [[row], seats = []] = await session.queries<[CountRow[], SeatRow[]?]>(kind, statements, { last: true });

@@ -21,10 +21,7 @@ import type { WalkProgress } from './paging/link-header';
 
 type OrdersPage = Page<UserOrderDto> | Page<AdminOrderDto>;
 
-/**
- * Orders an export reads at a time: large enough that the statements' round trips are a small share of
- * its time, small enough that a batch is a few hundred kilobytes and well within DB_QUERY_TIMEOUT_MS.
- */
+/** Orders an export reads at a time: round trips stay a small share, a batch a few hundred kilobytes. */
 export const EXPORT_BATCH_SIZE = 1000;
 
 /** An export's page of orders, the cursor it was read with (none for the first), and how far behind it may be. */
@@ -35,7 +32,6 @@ interface ExportPage {
   behindSeconds: number | undefined;
 }
 
-/** An export batch's reads: its page, then its seats. */
 interface BatchReads {
   page: Promise<ExportPage>;
   seats: Promise<SeatRow[]>;
@@ -47,14 +43,11 @@ export interface ListedPage {
   continuation?: Record<CursorDirection, KeysetCursor>;
   /** On a followed page: whether its walk has orders past it, in the direction it was followed. */
   walk?: WalkProgress;
-  /** docs/API.md §18: read from a replica behind past DB_REPLICA_MAX_LAG_S, at most this many seconds behind. */
+  /** Read from a replica behind past DB_REPLICA_MAX_LAG_S, at most this many seconds behind. */
   behindSeconds?: number;
 }
 
-/**
- * A page by offset that is neither empty nor full is the last one, so it tells the total, as an empty first page
- * does; only otherwise is a count worth its cost.
- */
+/** A page by offset neither empty nor full is the last, and tells the total, as an empty first page does. */
 function totalOfPage(rowCount: number, offset: number, size: number): number | undefined {
   if (rowCount > 0 && rowCount < size) return offset + rowCount;
   return rowCount === 0 && offset === 0 ? 0 : undefined;
@@ -70,13 +63,10 @@ function groupSeats(seats: SeatRow[]): Map<number, SeatDto[]> {
   return byOrder;
 }
 
-/**
- * docs/API.md §14: a shape no server serving now can answer within bounds is refused before any statement, with
- * what would make it answerable, rather than sent where it would run until the deadline and answer 503.
- */
+/** A shape no serving server answers within bounds is refused before any statement, saying what would. */
 function refusalOf(error: unknown, filters: OrderFilters, sort: SortKey[]): unknown {
   if (error instanceof MalformedPositionError || error instanceof UncommittedPositionError) {
-    // docs/API.md §19: a position of another kind of server, or one no commit has reached, is the client's mistake.
+    // A position of another kind of server, or one no commit has reached, is the client's mistake.
     return new InvalidParametersException([
       { field: READ_AFTER_GTID_HEADER, message: `${READ_AFTER_GTID_HEADER} is ${error.message}` },
     ]);
@@ -90,10 +80,7 @@ function refusalOf(error: unknown, filters: OrderFilters, sort: SortKey[]): unkn
     : error;
 }
 
-/**
- * docs/API.md §14: a shape whose plan would read more orders whole than its server sorts in time is refused once its
- * count tells so, before its page is read, rather than read until the deadline answers 503.
- */
+/** A plan that would sort more orders whole than the server sorts in time is refused before its page is read. */
 function readyOrRefused(plan: ReadyPlan | RefusedPlan, sort: SortKey[]): ReadyPlan {
   if (plan.kind === 'ready') return plan;
   throw new ProblemException(
@@ -109,10 +96,7 @@ export class OrdersService {
     private readonly reads: ReadRouter,
   ) {}
 
-  /**
-   * A page of the orders the query's variant may see (its filters, scoped). The page, the count and the seats are
-   * read on one connection of one server (docs/API.md §11): the page first, then its count and seats together.
-   */
+  /** A page of the orders the query's variant may see (its filters, scoped). */
   async list(query: ListOrdersQuery): Promise<ListedPage> {
     const { filters, sort, size, cursor, writerPosition } = query;
     const offset = (query.page - 1) * size;
@@ -160,23 +144,7 @@ export class OrdersService {
     };
   }
 
-  /**
-   * docs/API.md §13, an export: every order the query matches, in its sort
-   * order, a batch at a time. The batches are one walk: the first records
-   * the walk's bound (orders placed after it stay out) and each next one
-   * seeks past the last order of the one before, so none is repeated or
-   * skipped while orders are written. They are all read from one server,
-   * each statement on a connection and within a deadline of its own. The
-   * next cursor is known from the last order of a page, so the next page is
-   * read while this one's seats are read, and its seats as soon as it is in,
-   * while this batch is encoded and sent: one batch ahead and no more. A
-   * page's seats take the server as long as the page; read in turn, and only
-   * when the consumer asked, they held an export to the sum of both. A
-   * consumer that stops asking stops the reads after that batch, and
-   * `cancelled` stops the statement running; the generator returns once it
-   * has. `pinned` is told, before the first read, how far behind the server
-   * chosen is when it is a replica behind (docs/API.md §18).
-   */
+  /** An export: every order the query matches, in its sort order, a batch at a time. */
   async *exportBatches(
     query: ListOrdersQuery,
     cancelled: AbortSignal,
@@ -220,8 +188,7 @@ export class OrdersService {
     };
 
     let next: BatchReads | undefined = readBatch(undefined);
-    // Nothing is sent before the first batch is read whole, page and seats: if its server fails, the export starts
-    // over once on another, so that no client is refused while a server can answer and no batch mixes two servers.
+    // Nothing is sent before the first batch is read: if its server fails, the export starts over once on another.
     await Promise.all([next.page, next.seats]).catch(async (error: unknown) => {
       if (!reads.moveAfter(error)) return;
       await Promise.allSettled([next!.page, next!.seats]);
@@ -234,7 +201,7 @@ export class OrdersService {
         const { rows, more, cursor, behindSeconds } = await batch.page.catch((error: unknown) => {
           throw refusalOf(error, filters, sort);
         });
-        // Known once the first page is read: whether the export's server had what it must reflect (docs/API.md §19).
+        // Known once the first page is read: whether the export's server had what it must reflect.
         if (!cursor) pinned?.(behindSeconds);
         const last = rows.at(-1);
         const bound = cursor?.bound ?? last?.newestOrderId;
@@ -245,9 +212,7 @@ export class OrdersService {
         yield this.elementsOf(rows, await batch.seats, query.variant);
       }
     } finally {
-      // A consumer that stopped early, or a read that failed, leaves the batch read ahead unread, its statements stopped
-      // by `cancelled`: its failure is moot, but the export ends only once its connections are back, so that none
-      // outlives it. Every batch before it has been awaited whole.
+      // A batch read ahead is left unread when the consumer stops; the export ends once its connections are back.
       if (next) await Promise.allSettled([next.page, next.seats]);
     }
   }

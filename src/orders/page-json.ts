@@ -19,7 +19,7 @@ export function objectSchemaOf(dto: Type): ObjectSchema {
   };
 }
 
-/** The page envelope of docs/API.md §4 around elements of `element`'s schema. */
+/** The page envelope of around elements of `element`'s schema. */
 const pageSchemaOf = (element: Type): ObjectSchema => ({
   type: 'object',
   properties: {

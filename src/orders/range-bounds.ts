@@ -1,12 +1,7 @@
 import { effectiveOrder, fixedColumns } from './index-fit';
 import type { OrderFilters, RangeBounds, SortKey } from './model';
 
-/**
- * docs/adr/0020, 0015: the column whose bounds a walk of this shape starts and stops at, read with its counts. Without
- * a member or concert (whose orders are counted from their own index): sorted first by id or by concert, or by
- * creation time under a status (the days that status holds orders on). A walk in that order otherwise passes every
- * newer order, a sale's among them, before its first match.
- */
+/** docs/adr/0020, 0015: the column whose bounds a walk of this shape starts and stops at, read with its counts. */
 export function boundedColumnOf(filters: OrderFilters, sort: readonly SortKey[]): RangeBounds['field'] | undefined {
   if (filters.userId !== undefined || filters.concertId !== undefined) return undefined;
   const [first] = effectiveOrder(sort, fixedColumns(filters));

@@ -6,18 +6,7 @@ interface IndexRow {
   columns: string;
 }
 
-/**
- * docs/API.md §14: brings one replica's own read structures to what the listing expects, on a connection to that
- * replica. Each of REPLICA_INDEXES that is missing, or has other columns, is (re)built in one ALTER, so that the
- * table is read once whatever the number of indexes; one held under another name of ours with the same columns is
- * renamed instead, and one of ours no longer listed is dropped, since each costs every write the replica applies. Where the replica's own column (REPLICA_COLUMN) is missing,
- * that ALTER adds it too and copies the table (a stored column cannot be added in place): replication waits for
- * it (`LOCK=SHARED`) while reads go on, which the lag rule of §11 sees. Otherwise the indexes are built in place,
- * replication applying rows throughout (`LOCK=NONE`). The session's binary log is off for it: the ALTER is the
- * replica's own, so it must leave no transaction of its own in the GTID history, which would be errant on a
- * failover. Re-running it changes nothing; a replica rebuilt from a copy of the primary gets them again. Returns
- * what it changed, each as `built x`, `renamed x to y` or `dropped x`.
- */
+/** Brings one replica's own read structures to what the listing expects, on a connection to that replica. */
 export async function applyReplicaIndexes(runner: QueryRunner): Promise<string[]> {
   const present = await indexesOf(runner);
   const changes: string[] = [];
@@ -55,12 +44,7 @@ export async function applyReplicaIndexes(runner: QueryRunner): Promise<string[]
   return done;
 }
 
-/**
- * Takes the replica's own column, and the indexes on it, off a replica before the primary's migrations run. Row-based
- * replication applies the primary's columns by position: a column the primary adds to `orders` would land after the
- * replica's own on the replica, and each row event would then put its value in the wrong column.
- * `applyReplicaIndexes` puts them back once the replica has applied the migrations. Returns what it removed.
- */
+/** Takes the replica's own column, and the indexes on it, off a replica before the primary's migrations run. */
 export async function removeReplicaColumn(runner: QueryRunner): Promise<string[]> {
   if (!(await hasReplicaColumn(runner))) return [];
   const present = await indexesOf(runner);
@@ -75,11 +59,8 @@ export async function removeReplicaColumn(runner: QueryRunner): Promise<string[]
   return [...onColumn, REPLICA_COLUMN.name];
 }
 
-/**
- * Takes every structure only replicas hold off a server that is the primary now (a promoted replica), with the
- * binary log off so that the replicas keep theirs: each costs every write of the sale (docs/OPERATIONS.md, "After a
- * promotion"). Returns what it removed.
- */
+/** Takes the replicas' own structures off a promoted primary, binary log off so the replicas keep theirs: each costs
+ * every write of a sale. Returns what it removed. */
 export async function removeReplicaStructures(runner: QueryRunner): Promise<string[]> {
   const indexes = [...(await indexesOf(runner)).keys()].filter((name) => name.startsWith(REPLICA_INDEX_PREFIX));
   const column = (await hasReplicaColumn(runner)) ? [REPLICA_COLUMN.name] : [];

@@ -1,10 +1,7 @@
 import type { OrderFilters, SortKey } from './model';
 
-/**
- * What a refused listing is told (docs/API.md §14): which sort could not be served over which orders, and each way
- * to make it answerable. A member's or concert's orders, and the sorts by `createdAt` and `orderId`, are served by
- * every topology; the other sorts over all orders need a replica holding the listing's indexes.
- */
+/** What a refused listing is told: which sort could not be served over which orders, and each way to make it
+ * answerable. */
 export function tooBroadDetail(filters: OrderFilters, sort: readonly SortKey[]): string {
   const { field } = sort[0];
   if (filters.userId !== undefined || filters.concertId !== undefined) {
@@ -25,10 +22,8 @@ export function tooBroadDetail(filters: OrderFilters, sort: readonly SortKey[]):
   );
 }
 
-/**
- * What a listing is told whose filters select more orders than a server sorts within the deadline, in a sort no
- * index reads in order across them (docs/API.md §14): how many, the most, and the ways to narrow it.
- */
+/** What a listing is told whose filters select more orders than a server sorts within the deadline, in a sort no
+ * index reads in order across them: how many, the most, and the ways to narrow it. */
 export function tooManyToSortDetail(sort: readonly SortKey[], read: number, most: number): string {
   const count = (value: number) => value.toLocaleString('en-US');
   return (

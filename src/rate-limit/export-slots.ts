@@ -11,20 +11,10 @@ export interface ExportSlot {
   release(): Promise<void>;
 }
 
-/**
- * How long a slot outlives an instance that died holding it. A live export
- * refreshes its slot every third of this, so a crashed instance blocks its
- * callers' exports for at most this long.
- */
+/** How long a slot outlives an instance that died holding it. */
 const SLOT_EXPIRY_MS = 30_000;
 
-/**
- * docs/API.md §13: at most EXPORTS_PER_CALLER exports run at once for one
- * caller. With REDIS_URL the slots are a Redis semaphore per caller
- * (redis-semaphore), so the limit holds across all instances; while Redis
- * cannot be reached each instance counts its own, as the rate limit does,
- * never refusing an export because Redis is away.
- */
+/** At most EXPORTS_PER_CALLER exports run at once for one caller. */
 @Injectable()
 export class ExportSlots {
   private readonly logger = new Logger('ExportSlots');

@@ -11,13 +11,8 @@ const SKIP_RATE_LIMIT = 'skipRateLimit';
 /** For probes that an orchestrator calls on its own schedule. */
 export const SkipRateLimit = (): MethodDecorator & ClassDecorator => SetMetadata(SKIP_RATE_LIMIT, true);
 
-/**
- * docs/API.md §10, §11: RATE_LIMIT_PER_MINUTE requests per caller, counted by
- * member id when the token was accepted (members behind one address do not
- * share a budget) and by client address otherwise. Only a verified id counts,
- * or anyone could spend another member's budget. Runs after the global
- * JwtAuthGuard; where the counts are kept is RateLimitModule's choice.
- */
+/** RATE_LIMIT_PER_MINUTE requests per caller, counted by verified member id (members behind one address do not share
+ * a budget) and by client address otherwise. */
 @Injectable()
 export class RateLimitGuard implements CanActivate {
   constructor(

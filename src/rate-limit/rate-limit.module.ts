@@ -10,14 +10,7 @@ import { ExportSlots } from './export-slots';
 export const RATE_LIMITER = Symbol('RATE_LIMITER');
 const WINDOW_SECONDS = 60;
 
-/**
- * Where the rate limit's counts are kept. With REDIS_URL, in Redis, so a
- * caller's limit holds across all instances together; while Redis cannot be
- * reached each instance counts on its own (rate-limiter-flexible's insurance
- * limiter; never a 5xx), and sharing resumes when the client reconnects.
- * Without it, in this instance's memory. The same connection shares the
- * count of each caller's running exports (ExportSlots).
- */
+/** Where the rate limit's counts are kept. */
 @Module({
   providers: [
     callerLimitsRedis,

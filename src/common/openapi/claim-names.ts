@@ -1,10 +1,8 @@
 import type { OpenAPIObject } from '@nestjs/swagger';
 import type { ClaimMapping } from '../../config/auth.config';
 
-/**
- * Where the document speaks of the token's claims, it names the ones this deployment reads (docs/API.md §2): the
- * decorators and the problem catalogue are written before the configuration is known, with these placeholders.
- */
+/** Where the document speaks of the token's claims, it names the ones this deployment reads: the decorators and
+ * the problem catalogue are written before the configuration is known, with these placeholders. */
 const CLAIM_PLACEHOLDERS = {
   memberIdClaim: '{memberIdClaim}',
   rolesClaims: '{rolesClaims}',

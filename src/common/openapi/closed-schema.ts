@@ -3,11 +3,7 @@ import type { OpenAPIObject } from '@nestjs/swagger';
 /** The schemas marked closed, by class name; filled as the decorated classes load. */
 const closedSchemas = new Set<string>();
 
-/**
- * Marks a DTO's schema `additionalProperties: false`: its instances carry
- * exactly their documented properties. A feature marks its own DTOs, so that
- * the document's assembly needs to know none of them.
- */
+/** Marks a DTO's schema `additionalProperties: false`: its instances carry exactly their documented properties. */
 export const ClosedSchema = (): ClassDecorator => (target) => {
   closedSchemas.add(target.name);
 };

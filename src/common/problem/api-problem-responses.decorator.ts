@@ -55,11 +55,8 @@ function examplesOf(status: Status, kinds: ProblemKindName[]) {
   return { examples, description, retries };
 }
 
-/**
- * Documents error answers as RFC 9457 problem details, each kind of the
- * catalogue as an example: a status stands for every kind answered with it,
- * a kind's name for that kind alone.
- */
+/** Documents error answers as RFC 9457 problem details, each kind of the catalogue as an example: a status stands
+ * for every kind answered with it, a kind's name for that kind alone. */
 export function ApiProblemResponses(...answers: Array<Status | ProblemKindName>): MethodDecorator & ClassDecorator {
   const kinds = answers.flatMap((answer) =>
     typeof answer === 'string'

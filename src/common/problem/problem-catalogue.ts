@@ -1,12 +1,7 @@
-/**
- * Every kind of problem the service answers with (docs/API.md §6): its type
- * URI, title, status, default detail, Retry-After, and the reason under which
- * the 503s are counted. The exceptions, the filter's log throttle, the
- * metrics' reason labels and the OpenAPI examples are all derived from here,
- * so that a new kind is written once.
- */
+/** Every kind of problem the service answers with (docs/API.md §6): its type URI, title, status, default detail,
+ * Retry-After, and the reason under which the 503s are counted. */
 
-/** Why a request was answered 503, as `http_server_unavailable_total` labels it (docs/API.md §12). */
+/** Why a request was answered 503, as `http_server_unavailable_total` labels it. */
 export type UnavailableReason = 'database' | 'timeout' | 'saturated' | 'identity-provider' | 'replica-behind';
 
 export interface ProblemKind {

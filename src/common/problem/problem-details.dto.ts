@@ -9,7 +9,7 @@ export class FieldErrorDto {
   message: string;
 }
 
-/** RFC 9457 problem details, the body of every error (docs/API.md §6). */
+/** RFC 9457 problem details, the body of every error. */
 export class ProblemDetailsDto {
   @ApiProperty({
     example: '/problems/invalid-parameters',

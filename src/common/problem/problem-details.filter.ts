@@ -23,12 +23,7 @@ declare module 'fastify' {
   }
 }
 
-/**
- * Errors raised before any Nest code runs, whose messages may quote the
- * client's input, so each gets a fixed text: body-parser's carry a `type` such
- * as `entity.parse.failed`, Fastify's a `code` such as `FST_ERR_BAD_URL` (Nest
- * wraps both in an HttpException, keeping the original as `cause`).
- */
+/** Errors raised before Nest runs may quote the client's input: each gets a fixed text, by its `type` or `code`. */
 function transportProblem(exception: unknown): Problem | undefined {
   if (typeof exception !== 'object' || exception === null) return undefined;
   const { type, code, status, statusCode } = exception as Record<string, unknown>;
@@ -101,11 +96,7 @@ function describe(
   return problem;
 }
 
-/**
- * In a storm of 503s, at most one log line a second per kind; the lines held
- * back are counted in the next one. A provider of its own, so that each
- * application (and each test) has its own count and a clock it can move.
- */
+/** In a storm of 503s, at most one log line a second per kind; the lines held back are counted in the next one. */
 @Injectable()
 export class UnavailableLogThrottle {
   static readonly INTERVAL_MS = 1000;
@@ -143,10 +134,7 @@ function send(problem: Problem, request: FastifyRequest, reply: FastifyReply): v
 const summaryOf = (request: FastifyRequest, status: number): string =>
   `${request.method} ${pathOf(request)} answered ${status} [request ${request.id}]`;
 
-/**
- * Fastify's `frameworkErrors` handler, for what its router refuses before
- * Nest runs (a malformed URL): these are the client's mistakes, never a 503.
- */
+/** Fastify's `frameworkErrors` handler: what its router refuses before Nest runs is the client's mistake. */
 export function answerFrameworkError(exception: unknown, request: FastifyRequest, reply: FastifyReply): void {
   const problem = describe(exception, request);
   if (problem.status >= 500) {
@@ -155,13 +143,7 @@ export function answerFrameworkError(exception: unknown, request: FastifyRequest
   send(problem, request, reply);
 }
 
-/**
- * Every exception Nest sees, from guards, pipes, handlers and Fastify's own
- * hooks, answered as problem+json. The failure goes to the log under the
- * request id, never to the client. A 503 is an expected condition with a
- * known cause: one line, no stack, and in a storm one line a second that
- * says how many it stands for.
- */
+/** Every exception Nest sees, from guards, pipes, handlers and Fastify's own hooks, answered as problem+json. */
 @Catch()
 @Injectable()
 export class ProblemDetailsFilter implements ExceptionFilter {

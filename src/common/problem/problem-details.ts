@@ -10,7 +10,7 @@ export interface FieldError {
   message: string;
 }
 
-/** RFC 9457 problem details, as every error of the service is answered (docs/API.md §6), before `instance` is known. */
+/** RFC 9457 problem details, as every error of the service is answered, before `instance` is known. */
 export interface Problem {
   type: string;
   title: string;
@@ -45,11 +45,7 @@ export function problemOf(kind: ProblemKindName, occurrence: { detail?: string; 
   };
 }
 
-/**
- * An error that knows the problem it is answered with. Other modules raise
- * their own kinds of the catalogue (the database's 503, validation's 400)
- * without the filter having to know them.
- */
+/** An error that knows the problem it is answered with. */
 export class ProblemException extends HttpException {
   constructor(
     readonly problem: Problem,
@@ -65,11 +61,7 @@ export interface ProblemAnswer {
   body: string;
 }
 
-/**
- * The one writer of problem+json answers, for Fastify's replies and for the
- * raw socket alike. `instance` names the request id under which the failure
- * is logged, so a client can quote it.
- */
+/** The one writer of problem+json answers, for Fastify's replies and for the raw socket alike. */
 export function problemAnswer({ headers, reason: _reason, ...problem }: Problem, requestId: string): ProblemAnswer {
   return {
     status: problem.status,

@@ -7,7 +7,7 @@ import {
   type ProblemTranslator,
 } from './problem-details.filter';
 
-/** Every error the application raises is answered through this one filter (docs/API.md §6). */
+/** Every error the application raises is answered through this one filter. */
 @Module({})
 export class ProblemsModule {
   /** `translators`: what the lower layers' own errors mean as problems, given by the application that composes them. */

@@ -1,10 +1,6 @@
 import { performance } from 'node:perf_hooks';
 
-/**
- * Milliseconds on a clock that only moves forward. Code that measures waits
- * and deadlines asks an injected Clock, so that its tests move time
- * themselves instead of sleeping and hoping the machine keeps up.
- */
+/** Milliseconds on a clock that only moves forward. */
 export abstract class Clock {
   abstract now(): number;
 }

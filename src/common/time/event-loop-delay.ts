@@ -5,11 +5,8 @@ import { monitorEventLoopDelay, type ELDHistogram } from 'node:perf_hooks';
 const WINDOW_MS = 500;
 const NS_PER_MS = 1e6;
 
-/**
- * How late this process's event loop has lately been in running what was
- * ready: the time it takes the process to notice an answer that has
- * arrived. Tests of code that asks pass their own figure.
- */
+/** How late this process's event loop has lately been in running what was ready: the time it takes the process to
+ * notice an answer that has arrived. */
 export abstract class EventLoopDelay {
   abstract recentMs(): number;
 }

@@ -21,16 +21,7 @@ const MAX_CACHED_QUARTERS = 10_000;
 const CHANGES_WITHIN_DAY = Number.NaN;
 const TWO_DIGITS = Array.from({ length: 60 }, (_, value) => String(value).padStart(2, '0'));
 
-/**
- * Shows times the way docs/API.md §4 asks: `YYYY-MM-DDThh:mm:ss` in the service's
- * zone, truncated to the second. The zone's offset comes from luxon (the IANA
- * rules, daylight saving included) and is remembered per UTC day when the day
- * starts and ends on the same offset (no zone goes there and back within a day),
- * per quarter hour on the few days it changes. Asking Intl for it on every
- * timestamp was a visible share of the service's CPU; remembering quarters alone
- * held 70,000 of them for two years of orders, so an export sorted by anything
- * but time missed the cache on most rows.
- */
+/** Shows times the way asks: `YYYY-MM-DDThh:mm:ss` in the service's zone, truncated to the second. */
 export class LocalTimeFormatter {
   private readonly zone: IANAZone;
   private readonly dayOffsetMinutes = new Map<number, number>();

@@ -1,12 +1,7 @@
 import { MigrationInterface, QueryRunner } from 'typeorm';
 
-/**
- * docs/API.md §7. Written per dialect rather than with TypeORM's `Table` builder
- * so the column types are exactly the contract's on MySQL, and SQLite gets
- * `INTEGER PRIMARY KEY`, the only column type it can auto-increment.
- * `status` holds ASCII codes, so an ASCII binary collation keeps its index
- * small and sorts codes byte-wise on both databases alike.
- */
+/** Written per dialect, not with TypeORM's `Table`, so that MySQL's column types are exactly the contract's and SQLite
+ * gets `INTEGER PRIMARY KEY`, the only column type it can auto-increment. */
 export class CreateOrders1763683200000 implements MigrationInterface {
   name = 'CreateOrders1763683200000';
 

@@ -1,13 +1,6 @@
 import { MigrationInterface, QueryRunner } from 'typeorm';
 
-/**
- * Lets an unfiltered listing sorted by any single key read an index in
- * order instead of sorting a million rows. The tie-breaker is always
- * `orderId desc` (docs/API.md §3), so each column needs two shapes:
- * `(col)` — InnoDB appends the id — read backwards for `col desc, id desc`,
- * and `(col asc, id desc)` read forwards for `col asc, id desc`.
- * `created_at` already has the first shape.
- */
+/** Lets an unfiltered listing sorted by any single key read an index in order instead of sorting a million rows. */
 const SORTED_COLUMNS = ['total_price', 'updated_at', 'status', 'concert_id', 'user_id'];
 
 export const SORT_INDEXES: Array<{ name: string; columns: string }> = [

@@ -1,10 +1,7 @@
 import { MigrationInterface, QueryRunner } from 'typeorm';
 
-/**
- * A member's orders filtered further by concert or status: without these, the
- * optimizer intersects two single-column indexes and sorts the result; with
- * them, it reads one index range already in `created_at` order.
- */
+/** A member's orders filtered further by concert or status: without these, the optimizer intersects two
+ * single-column indexes and sorts the result; with them, it reads one index range already in `created_at` order. */
 export const COMBINED_FILTER_INDEXES = [
   { name: 'idx_orders_user_concert_created', columns: 'user_id, concert_id, created_at' },
   { name: 'idx_orders_user_status_created', columns: 'user_id, status, created_at' },

@@ -1,15 +1,6 @@
 import { MigrationInterface, QueryRunner } from 'typeorm';
 
-/**
- * Exact totals without counting a million rows: orders per UTC day and
- * status, kept by triggers in the same transaction as every insert, delete
- * and update of `orders`, so the sums are exact whenever a transaction
- * commits. The backfill assumes no writes while the migration runs.
- */
-/**
- * The triggers' bodies, by dialect, after `CREATE TRIGGER name`: each updates the row of its day and status.
- * Exported so that a later migration that replaces them can put them back in its `down`.
- */
+/** The triggers' bodies, by dialect, after `CREATE TRIGGER name`: each updates the row of its day and status. */
 export const HOT_ROW_TRIGGERS: Record<'mysql' | 'sqlite', Record<string, string>> = {
   mysql: {
     orders_count_insert: `AFTER INSERT ON orders FOR EACH ROW
@@ -43,6 +34,7 @@ export const HOT_ROW_TRIGGERS: Record<'mysql' | 'sqlite', Record<string, string>
   },
 };
 
+/** Exact totals without counting rows: orders per UTC day and status, kept by triggers as `orders` is written. */
 export class AddDailyOrderCounts1763942400000 implements MigrationInterface {
   name = 'AddDailyOrderCounts1763942400000';
 

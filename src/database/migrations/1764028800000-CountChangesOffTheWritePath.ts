@@ -7,38 +7,7 @@ import { replaceMysqlTriggers, replaceSqliteTriggers } from './trigger-replaceme
 /** Every table the triggers of this migration and of its `down` write. */
 const COUNTING_TABLES = ['order_daily_counts', 'order_count_changes'];
 
-/**
- * docs/API.md §7, "the write path is not the listing's to slow down". Converts a
- * database online, while the order services keep writing:
- *
- * 1. Counting without a hot row. The triggers no longer update the one
- *    `order_daily_counts` row of (today, status) that every concurrent writer
- *    of a sale also updates, and waits for until it commits. Each change of an
- *    order's (day, status) is appended instead as a row of its own to
- *    `order_count_changes` (a fresh auto-increment key: no other writer ever
- *    touches it), and the service folds those rows into `order_daily_counts`
- *    in the background (`OrderCountFolding`). A total is the per-day totals
- *    plus the not yet folded changes, summed in one statement, so it is exact
- *    at every moment: a fold moves rows from one table to the other in one
- *    transaction. Each trigger is replaced in one step (MariaDB's `CREATE OR
- *    REPLACE TRIGGER`; on MySQL under `LOCK TABLES`, for a moment), and a
- *    write counted by the old trigger or by the new one is counted exactly
- *    once either way, because reads sum both tables.
- * 2. Only the indexes that pay for themselves. The 11 sort-order indexes and
- *    the 2 member-and-filter indexes are dropped (each drop is in place, no
- *    copy, no lock held on `orders` but a moment's metadata lock); each cost
- *    the writers more than its query gains (docs/adr/0010). `orders` keeps:
- *    - `idx_orders_created` (created_at): the admin listing in its default
- *      order, and every date range;
- *    - `idx_orders_user_created` (user_id, created_at): every member's
- *      listing and its count, and the admin `userId` filter (with another
- *      filter too: a member's orders are few enough to filter);
- *    - `idx_orders_concert_created` (concert_id, created_at): the admin
- *      `consertId` filter and its count;
- *    - `idx_orders_status_created` (status, created_at): the admin
- *      `orderStatus` filter, and the partial first and last days of a
- *      date-range count.
- */
+/**, "the write path is not the listing's to slow down". */
 const DROPPED_INDEXES = [...SORT_INDEXES, ...COMBINED_FILTER_INDEXES];
 
 const COUNT_CHANGES_TABLE_MYSQL = `
@@ -50,10 +19,7 @@ const COUNT_CHANGES_TABLE_MYSQL = `
     PRIMARY KEY (id)
   ) ENGINE=InnoDB`;
 
-/**
- * The trigger bodies of MySQL/MariaDB; each writes only rows of its own. Exported so that a later migration that
- * replaces them can put them back in its `down`.
- */
+/** The trigger bodies of MySQL/MariaDB; each writes only rows of its own. */
 export const MYSQL_TRIGGERS: Record<string, string> = {
   orders_count_insert: `AFTER INSERT ON orders FOR EACH ROW
     INSERT INTO order_count_changes (day, status, delta) VALUES (DATE(NEW.created_at), NEW.status, 1)`,
@@ -82,10 +48,7 @@ export const SQLITE_TRIGGERS: Record<string, string> = {
   END`,
 };
 
-/**
- * Folds every change into the per-day totals at once: only `down` does this, with the old triggers back in place.
- * (SQLite needs the WHERE so that it does not read its upsert clause as a join's ON.)
- */
+/** Folds every change into the per-day totals at once: only `down` does this, with the old triggers back in place. */
 const foldAll = (upsert: string) => `
   INSERT INTO order_daily_counts (day, status, orders)
   SELECT day, status, SUM(delta) FROM order_count_changes WHERE true GROUP BY day, status ${upsert}`;
@@ -107,8 +70,8 @@ export class CountChangesOffTheWritePath1764028800000 implements MigrationInterf
       for (const { name } of DROPPED_INDEXES) await queryRunner.query(`DROP INDEX ${name}`);
       return;
     }
-    // Waiting on the metadata lock behind a long transaction would stall every writer queued behind this one:
-    // give up instead, and let the operator run the migration again.
+    // Waiting on the metadata lock behind a long transaction would stall every writer queued behind this one: give up
+    // instead, and let the operator run the migration again.
     await queryRunner.query('SET SESSION lock_wait_timeout = 10');
     await queryRunner.query(COUNT_CHANGES_TABLE_MYSQL);
     await replaceMysqlTriggers(queryRunner, MYSQL_TRIGGERS, COUNTING_TABLES);

@@ -2,28 +2,7 @@ import { MigrationInterface, QueryRunner } from 'typeorm';
 import { MYSQL_TRIGGERS, SQLITE_TRIGGERS } from './1764028800000-CountChangesOffTheWritePath';
 import { replaceMysqlTriggers, replaceSqliteTriggers } from './trigger-replacement';
 
-/**
- * docs/API.md §7: a payment (a cancellation, a refund) appends one counting
- * row instead of two. The update trigger wrote a change of -1 for the order's
- * old status and one of +1 for its new one, so an order placed and paid cost
- * the sale three rows, each written, then folded, deleted and purged on the
- * primary (docs/adr/0003). A status change
- * that keeps the order's day is now one row of `order_count_moves`: the day,
- * the status the order left and the one it reached. A change of the day (a
- * corrected creation time, rare) still appends the two change rows. An order
- * placed and paid costs two rows.
- *
- * Moves net to zero over all statuses, so a count without a status is the
- * totals plus the changes, as before; a status's count adds the moves into
- * it and subtracts those out of it. The fold moves both tables into the
- * totals (OrderCountFolding).
- *
- * On a live database: the table is created first, then the update trigger is
- * replaced in one step, so every payment is counted once, by the old body or
- * by the new. Instances of an earlier version read the changes alone: until
- * they are replaced, their counts by status miss the moves not folded yet,
- * and they do not fold moves (docs/ARCHITECTURE.md, "Counting without slowing the writers").
- */
+/** A payment (a cancellation, a refund) appends one counting row instead of two. */
 const MOVES_TABLE_MYSQL = `
   CREATE TABLE order_count_moves (
     id BIGINT UNSIGNED NOT NULL AUTO_INCREMENT,

@@ -3,28 +3,8 @@ import { MYSQL_TRIGGERS, SQLITE_TRIGGERS } from './1764028800000-CountChangesOff
 import { MYSQL_UPDATE_TRIGGER, SQLITE_UPDATE_TRIGGER } from './1764201600000-OneCountRowPerStatusChange';
 import { replaceMysqlTriggers, replaceSqliteTriggers } from './trigger-replacement';
 
-/**
- * docs/API.md §14, a walk past a sale: each (day, status) of the per-day totals also holds the lowest and highest id
- * and concert id of its orders, so that a walk of a closed date range by id or by concert starts at its range's
- * highest and stops at its lowest instead of passing every newer order first (docs/adr/0020).
- *
- * The bounds only ever widen: an order placed, re-dated, moved to another status or concert widens those of its
- * (day, status), and none narrows them, so they always hold every order of theirs. The triggers append the order's id
- * and concert to the counting row they already write (one more pair of columns, no more rows), and the fold widens the
- * totals' bounds with them. A concert or id changed within the same day and status appends a row of its own, of
- * delta 0.
- *
- * An instance of an earlier version folds without widening the bounds, and would leave them narrower than their
- * orders. So the totals refuse, from this migration on, a fold that does not widen: each fold adds one to `widened`,
- * and a guard trigger rejects a change of `orders` that leaves it as it was (an earlier version's fold then fails and
- * is logged; counts stay exact, since reads sum what is not folded, and the upgraded instances fold).
- *
- * On a live database: the columns are added in place (instant, no copy), the guard put on the totals, the count
- * triggers replaced in one step, then the bounds of the orders already there are read (a consistent read, no lock on
- * `orders`) and written into the totals. Every order is covered: those written before the replacement by that read,
- * which starts after it (the replacement waits for every open write on `orders`), and those after by their counting
- * rows, which no earlier version's fold can take away once the guard is on.
- */
+/** Each (day, status) of the totals also holds its orders' lowest and highest id and concert id, where a walk of a
+ * closed range starts and stops (docs/adr/0020); bounds only widen, and a guard refuses a fold that does not widen. */
 const BOUND_COLUMNS = ['first_id', 'last_id', 'lowest_concert_id', 'highest_concert_id'];
 
 const GUARD_MESSAGE = 'a fold that does not widen the order bounds (an earlier version): docs/adr/0020';

@@ -8,13 +8,8 @@ export async function replaceSqliteTriggers(queryRunner: QueryRunner, triggers: 
   }
 }
 
-/**
- * Replaces each trigger in one step, so that no write is counted by both the
- * old and the new trigger, nor by neither. MariaDB does that itself; MySQL
- * has no `CREATE OR REPLACE TRIGGER`, so there `orders` and the tables the
- * triggers write (`writtenTables`) are locked for the drop and the create (a
- * moment: both are metadata changes).
- */
+/** Replaces each trigger in one step, so that no write is counted by both the old and the new trigger, nor by
+ * neither. */
 export async function replaceMysqlTriggers(
   queryRunner: QueryRunner,
   triggers: Record<string, string>,

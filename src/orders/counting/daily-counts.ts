@@ -4,13 +4,9 @@ import type { DataSource } from 'typeorm';
 export const DAILY_COUNTS_TABLE = 'order_daily_counts';
 /** Each order added to or taken from a (day, status), appended by the triggers, until it is folded into the totals. */
 export const COUNT_CHANGES_TABLE = 'order_count_changes';
-/**
- * Each order of a day moved from one status to another, appended by the update trigger, until it is folded: -1 for
- * the status it left, +1 for the one it reached (migration OneCountRowPerStatusChange).
- */
+/** Each status change of an order, appended by the update trigger until folded: -1 for the left, +1 for the reached. */
 export const COUNT_MOVES_TABLE = 'order_count_moves';
 
-/** How many counting rows wait to be folded. */
 export const PENDING_ROWS = `SELECT (SELECT COUNT(*) FROM ${COUNT_CHANGES_TABLE}) + (SELECT COUNT(*) FROM ${COUNT_MOVES_TABLE})`;
 
 /** Empties both tables of counting rows, once they are folded. */
@@ -20,10 +16,7 @@ export const EMPTY_PENDING: Record<'mysql' | 'sqlite', string[]> = {
   sqlite: [COUNT_CHANGES_TABLE, COUNT_MOVES_TABLE].map((table) => `DELETE FROM ${table}`),
 };
 
-/**
- * The columns of a (day, status) of the totals that hold the lowest and highest id and concert id of its orders
- * (migration IdsAndConcertsPerDay): they only ever widen, so they hold every order of theirs (docs/adr/0020).
- */
+/** The totals' columns holding their orders' lowest and highest id and concert id: they only widen (docs/adr/0020). */
 export const BOUND_COLUMNS = ['first_id', 'last_id', 'lowest_concert_id', 'highest_concert_id'] as const;
 const WIDENS_BY = {
   first_id: 'LEAST',
@@ -32,11 +25,7 @@ const WIDENS_BY = {
   highest_concert_id: 'GREATEST',
 };
 
-/**
- * An upsert's assignments that add a row's count to the totals and widen their bounds by its own. A row without
- * bounds (changes that only take orders away) leaves them as they are. `widened` tells the totals' guard that this
- * fold keeps the bounds, which a fold of an earlier version does not (migration IdsAndConcertsPerDay).
- */
+/** An upsert's assignments that add a row's count to the totals and widen their bounds by its own. */
 export function addedAndWidened(dialect: 'mysql' | 'sqlite'): string {
   const incoming = (column: string) => (dialect === 'mysql' ? `VALUES(${column})` : `excluded.${column}`);
   // SQLite's two-argument min and max are MySQL's LEAST and GREATEST: NULL where either is.
@@ -47,10 +36,7 @@ export function addedAndWidened(dialect: 'mysql' | 'sqlite'): string {
   return [`orders = orders + ${incoming('orders')}`, ...BOUND_COLUMNS.map(widen), 'widened = widened + 1'].join(', ');
 }
 
-/**
- * The statement that adds every counting row to the totals at once, each move as its two changes. (SQLite needs the
- * WHERE, or it reads the upsert clause as the ON of a join.)
- */
+/** The statement that adds every counting row to the totals at once, each move as its two changes. */
 export function foldEverything(dialect: 'mysql' | 'sqlite'): string {
   return `
     INSERT INTO ${DAILY_COUNTS_TABLE} (day, status, orders, ${BOUND_COLUMNS.join(', ')}, widened)
@@ -62,11 +48,7 @@ export function foldEverything(dialect: 'mysql' | 'sqlite'): string {
     ${dialect === 'mysql' ? 'ON DUPLICATE KEY UPDATE' : 'ON CONFLICT (day, status) DO UPDATE SET'} ${addedAndWidened(dialect)}`;
 }
 
-/**
- * Folds every counting row into the totals in a few statements: for a
- * database that nobody else reads or writes meanwhile (after a bulk load). A
- * running service folds in batches instead (OrderCountFolding).
- */
+/** Folds every counting row in a few statements, for a database nobody else uses meanwhile (after a bulk load). */
 export async function foldAllChanges(dataSource: DataSource): Promise<void> {
   const dialect = dataSource.options.type === 'mysql' ? 'mysql' : 'sqlite';
   await dataSource.query(foldEverything(dialect));

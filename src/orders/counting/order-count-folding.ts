@@ -22,10 +22,7 @@ import {
 export const FOLD_INTERVAL_MS = 1_000;
 /** Changes moved per transaction: small enough to keep each fold short, large enough to outrun a ticket sale. */
 const FOLD_BATCH = 5_000;
-/**
- * How often a fold starts from the first change rather than past the last one it folded, to fold any change that
- * committed behind it (below). Until then such a change is only counted by reads, as every change not folded is.
- */
+/** How often a fold starts from the first change, to fold any change that committed behind the last one folded. */
 export const FOLD_SWEEP_INTERVAL_MS = 60_000;
 /** Every instance may fold; a MySQL named lock makes them take turns, so that one fold runs at a time. */
 const FOLD_LOCK = 'orders.fold_count_changes';
@@ -52,7 +49,6 @@ const orderOf = (row: Record<string, unknown>): Delta['order'] =>
 /** A table the triggers append counting rows to, and what each of its rows adds to the totals. */
 interface CountSource {
   table: string;
-  /** The columns a fold reads of each row, after its id. */
   columns: string;
   deltas: (row: Record<string, unknown>) => Delta[];
 }
@@ -78,17 +74,7 @@ const SOURCES: CountSource[] = [
   },
 ];
 
-/**
- * Folds the rows the triggers append (`order_count_changes` and `order_count_moves`) into the per-day totals, in the
- * background.
- *
- * Exactness does not depend on it: a count sums the totals and the rows not yet folded in one statement, and a fold
- * moves rows from one table to the other in one transaction. What it bounds is the reads' extra work, the rows not
- * folded yet. Nor does it slow the writers: it locks only change rows that writers have committed (it waits for one
- * still being written, never the other way round), and totals rows that no writer touches. Under READ COMMITTED it
- * takes no gap locks, so inserts past the rows it folds go on. Every instance runs one; they take turns under a named
- * lock.
- */
+/** Folds the rows the triggers append into the per-day totals, in the background. */
 @Injectable()
 export class OrderCountFolding implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly logger = new Logger(OrderCountFolding.name);
@@ -97,13 +83,6 @@ export class OrderCountFolding implements OnApplicationBootstrap, OnApplicationS
   private stopped = false;
   /** Whether the last fold failed, so that a failing spell is logged once, not once a second. */
   private failing = false;
-  /**
-   * The last row of each table that this instance folded. The next fold starts past it: the rows that folds
-   * delete stay in the index, marked deleted, until purge removes them, which during a sale lags by tens of
-   * thousands of rows, and a fold from the first row would step over every one of them each second. A row that
-   * commits behind this point (its id was taken before a later row's, and it reached the index after the fold had
-   * passed) is left for the next sweep (`FOLD_SWEEP_INTERVAL_MS`).
-   */
   private readonly foldedThrough = new Map<string, number>();
   private lastSweepAt = Number.NEGATIVE_INFINITY;
 
@@ -129,10 +108,7 @@ export class OrderCountFolding implements OnApplicationBootstrap, OnApplicationS
     await this.running;
   }
 
-  /**
-   * Folds every change, from the first, until nothing is left or another instance holds the turn. Returns the
-   * number of changes folded.
-   */
+  /** Folds every change, from the first, until nothing is left or another instance holds the turn. */
   async foldPending(): Promise<number> {
     return this.fold('first');
   }
@@ -144,8 +120,7 @@ export class OrderCountFolding implements OnApplicationBootstrap, OnApplicationS
 
   private async fold(from: 'first' | 'resume'): Promise<number> {
     if (this.dataSource.options.type !== 'mysql') return this.foldEmbedded();
-    // A connection of the pool, taken in turn through the primary's admission like a request's, so that the fold
-    // never holds one that admission has promised to a request. No deadline: it waits its turn, and is never refused.
+    // A pooled connection taken through the primary's admission, so that a fold never holds one a request was promised.
     const unbounded = new RequestDeadline(Number.POSITIVE_INFINITY, this.clock);
     return await this.servers.primary.admission.withConnection((runner) => this.foldOn(runner, from), unbounded, {
       paced: false,
@@ -179,11 +154,7 @@ export class OrderCountFolding implements OnApplicationBootstrap, OnApplicationS
     return folded;
   }
 
-  /**
-   * The embedded database is one connection shared by every request: a fold
-   * spread over several awaited statements would let a request read between
-   * them. So it runs as one synchronous script, which nothing can interleave.
-   */
+  /** The embedded database is one shared connection: a fold of several awaited statements would let requests in. */
   private foldEmbedded(): number {
     const driver = this.dataSource.driver as SqljsDriver;
     const database = driver.databaseConnection as SqljsDatabase;
@@ -210,8 +181,7 @@ export class OrderCountFolding implements OnApplicationBootstrap, OnApplicationS
     // No gap locks: writers appending rows past the ones folded here never wait for this transaction.
     await runner.startTransaction('READ COMMITTED');
     try {
-      // Locking the rows it moves makes the set exact: a row still being written is waited for, one rolled back is
-      // gone, and only the rows read here are deleted below.
+      // Locked, the rows moved are exact: a row being written is waited for, and only the rows read here are deleted.
       const rows = (await runner.query(
         `SELECT id, ${columns} FROM ${table} WHERE id > ? ORDER BY id LIMIT ${FOLD_BATCH} FOR UPDATE`,
         [after],

@@ -25,10 +25,8 @@ function kindOf(name: string, { type, isArray, pattern }: PropertyMetadata): Fie
   throw new Error(`${name}: its @ApiProperty names no type a page or an export can write`);
 }
 
-/**
- * The fields of a DTO in its declared order, read from the metadata its `@ApiProperty` decorators record: the same
- * that the OpenAPI document shows, so that the page's serializer and the export's columns follow the DTO.
- */
+/** The fields of a DTO in its declared order, read from the metadata its `@ApiProperty` decorators record: the
+ * same that the OpenAPI document shows, so that the page's serializer and the export's columns follow the DTO. */
 export function elementFields<Element>(
   dto: Type<Element>,
 ): ReadonlyArray<ElementField & { name: keyof Element & string }> {

@@ -2,7 +2,7 @@ import { ClosedSchema } from '../../common/openapi/closed-schema';
 import { ApiProperty, OmitType } from '@nestjs/swagger';
 import { ORDER_STATUS_LABELS } from '../order-status';
 
-/** A local time as pages and exports write it (docs/API.md §4); a field with this pattern is one. */
+/** A local time as pages and exports write it; a field with this pattern is one. */
 export const LOCAL_DATE_TIME_PATTERN = '^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}$';
 
 @ClosedSchema()
@@ -14,11 +14,8 @@ export class SeatDto {
   price: number;
 }
 
-/**
- * An order as an administrator sees it (docs/API.md §4): the page's serializer, the OpenAPI document and the export's
- * columns all read its properties, in this order.
- */
-// Elements of the two variants differ only by userId; closed schemas are what make `oneOf` pick exactly one.
+/** An order as an administrator sees it: the serializer, the OpenAPI document and the export's columns read its
+ * properties, in this order; closed schemas make `oneOf` pick exactly one of the two variants. */
 @ClosedSchema()
 export class AdminOrderDto {
   @ApiProperty({ type: 'integer', example: 1042 })
@@ -40,8 +37,8 @@ export class AdminOrderDto {
   })
   totalPrice: number;
 
-  // Not an enum alone: docs/API.md §4 shows a code another service stored as that code, and clients generated with
-  // enums would refuse such a page. The labels stay listed as the first alternative.
+  // Not an enum alone: shows a code another service stored as that code, and clients generated with
+  // enums would refuse such a page.
   @ApiProperty({
     type: 'string',
     anyOf: [

@@ -10,12 +10,12 @@ export const MAX_PAGE_SIZE = 100;
 export const DEFAULT_PAGE_SIZE = 20;
 export const MAX_ID = Number.MAX_SAFE_INTEGER;
 
-/** Continuations of a walk (docs/API.md §13): only the service writes them, into the `Link` header. */
+/** Continuations of a walk: only the service writes them, into the `Link` header. */
 export const CONTINUATION_PARAMETERS = ['after', 'before'] as const;
 export const USER_PARAMETERS = ['page', 'size', 'sort', ...CONTINUATION_PARAMETERS] as const;
-/** The filters only an administrator may send (docs/API.md §1); `concertId` is the alias of `consertId`. */
+/** The filters only an administrator may send; `concertId` is the alias of `consertId`. */
 export const ADMIN_FILTERS = ['userId', 'consertId', 'concertId', 'orderStatus', 'startDate', 'endDate'] as const;
-/** Parameters that take one value; repeating one is a 400 (docs/API.md §3). */
+/** Parameters that take one value; repeating one is a 400. */
 export const SINGLE_VALUED_PARAMETERS: readonly string[] = [
   'page',
   'size',

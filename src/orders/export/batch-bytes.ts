@@ -13,12 +13,8 @@ function digitsOf(value: number): number {
   return digits;
 }
 
-/**
- * An export batch's bytes, written value by value into one buffer that grows as needed: integers digit by digit
- * and short ASCII texts character by character, so that most cells allocate nothing. Built as text (a string per
- * cell, a rope of thousands of strings per batch, then measured and copied to be sent), a batch's encoding was a large
- * share of what an export allocated, which collections copied while the batch waited for the socket.
- */
+/** An export batch's bytes, written value by value into one buffer that grows as needed: integers digit by digit
+ * and short ASCII texts character by character, so that most cells allocate nothing. */
 export class BatchBytes {
   private bytes: Buffer;
   private length = 0;

@@ -9,7 +9,7 @@ const COLON = 0x3a;
 const CR = 0x0d;
 const LF = 0x0a;
 
-/** `seatPriceId:price` per seat, joined by `;` (docs/API.md §13). */
+/** `seatPriceId:price` per seat, joined by `;`. */
 function writeSeats(bytes: BatchBytes, seats: readonly SeatDto[]): void {
   for (let index = 0; index < seats.length; index += 1) {
     if (index > 0) bytes.byte(SEMICOLON);
@@ -23,11 +23,7 @@ function writeSeats(bytes: BatchBytes, seats: readonly SeatDto[]): void {
 const FORMULA_START = /^[=+\-@\t\r\uFF1D\uFF0B\uFF0D\uFF20]/;
 const NEEDS_QUOTES = /[",\r\n]/;
 
-/**
- * One text cell by RFC 4180: quoted when it holds a comma, a quote or a line break, quotes doubled. A text that a
- * spreadsheet would run as a formula is written with a leading `'`: a status another service stored is text from
- * outside, and a spreadsheet is where this file goes.
- */
+/** One text cell by RFC 4180: quoted when it holds a comma, a quote or a line break, quotes doubled. */
 function textCell(text: string): string {
   const shown = FORMULA_START.test(text) ? `'${text}` : text;
   return NEEDS_QUOTES.test(shown) ? `"${shown.replaceAll('"', '""')}"` : shown;
@@ -70,6 +66,6 @@ function csvColumnsOf<Element extends OrderElement>(dto: Type<Element>): CsvColu
   };
 }
 
-/** docs/API.md §13: a member's export has no `userId`. */
+/** A member's export has no `userId`. */
 export const USER_CSV = csvColumnsOf(UserOrderDto);
 export const ADMIN_CSV = csvColumnsOf(AdminOrderDto);

@@ -16,10 +16,7 @@ export const EXPORT_MEDIA_TYPES = {
 /** CSV is offered with its charset, so that `text/csv; charset=utf-8` is understood as well as `text/csv`. */
 const EXPORT_OFFERS = [`${EXPORT_MEDIA_TYPES.csv};charset=utf-8`, EXPORT_MEDIA_TYPES.ndjson, EXPORT_MEDIA_TYPES.xlsx];
 
-/**
- * Whether `Accept` admits an export's type and not JSON, by RFC 9110's rules (negotiator): such a client of
- * `GET /orders` wants an export, which pages cannot give it. Any other `Accept` gets the page, as it always has.
- */
+/** Whether `Accept` admits an export's type and not JSON (RFC 9110, negotiator): a page cannot answer it. */
 export function acceptsOnlyExports(accept: string | undefined): boolean {
   // Most requests send none, or `application/json` or `*/*`: pages, without parsing anything.
   if (accept === undefined || !/csv|ndjson|spreadsheetml/i.test(accept)) return false;
@@ -27,7 +24,7 @@ export function acceptsOnlyExports(accept: string | undefined): boolean {
   return negotiator.mediaType(['application/json']) === undefined && negotiator.mediaType(EXPORT_OFFERS) !== undefined;
 }
 
-/** What an export's caller chose of its form: a byte-order mark before a CSV, for Excel (docs/API.md §13). */
+/** What an export's caller chose of its form: a byte-order mark before a CSV, for Excel. */
 export interface ExportOptions {
   byteOrderMark?: boolean;
   /** A spreadsheet's rows per sheet; lowered only to test what comes past it. */
@@ -60,11 +57,7 @@ const EXPECTED_CSV_BYTES = 160;
 const EXPECTED_NDJSON_BYTES = 320;
 const LF = 0x0a;
 
-/**
- * Written here rather than through a general CSV library: its per-field options cost about four times as much CPU
- * per order, most of what a CSV export cost beyond NDJSON; the cells are numbers and text,
- * and the unit test holds the output to csv-stringify's.
- */
+/** Written here, not with a CSV library costing four times the CPU per order; the test holds it to csv-stringify. */
 export class CsvEncoder<Element extends OrderElement> extends LineEncoder {
   readonly contentType = `${EXPORT_MEDIA_TYPES.csv}; charset=utf-8; header=present`;
   readonly fileExtension = 'csv';

@@ -49,11 +49,7 @@ const CELLS: { readonly [Kind in FieldKind]: XlsxColumn } = {
 
 type Worksheet = ReturnType<ExcelJS.stream.xlsx.WorkbookWriter['addWorksheet']>;
 
-/**
- * The writable end that a worksheet's rows are piped into inside the workbook's zip. exceljs ignores its
- * back-pressure (its rows' `commit()` never waits), so the export waits on it: a slow client then holds at most one
- * batch of rows here instead of the whole sheet.
- */
+/** The writable end that a worksheet's rows are piped into inside the workbook's zip. */
 function sheetSink(sheet: Worksheet): Writable | undefined {
   return (sheet as unknown as { stream: { pipes?: Writable[] } }).stream.pipes?.[0];
 }
@@ -64,11 +60,7 @@ async function drained(sheet: Worksheet, stop: AbortSignal): Promise<void> {
   if (sink && state?.needDrain) await once(sink, 'drain', { signal: stop }).catch(() => undefined);
 }
 
-/**
- * docs/API.md §13: every matching order as an Excel workbook, streamed by exceljs's WorkbookWriter, one row per
- * order. Each sheet has the header row frozen and filtered; past a sheet's rows the export goes on in the next
- * sheet (`orders`, `orders 2`, …), so that no spreadsheet program truncates it.
- */
+/** Every matching order as an Excel workbook, streamed by exceljs's WorkbookWriter, one row per order. */
 export class XlsxEncoder implements ExportEncoder {
   readonly contentType = XLSX_MEDIA_TYPE;
   readonly fileExtension = 'xlsx';

@@ -17,17 +17,7 @@ const isValueOf = (field: SortField, value: unknown): value is SortValue =>
 const derivedKey = (secret: string, use: string): KeyObject =>
   createSecretKey(Buffer.from(hkdfSync('sha256', Buffer.from(secret, 'utf8'), Buffer.alloc(0), use, 32)));
 
-/**
- * Writes and reads the opaque `after`/`before` parameters. A token is the
- * walk's bound and boundary key, encrypted and authenticated (AES-256-GCM)
- * together with the direction, the page the link targets and the request's
- * scope (caller, filters, sort and size) as associated data: a token that
- * was altered, or is sent with any of those changed, fails to open. The
- * bound is the table's newest order id when the walk began, which no caller
- * may read: encrypted, the token shows nothing of it. The nonce is derived
- * from what is encrypted (as in SIV), so the same link is written the same
- * way each time and two different payloads never share a nonce.
- */
+/** Writes and reads the opaque `after`/`before` parameters. */
 export class ContinuationTokens {
   /** Imported once: given the text, every token would derive its keys again. */
   private readonly encryption: KeyObject;

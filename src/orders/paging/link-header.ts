@@ -16,11 +16,7 @@ export interface PageLink {
   direction?: CursorDirection;
 }
 
-/**
- * docs/API.md §4: `first` and `last` when there is a page at all, `prev` and `next` where they exist. On a followed
- * page, the link on in the walk's direction is there while the walk has orders past the page, which the totals
- * alone cannot tell once orders moved across the walk.
- */
+/**: `first` and `last` when there is a page at all, `prev` and `next` where they exist. */
 export function pageLinks(currentPage: number, totalPages: number, walk?: WalkProgress): PageLink[] {
   const links: PageLink[] = [];
   if (totalPages >= 1) links.push({ rel: 'first', page: 1 });
@@ -34,10 +30,8 @@ export function pageLinks(currentPage: number, totalPages: number, walk?: WalkPr
   return links;
 }
 
-/**
- * The RFC 8288 `Link` header of the links: each target repeats the request's parameters with `page` replaced, and
- * carries its continuation token (docs/API.md §13) when it has one. Undefined when there is no link.
- */
+/** The RFC 8288 `Link` header of the links: each target repeats the request's parameters with `page` replaced, and
+ * carries its continuation token when it has one. */
 export function linkHeader(
   path: string,
   parameters: ReadonlyArray<readonly [string, string]>,

@@ -1,4 +1,4 @@
-/** The page envelope of docs/API.md §4; keys in the contract's order. */
+/** The page envelope, its keys in the contract's order. */
 export interface Page<T> {
   totalPages: number;
   totalElementCount: number;

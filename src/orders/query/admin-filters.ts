@@ -6,10 +6,8 @@ import { toOrderStatusCode } from '../order-status';
 import { boundsRows, parseEndBound, parseStartBound, startsAfterEnd } from './date-bound';
 import { parameterNames } from './request-parameters';
 
-/**
- * docs/API.md §3: a caller whose variant reads no filters (a member) and sent some is answered 403 naming every one,
- * whatever else is wrong with the request, the shape of its body included: 403 comes before 400.
- */
+/** A caller whose variant reads no filters (a member) and sent some is answered 403 naming every one, whatever
+ * else is wrong with the request, the shape of its body included: 403 comes before 400. */
 export function refuseFiltersOfMember(readsFilters: boolean, query: unknown, body: unknown): void {
   if (readsFilters) return;
   const names = parameterNames(query, body);
@@ -17,10 +15,8 @@ export function refuseFiltersOfMember(readsFilters: boolean, query: unknown, bod
   if (sent.length > 0) throw new ForbiddenException(`Only administrators may filter by ${sent.join(', ')}`);
 }
 
-/**
- * An administrator's filters, from values the DTO validated, adding to `errors` what only shows once values are
- * combined (an alias given twice, a start after the end) or read in the service's zone.
- */
+/** An administrator's filters, from values the DTO validated, adding to `errors` what only shows once values are
+ * combined (an alias given twice, a start after the end) or read in the service's zone. */
 export function adminFiltersOf(dto: AdminOrdersQueryDto, timeZone: string, errors: FieldError[]): OrderFilters {
   const invalid = new Set(errors.map((error) => error.field));
   const valid = <K extends keyof AdminOrdersQueryDto>(name: K): AdminOrdersQueryDto[K] | undefined =>

@@ -3,10 +3,7 @@ import { DATE_FORMATS_HINT } from '../dto/orders-query.dto';
 
 const PATTERN = /^(\d{4})-(\d{2})-(\d{2})(?:T(\d{2}):(\d{2}):(\d{2})(?:\.(\d{1,9}))?(Z|[+-]\d{2}:\d{2})?)?$/;
 
-/**
- * MySQL's DATETIME range. A bound outside it excludes no stored row, so it is
- * dropped rather than sent as a value the column cannot hold.
- */
+/** MySQL's DATETIME range. */
 const EARLIEST_STORABLE_MS = Date.UTC(1000, 0, 1);
 const LATEST_STORABLE_MS = Date.UTC(9999, 11, 31, 23, 59, 59, 999);
 
@@ -26,7 +23,7 @@ export type StartBoundParse =
     }
   | { ok: false; message: string };
 
-/** An unencoded `+` in a URL arrives as a space; before an offset, that is what it was (docs/API.md §3). */
+/** An unencoded `+` in a URL arrives as a space; before an offset, that is what it was. */
 const SPACE_FOR_PLUS = /^(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d{1,9})?) (\d{2}:\d{2})$/;
 
 interface Parsed {
@@ -97,18 +94,11 @@ export function parseStartBound(text: string, timeZone: string): StartBoundParse
   };
 }
 
-/**
- * `startDate` later than `endDate` (docs/API.md §3), compared as written: the end
- * covers at least the millisecond it names, so equal bounds never qualify.
- */
+/** `startDate` later than `endDate`, compared as written: equal bounds never qualify. */
 export const startsAfterEnd = (start: { writtenMs: number }, end: { epochMs: number }): boolean =>
   start.writtenMs >= end.epochMs;
 
-/**
- * The exclusive upper bound `endDate` stands for (docs/API.md §3): a bare date
- * runs through the end of that day, a date-time without fraction through the
- * end of that second, one with a fraction through that millisecond.
- */
+/** The exclusive bound `endDate` stands for: through the end of the day, second or millisecond it names. */
 export function parseEndBound(text: string, timeZone: string): BoundParse {
   const parsed = parse(text, timeZone);
   if (typeof parsed === 'string') return { ok: false, message: parsed };

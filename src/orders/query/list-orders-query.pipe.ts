@@ -31,7 +31,7 @@ export interface ListOrdersRequest {
   bodyError?: Error;
   /** The export the route answers; none for a page. */
   exportFormat?: ExportFormat;
-  /** The `Read-After-Gtid` header as received (docs/API.md §19). */
+  /** The `Read-After-Gtid` header as received. */
   readAfterGtid?: string | string[];
 }
 
@@ -62,7 +62,7 @@ function byteOrderMarkOf(value: unknown, errors: FieldError[]): boolean | undefi
   return undefined;
 }
 
-/** An export answers every matching order (docs/API.md §13): paging parameters have nothing to say to it. */
+/** An export answers every matching order: paging parameters have nothing to say to it. */
 const NOT_IN_EXPORT: ReadonlySet<string> = new Set(['page', 'size', ...CONTINUATION_PARAMETERS]);
 
 /** A wrong type explains itself better than the range a value of the right type would need. */
@@ -80,12 +80,8 @@ function fieldErrors(errors: ValidationError[]): FieldError[] {
   });
 }
 
-/**
- * Turns a listing request into a {@link ListOrdersQuery}, in the order docs/API.md §3 prescribes once the edge has
- * answered 403 to a member's filters: every remaining problem is collected into one 400. Its pieces: merging the two
- * transports (`request-parameters.ts`), the variant's DTO, the sort's grammar (`sort.ts`), an administrator's filters
- * (`admin-filters.ts`), and a walk's scope, continuation and echoed parameters (`walk-parameters.ts`).
- */
+/** Turns a listing request into a {@link ListOrdersQuery} in docs/API.md §3's order: after the edge's 403, every
+ * remaining problem is collected into one 400. */
 @Injectable()
 export class ListOrdersQueryPipe implements PipeTransform<ListOrdersRequest, ListOrdersQuery> {
   constructor(

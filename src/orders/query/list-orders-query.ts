@@ -16,8 +16,8 @@ export interface ListOrdersQuery {
   walkScope: string;
   /** The request's parameters as sent, but `page` and the continuations, for the `Link` header. */
   echoedParameters: Array<[name: string, value: string]>;
-  /** The CSV export only: a UTF-8 byte-order mark first, for Excel (`bom=true`, docs/API.md §13). */
+  /** The CSV export only: a UTF-8 byte-order mark first, for Excel (`bom=true`). */
   byteOrderMark?: boolean;
-  /** A writer's position the answer must reflect (`Read-After-Gtid`, docs/API.md §19), as sent. */
+  /** A writer's position the answer must reflect (`Read-After-Gtid`), as sent. */
   writerPosition?: string;
 }

@@ -10,11 +10,8 @@ export interface RequestParameters {
 const isPlainObject = (value: unknown): value is Record<string, unknown> =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
 
-/**
- * docs/API.md §3: the query string is canonical, a JSON body with the same names
- * is accepted too, and a name present in both takes the query string's value.
- * A Map keeps names such as `__proto__` inert data rather than object keys.
- */
+/** The query string is canonical, a JSON body with the same names is accepted too, and a name present in both
+ * takes the query string's value. */
 export function mergeRequestParameters(query: unknown, body: unknown): RequestParameters {
   if (body !== undefined && body !== null && !isPlainObject(body)) {
     throw new InvalidParametersException([{ field: 'body', message: 'the JSON body must be an object of parameters' }]);

@@ -21,11 +21,8 @@ function parseTerm(term: string, allowed: readonly SortField[]): SortKey | strin
   return { field: field as SortField, direction: normalized };
 }
 
-/**
- * docs/API.md §3: `field[,asc|desc]`, repeatable; `orderId` is appended unless present, in the direction of the key
- * before it, so that rows equal on every key still have one order, pages neither skip nor repeat them, and a sort
- * and its reverse are exact reverses that one index serves both ways (docs/adr/0017).
- */
+/** `field[,asc|desc]`, repeatable; `orderId` is appended unless present, in the direction of the key before it, so
+ * that ties have one order and one index serves a sort and its reverse (docs/adr/0017). */
 export function parseSort(terms: readonly string[], allowed: readonly SortField[]): SortParse {
   const keys: SortKey[] = [];
   for (const term of terms.length > 0 ? terms : [DEFAULT_SORT]) {

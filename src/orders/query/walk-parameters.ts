@@ -6,19 +6,15 @@ import type { ContinuationTokens } from '../paging/continuation';
 import { toQueryValues, type RequestParameters } from './request-parameters';
 import { DEFAULT_SORT } from './sort';
 
-/**
- * What a walk is: who may follow it (a member's own orders, or an administrator's view), the filters, the sort and
- * the size. A continuation written for one scope is refused in any other.
- */
+/** What a walk is: who may follow it (a member's own orders, or an administrator's view), the filters, the sort
+ * and the size. */
 export function walkScopeOf(walkOwner: string, filters: OrderFilters, sort: SortKey[], size: number): string {
   const { userId, concertId, status, createdFrom, createdBefore } = filters;
   return JSON.stringify([walkOwner, userId, concertId, status, createdFrom, createdBefore, sort, size]);
 }
 
-/**
- * The continuation sent, checked against the rest of the request; a 400 naming it when the service did not write it
- * for this one. `earlierScope`: the scope the same request had before 3.0.0, where its tie-break differs.
- */
+/** The continuation sent, checked against the rest of the request; a 400 naming it when the service did not write
+ * it for this one. */
 export function cursorOf(
   continuations: ContinuationTokens,
   dto: UserOrdersQueryDto,

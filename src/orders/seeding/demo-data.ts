@@ -11,10 +11,8 @@ import { writeOrders } from './order-writer';
 export const DEMO_MEMBER_ID = 1;
 const DEMO_ORDERS = 3000;
 
-/**
- * Fills an empty embedded database file with demo orders, so that `npm start`
- * has something to list (docs/API.md §9). Never MySQL, never a test's in-memory database.
- */
+/** Fills an empty embedded database file with demo orders, so that `npm start` has something to list (docs/API.md
+ * §9). */
 @Injectable()
 export class DemoDataSeeder implements OnApplicationBootstrap {
   private readonly logger = new Logger('DemoData');

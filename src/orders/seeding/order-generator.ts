@@ -45,11 +45,8 @@ const STATUS_WEIGHTS: Array<[OrderStatusCode, number]> = [
   ['REFUNDED', 0.08],
 ];
 
-/**
- * Realistic-looking orders: member activity is skewed (member 1 the most
- * active, a long tail after), one to four seats per order, and prices with
- * cents now and then, as discounts produce.
- */
+/** Realistic-looking orders: member activity is skewed (member 1 the most active, a long tail after), one to four
+ * seats per order, and prices with cents now and then, as discounts produce. */
 export function* generateOrders(options: GeneratorOptions): Generator<GeneratedOrder> {
   const random = randomSource(options.seed);
   const pick = <T>(items: readonly T[]): T => items[Math.floor(random() * items.length)];

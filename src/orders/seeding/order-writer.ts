@@ -33,12 +33,8 @@ async function insertBatch(manager: EntityManager, firstId: number, orders: Gene
   }
 }
 
-/**
- * Writes orders with their seats in multi-row INSERTs, one transaction per
- * batch (so a million orders never sit in one undo log), giving them ids after
- * the highest present. Returns the ids in input order. Meant for a database no
- * one else writes to meanwhile: seeding, demos and tests.
- */
+/** Writes orders with their seats in multi-row INSERTs, one transaction per batch (so a million orders never sit
+ * in one undo log), giving them ids after the highest present. */
 export async function writeOrders(
   dataSource: DataSource,
   orders: Iterable<GeneratedOrder>,

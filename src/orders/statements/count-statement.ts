@@ -32,11 +32,7 @@ export interface CountOptions {
 const countKey = ({ withTable, withRange, withSpan, newestOrderId, bounds }: CountOptions): string =>
   `${withTable ? '|table' : ''}${withRange ? '|range' : ''}${withSpan ? '|span' : ''}${newestOrderId === undefined ? '' : '|walk'}${bounds ? `|${bounds}` : ''}`;
 
-/**
- * The count statements: exact, and with the other sizes the planner weighs where asked. Filtered by member or concert,
- * a COUNT(*) over that index range; otherwise the per-day totals, the changes not folded yet and the partial edge days,
- * in one statement, so one snapshot.
- */
+/** The count statements: exact, and with the other sizes the planner weighs where asked. */
 export class CountStatements {
   constructor(
     private readonly dataSource: DataSource,
@@ -132,12 +128,7 @@ export class CountStatements {
     );
   }
 
-  /**
-   * The orders a walk leaves out, those placed after it began: matching the
-   * filters, with an id past its bound. Subtracted from the count, this
-   * counts the walk's orders as they are now, without giving up the per-day
-   * totals; the ids past the bound are a short range of the primary key.
-   */
+  /** The orders a walk leaves out, those placed after it began: matching the filters, with an id past its bound. */
   private newerThanWalk(filters: OrderFilters, newestOrderId: number | undefined): Condition[] {
     if (newestOrderId === undefined) return [];
     return [
@@ -146,10 +137,7 @@ export class CountStatements {
     ];
   }
 
-  /**
-   * The whole days the date range touches, for the planner's estimate of how many orders it holds: the per-day
-   * totals alone (changes not folded yet and the edges' exact hours left out), as cheap as an estimate should be.
-   */
+  /** The whole days the range touches, from the per-day totals alone: as cheap as the planner's estimate should be. */
   private rangeDays(filters: OrderFilters, { withRange }: CountOptions): Condition[] {
     if (!withRange) return [];
     const days: Condition[] = [];

@@ -5,8 +5,7 @@ import { SORT_COLUMNS } from '../index-fit';
 import type { OrderFilters, RangeBounds } from '../model';
 import { DAY_MS, toDay, valuesOf, type Condition } from './statement-parts';
 
-// docs/adr/0020, 0015: where a walk's matches lie in its first sort column, read with its counts from the per-day
-// totals and the counting rows not folded yet, and laid on its page statement as the walked index's range ends.
+// Where a walk's matches lie in its first sort column, read with its counts (docs/adr/0020).
 
 /** The columns of a count statement that hold where every match lies in a column, for the planner. */
 export const BOUNDS_READ_COLUMNS = { lowest: 'lowestBound', highest: 'highestBound' } as const;
@@ -21,10 +20,7 @@ interface BoundedField {
   highest: (alias: string) => string;
   /** The lowest (`MIN`) or highest (`MAX`) over the counting rows read, which widen the totals'. */
   counted: (aggregate: 'MIN' | 'MAX', alias: string) => string;
-  /**
-   * The totals' columns that may be missing (kept since docs/adr/0020's migration, and not by a total folded before
-   * it); read from the totals that hold orders. A day is every total's own, read from the (status, day) index alone.
-   */
+  /** The totals' columns that may be missing (a total folded before docs/adr/0020's migration). */
   kept?: { lowest: string; highest: string };
 }
 
@@ -45,10 +41,7 @@ const BOUNDED: Record<RangeBounds['field'], BoundedField> = {
   },
 };
 
-/**
- * Every day the date range touches, its edges whole, and the status: the (day, status)s whose bounds hold every
- * match, and the counting rows not folded into them yet (a move's by the status it reached, `statusColumn`).
- */
+/** Every day the range touches and the status: the (day, status)s holding every match, and the unfolded rows. */
 export function touchedDays(filters: OrderFilters, statusColumn = 'status'): Condition[] {
   const touched: Condition[] = [];
   if (filters.status !== undefined)
@@ -60,11 +53,7 @@ export function touchedDays(filters: OrderFilters, statusColumn = 'status'): Con
   return touched;
 }
 
-/**
- * The lowest and highest value of `field` among the matches' (day, status)s, in one pass over the totals' bounds and
- * the counting rows not folded yet, joined to the count's one row. None where a (day, status) holding orders has no
- * bounds (folded before they were kept): the walk is then unbounded, as before.
- */
+/** The lowest and highest `field` among the matches' (day, status)s and the unfolded rows, in one pass. */
 export function withDayBounds<T extends ObjectLiteral>(
   query: SelectQueryBuilder<T>,
   field: RangeBounds['field'],
@@ -74,9 +63,7 @@ export function withDayBounds<T extends ObjectLiteral>(
   const where = (alias: string, first: string[], statusColumn?: string) =>
     [...first, ...touchedDays(filters, statusColumn).map(({ sql }) => `${alias}.${sql}`)].join(' AND ') || '1 = 1';
   const unknown = kept ? `MAX(CASE WHEN b.${kept.lowest} IS NULL OR b.${kept.highest} IS NULL THEN 1 ELSE 0 END)` : '0';
-  // A total of none holds no order of its (day, status) but those the rows not folded yet bring, read too; a row
-  // taking an order away (a negative delta) leaves it out. Days are read from every total, orders or none: wider
-  // where every order of a (day, status) has left it, never narrower, and two steps into the index.
+  // A total of none holds no order but those the unfolded rows bring; a row taking an order away is left out.
   const sources = [
     `SELECT ${lowest('b')} AS low, ${highest('b')} AS high, ${unknown} AS unknown FROM ${DAILY_COUNTS_TABLE} b WHERE ${where('b', kept ? ['b.orders > 0'] : [])}`,
     `SELECT ${counted('MIN', 'c')}, ${counted('MAX', 'c')}, 0 FROM ${COUNT_CHANGES_TABLE} c WHERE ${where('c', ['c.delta >= 0'])}`,
@@ -109,10 +96,7 @@ export function dayBoundsOf(
   };
 }
 
-/**
- * Where every match lies in the sort's column, as conditions the walked index reads as its range's ends. They leave
- * the matches as they are, and spare the walk every order past them (a sale's, newer than them).
- */
+/** Where every match lies in the sort's column, as conditions the walked index reads as its range's ends. */
 export function boundConditions(bounds: RangeBounds | undefined, alias: string): Condition[] {
   if (!bounds) return [];
   const { field, lowest, highest } = bounds;

@@ -42,20 +42,7 @@ export class PageStatements {
     private readonly shapes: QueryShapes,
   ) {}
 
-  /**
-   * A deferred join: the page's ids are found first, from the index alone
-   * (filter columns, created_at, and the primary key InnoDB appends), and only
-   * those rows are read. A plain OFFSET would read every skipped row in full;
-   * this keeps deep pages cheap. Still a single statement. The ids are read
-   * through the index the plan names (`plan`, QueryPlanner), told to the server
-   * as `USE INDEX`.
-   *
-   * With a cursor, the ids are the first `limit` past the boundary key in the
-   * walk's direction (a range of the same index, no offset), among the orders
-   * the walk's bound admits; backwards, they are read in reverse and the outer
-   * ORDER BY puts them back. Without one, each row also carries the walk bound
-   * a link from this page starts with, read in the same snapshot.
-   */
+  /** A deferred join: the page's ids are found from the index alone, and only those rows are read. */
   statement(request: PageRequest, read: QueryPlan | undefined, bounds?: RangeBounds): [string, unknown[]] {
     const { sort, limit, cursor } = request;
     const offset = cursor ? 0 : request.offset;
@@ -108,12 +95,7 @@ export class PageStatements {
     };
   }
 
-  /**
-   * docs/API.md §14, a month merge: the page's ids as the first of the ids each branch yields in the sort's order,
-   * each branch reading at most as many as the page needs (offset and size): a month's stretch of the month index
-   * walked in update order, or an edge's dates read from the dates' covering index and sorted. Each branch holds the
-   * request's filters and cursor, so that the merge is the plain query's rows in the same order.
-   */
+  /** A month merge: each branch yields at most a page's ids with the request's filters and cursor, merged in order. */
   private mergedIds(
     { filters, sort, limit, offset, cursor }: PageRequest,
     branches: readonly MonthBranch[],

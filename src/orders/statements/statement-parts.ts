@@ -67,13 +67,8 @@ export function orderedBy(query: SelectQueryBuilder<Order>, alias: string, sort:
   return query;
 }
 
-/**
- * The walk's bound, and one term per sort key, to be joined by OR: equal on
- * every key before it, past the boundary on this one. Each term is a range
- * of an index that holds the keys in order, which MariaDB and SQLite both
- * read as such (a row comparison `(a, b) < (?, ?)` holds only for one
- * direction on every key).
- */
+/** The walk's bound, and one term per sort key, to be joined by OR: equal on every key before it, past the
+ * boundary on this one. */
 export function walkConditions(
   sort: SortKey[],
   cursor: KeysetCursor,

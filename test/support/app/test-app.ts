@@ -4,7 +4,7 @@ import type { App } from 'supertest/types';
 import { DataSource } from 'typeorm';
 import { getMetadataStorage } from 'class-validator';
 import { AppModule } from '../../../src/app.module';
-import { EnvironmentVariables } from '../../../src/config/environment';
+import { EnvironmentVariables } from '../../../src/config/environment-variables';
 import type { AppConfig } from '../../../src/config/app.config';
 import { APP_CONFIG } from '../../../src/config/config.module';
 import { APP_OPTIONS, configureApp } from '../../../src/bootstrap/configure-app';

@@ -2,7 +2,7 @@ import { beforeAll, describe, expect, it } from '@jest/globals';
 import { getMetadataStorage } from 'class-validator';
 import { readFileSync } from 'node:fs';
 import { PROBLEMS } from '../../../src/common/problem/problem-catalogue';
-import { EnvironmentVariables } from '../../../src/config/environment';
+import { EnvironmentVariables } from '../../../src/config/environment-variables';
 import { execFileSync } from 'node:child_process';
 import {
   currentDocuments,
