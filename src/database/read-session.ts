@@ -118,6 +118,7 @@ export class ReadSession {
     // Held once sent: whether a failed round trip began it is unknown, and a COMMIT that ends none is harmless.
     if (begins) this.snapshot = 'held';
     const ends = last && this.snapshot === 'held';
+    if (statements.length === 1 && !begins && !ends) return [await this.send(...statements[0])];
     const sent = [
       ...(begins ? [SNAPSHOT_STATEMENTS.begin] : []),
       ...statements.map(([sql]) => sql),
@@ -165,7 +166,7 @@ export class ReadSession {
     cancelled?.addEventListener('abort', interrupt, { once: true });
     const { timings } = this.server;
     const sent = timings.sent();
-    const running = (this.runner.query(sql, [...parameters]) as Promise<T>).then(
+    const running = (this.runner.query(sql, parameters as unknown[]) as Promise<T>).then(
       (result) => {
         timings.answered(sent);
         return result;
