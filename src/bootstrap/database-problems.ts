@@ -2,7 +2,7 @@ import { problemOf, type Problem } from '../common/problem/problem-details';
 import { DatabaseSaturatedError, DatabaseUnavailableError } from '../database/database-errors';
 import { ReplicasBehindError } from '../database/server-choice';
 
-/** The database layer's refusals as the HTTP answers of and §18. */
+/** The database layer's refusals as HTTP answers: 503s that say why and when to retry. */
 export function databaseProblemOf(error: unknown): Problem | undefined {
   if (error instanceof DatabaseUnavailableError)
     return problemOf(error.timedOut ? 'databaseTimeout' : 'databaseUnavailable');

@@ -67,7 +67,7 @@ export async function migrateServers(config: DatabaseConfig, log: (line: string)
 
 const labelOf = ({ name, address }: Candidate) => (address ? `${name} (${address.host}:${address.port})` : name);
 
-/** DB_HOST and DB_REPLICAS are candidates: each is asked what it is, and the primary is the one follows. */
+/** DB_HOST and DB_REPLICAS are candidates: each is asked what it is, and the primary is the one the servers name. */
 async function topologyOf(
   config: DatabaseConfig,
   log: (line: string) => void,

@@ -21,7 +21,7 @@ export interface ListingVariant<Element extends OrderElement = OrderElement> {
   /** The orders read for the filters the query gives. */
   scope(filters: OrderFilters): OrderFilters;
   toElement(row: OrderRow, seats: SeatDto[], time: LocalTimeFormatter): Element;
-  /** A page of its elements as JSON, with their keys in's order. */
+  /** A page of its elements as JSON, with their keys in the contract's order. */
   pageJson(page: Page<Element>): string;
   readonly csv: CsvColumns<Element>;
 }

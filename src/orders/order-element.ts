@@ -3,8 +3,8 @@ import type { AdminOrderDto, SeatDto, UserOrderDto } from './dto/order.dto';
 import { orderStatusLabel } from './order-status';
 import type { OrderRow } from './model';
 
-/** The elements of a page as shows them: plain object literals (no class instance, cheaper per element) typed as
- * the prescribed DTOs, with the contract's key order. */
+/** A page's elements as the contract shows them: plain objects (cheaper than class instances) typed as the DTOs,
+ * in the contract's key order. */
 export function toUserOrder(row: OrderRow, seats: SeatDto[], time: LocalTimeFormatter): UserOrderDto {
   return {
     orderId: row.id,
@@ -17,7 +17,7 @@ export function toUserOrder(row: OrderRow, seats: SeatDto[], time: LocalTimeForm
   };
 }
 
-/** An administrator's element: `userId` second, as orders the keys. */
+/** An administrator's element: `userId` second, as the contract orders the keys. */
 export function toAdminOrder(row: OrderRow, seats: SeatDto[], time: LocalTimeFormatter): AdminOrderDto {
   return {
     orderId: row.id,

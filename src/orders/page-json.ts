@@ -19,7 +19,7 @@ export function objectSchemaOf(dto: Type): ObjectSchema {
   };
 }
 
-/** The page envelope of around elements of `element`'s schema. */
+/** The page envelope around elements of `element`'s schema. */
 const pageSchemaOf = (element: Type): ObjectSchema => ({
   type: 'object',
   properties: {

@@ -21,7 +21,7 @@ const MAX_CACHED_QUARTERS = 10_000;
 const CHANGES_WITHIN_DAY = Number.NaN;
 const TWO_DIGITS = Array.from({ length: 60 }, (_, value) => String(value).padStart(2, '0'));
 
-/** Shows times the way asks: `YYYY-MM-DDThh:mm:ss` in the service's zone, truncated to the second. */
+/** Shows times as the contract asks: `YYYY-MM-DDThh:mm:ss` in the service's zone, truncated to the second. */
 export class LocalTimeFormatter {
   private readonly zone: IANAZone;
   private readonly dayOffsetMinutes = new Map<number, number>();

@@ -7,7 +7,7 @@ import { replaceMysqlTriggers, replaceSqliteTriggers } from './trigger-replaceme
 /** Every table the triggers of this migration and of its `down` write. */
 const COUNTING_TABLES = ['order_daily_counts', 'order_count_changes'];
 
-/**, "the write path is not the listing's to slow down". */
+/** Takes the counting off the writers' hot rows, online: the write path is not the listing's to slow down. */
 const DROPPED_INDEXES = [...SORT_INDEXES, ...COMBINED_FILTER_INDEXES];
 
 const COUNT_CHANGES_TABLE_MYSQL = `

@@ -37,7 +37,7 @@ export class AdminOrderDto {
   })
   totalPrice: number;
 
-  // Not an enum alone: shows a code another service stored as that code, and clients generated with
+  // Not an enum alone: the contract shows a code another service stored as that code, and clients generated with
   // enums would refuse such a page.
   @ApiProperty({
     type: 'string',

@@ -16,7 +16,8 @@ export interface PageLink {
   direction?: CursorDirection;
 }
 
-/**: `first` and `last` when there is a page at all, `prev` and `next` where they exist. */
+/** A page's links: `first` and `last` when there is a page, `prev` and `next` where they exist; on a followed page,
+ * the link on in the walk's direction only while the walk has orders past it, which the totals cannot tell. */
 export function pageLinks(currentPage: number, totalPages: number, walk?: WalkProgress): PageLink[] {
   const links: PageLink[] = [];
   if (totalPages >= 1) links.push({ rel: 'first', page: 1 });
