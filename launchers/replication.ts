@@ -89,6 +89,22 @@ export interface ReplicatedMysql {
 const rootConnection = (port: number) =>
   createConnection({ host: '127.0.0.1', port, user: 'root', database: undefined, multipleStatements: true });
 
+/** Another replica of `primaryPort`, following it from its first transaction: the schema and users replicate too. */
+export async function startReplicaOf(
+  primaryPort: number,
+  serverId: number,
+): Promise<{ server: ThrowawayMysql; root: Connection }> {
+  const server = await startThrowawayMysql({ role: 'replica', serverId });
+  try {
+    const root = await rootConnection(server.port);
+    await pointReplicaAt(root, primaryPort);
+    return { server, root };
+  } catch (error) {
+    await server.stop();
+    throw error;
+  }
+}
+
 export async function globalStatus(connection: Connection, name: string): Promise<number> {
   const [rows] = await connection.query<RowDataPacket[]>('SHOW GLOBAL STATUS LIKE ?', [name]);
   return Number(rows[0]?.Value ?? 0);

@@ -42,7 +42,7 @@ function valuesOf(claim: unknown): string[] {
 
 function roleOf(claims: Record<string, unknown>, mapping: ClaimMapping): Role | undefined {
   const granted = new Set(mapping.roles.flatMap((path) => valuesOf(claimAt(claims, path))));
-  // docs/API.md §2: an admin value anywhere in the token wins; values are case-sensitive.
+  // An admin value anywhere in the token wins; values are case-sensitive.
   if (mapping.adminRoles.some((value) => granted.has(value))) return Role.Admin;
   if (mapping.userRoles.some((value) => granted.has(value))) return Role.User;
   return undefined;

@@ -10,7 +10,7 @@ import type { PrimaryVerdict } from './server-roles';
 
 @Injectable()
 export class DatabaseServers implements OnApplicationShutdown {
-  /** The server followed as the primary: DB_HOST until the servers say another one is (docs/API.md §20). */
+  /** The server followed as the primary: DB_HOST until the servers say another one is. */
   primary: DatabaseServer;
   replicas: DatabaseServer[];
   all: DatabaseServer[];
@@ -21,7 +21,7 @@ export class DatabaseServers implements OnApplicationShutdown {
   /** Whether the configured primary was last found to be the primary (docs/API.md §20). */
   primaryIsCurrent = true;
   roleChanges = 0;
-  /** The `@@server_id`s of primaries left for another: one back writable is an old primary, not a rival (§20). */
+  /** The `@@server_id`s of primaries left for another: one back writable is an old primary, not a rival. */
   readonly deposedIds = new Set<number>();
   private readonly logger = new Logger('ReadRouter');
 

@@ -5,7 +5,7 @@ import { PrimaryPositions } from './primary-positions';
 import type { ReadSession } from './read-session';
 import { writeVerdict } from './write-history';
 
-/** How a read was served (docs/API.md §19), as `orders_listing_reads_total` counts them. */
+/** How a read was served, as `orders_listing_reads_total` counts them. */
 const SERVED_BY = [
   'primary',
   'replica',

@@ -7,14 +7,15 @@ import { ReadSession, ServerNotAnsweringError, type SessionOptions, type Stateme
 import { RequestDeadlines, type RequestDeadline } from './request-deadline';
 import { NoCapableServerException, ServerChoice, holds, type ServerRequirement } from './server-choice';
 
-/** What a unit of work needs of its server: what it must hold, and a writer's position it must reflect (§19). */
+/** What a unit of work needs of its server: what it must hold, and a writer's position it must reflect. */
 export interface ReadRequirements {
   required?: ServerRequirement;
   writerPosition?: string;
 }
 
-interface UnitOfWork<T> extends ReadRequirements {
+interface UnitOfWork<T> {
   work: (session: ReadSession) => Promise<T>;
+  required?: ServerRequirement;
   deadline: RequestDeadline;
   target: Promise<Target | undefined>;
 }
@@ -34,7 +35,7 @@ type AttemptOptions = Omit<SessionOptions, 'observer'> & { paced?: boolean };
 const failureReason = (error: unknown): string =>
   error instanceof ServerNotAnsweringError ? error.why : reasonOf(error);
 
-/** docs/API.md §11, a unit of work: a server picked, admitted, checked (§19), one connection, one retry elsewhere. */
+/** docs/API.md §11, a unit of work: a server picked, admitted, checked for freshness, one connection, one retry elsewhere. */
 @Injectable()
 export class ReadRouter {
   private readonly choice: ServerChoice;
@@ -67,7 +68,7 @@ export class ReadRouter {
     const target = this.freshness.targetOf(first.server, writerPosition);
     // Awaited by every attempt; observed here too, so that a refusal is never an unhandled rejection.
     target.catch(() => undefined);
-    const unit: UnitOfWork<T> = { work, deadline, target, required, writerPosition };
+    const unit: UnitOfWork<T> = { work, deadline, target, required };
     const mayGiveUp = this.choice.hasOtherThan(first.server, required);
     try {
       return await deadline.race(
@@ -89,7 +90,7 @@ export class ReadRouter {
         const deadline = this.deadlines.start();
         const target =
           check === 'pinned' ? this.freshness.targetOf(server, writerPosition) : Promise.resolve(undefined);
-        const unit: UnitOfWork<T> = { work, deadline, target, required, writerPosition };
+        const unit: UnitOfWork<T> = { work, deadline, target, required };
         // A batch is not a request: how long it holds its connection says nothing of when the next one is answered.
         const batch = this.attempt(unit, server, { cancelled, behindSeconds, paced: false }, check);
         try {
@@ -131,7 +132,7 @@ export class ReadRouter {
     }
   }
 
-  /** One attempt on one server: admitted, checked for freshness (§19), then the work, on one connection. */
+  /** One attempt on one server: admitted, checked for freshness, then the work, on one connection. */
   private async attempt<T>(
     unit: UnitOfWork<T>,
     server: DatabaseServer,
@@ -144,7 +145,12 @@ export class ReadRouter {
     let verdict: Verdict;
     try {
       if (check !== 'none') {
-        verdict = await this.freshness.verdict(server, session, target, check === 'wait' && this.primaryServes(unit));
+        verdict = await this.freshness.verdict(
+          server,
+          session,
+          target,
+          check === 'wait' && this.primaryServes(unit.required),
+        );
       }
       if (verdict !== 'primary-serves') {
         if (check !== 'none') session.behindSeconds = verdict;
@@ -172,7 +178,7 @@ export class ReadRouter {
   }
 
   /** What the primary holds is read current, from it if need be; asked at each attempt, as the primary may fail. */
-  private primaryServes({ required }: ReadRequirements): boolean {
+  private primaryServes(required: ServerRequirement | undefined): boolean {
     const { primary } = this.servers;
     return holds(primary.catalog, required) && primary.health.answering;
   }

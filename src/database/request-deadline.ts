@@ -12,7 +12,7 @@ export interface LatenessEvidence extends ServerEvidence {
   loopDelayMs: number;
 }
 
-/** docs/API.md §10: the database made a request late when it did not answer, or answered slowly itself. */
+/** The database made a request late when it did not answer, or answered slowly itself. */
 export function databaseIsTheCause(budgetMs: number, evidence: LatenessEvidence): boolean {
   const half = budgetMs / 2;
   const { oldestWaitingMs, sinceLastAnswerMs, recentMs, loopDelayMs } = evidence;

@@ -29,7 +29,7 @@ export class NoCapableServerException extends Error {
   }
 }
 
-/** docs/API.md §18: every replica that holds what the request needs is past DB_REPLICA_MAX_STALENESS_S, or silent. */
+/** Every replica that holds what the request needs is past DB_REPLICA_MAX_STALENESS_S, or silent. */
 export class ReplicasBehindError extends Error {
   constructor(
     readonly behindSeconds: number | undefined,

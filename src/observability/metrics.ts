@@ -5,7 +5,7 @@ import { UNAVAILABLE_REASONS } from '../common/problem/problem-catalogue';
 import { DatabaseServers } from '../database/database-servers';
 import { ReadRouter } from '../database/read-router';
 
-/** What a request's variant label can be (docs/API.md §12): decided by the token's role, `none` before one is known. */
+/** What a request's variant label can be: decided by the token's role, `none` before one is known. */
 export type Variant = 'user' | 'admin' | 'none';
 
 /** mysql2's pool keeps its counts in fields of its own; they have no public accessor. */

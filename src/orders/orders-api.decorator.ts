@@ -29,7 +29,7 @@ const VALIDATOR_HEADERS_DOC = {
   ETag: { description: 'Strong entity tag of the page’s body (RFC 9110).', schema: { type: 'string' } },
   'Cache-Control': { description: '`private, no-cache`: keep the page, but ask again.', schema: { type: 'string' } },
 };
-/** `Data-Staleness` (§18, §19), on pages and exports alike. */
+/** `Data-Staleness`, on pages and exports alike. */
 const STALENESS_HEADER_DOC = {
   [DATA_STALENESS_HEADER]: {
     description:

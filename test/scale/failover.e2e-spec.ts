@@ -1,14 +1,15 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { createConnection, type Connection, type RowDataPacket } from 'mysql2/promise';
+import type { Connection, RowDataPacket } from 'mysql2/promise';
 import type request from 'supertest';
 import { migrateServers } from '../../src/cli/migrate-servers';
 import { toDatabaseConfig } from '../../src/config/database.config';
 import { validateEnvironment } from '../../src/config/environment';
 import { DatabaseServers } from '../../src/database/database-servers';
 import { REPLICA_COLUMN, REPLICA_INDEX_PREFIX } from '../../src/orders/replica-indexes';
-import { startThrowawayMysql, type ThrowawayMysql } from '../../launchers/mysql-server';
+import type { ThrowawayMysql } from '../../launchers/mysql-server';
 import {
   pointReplicaAt,
+  startReplicaOf,
   startReplicatedMysql,
   REPLICATED_DATABASE,
   type ReplicatedMysql,
@@ -89,15 +90,7 @@ describe('a failover among configured servers, followed without a restart (docs/
 
   beforeAll(async () => {
     pair = await startReplicatedMysql();
-    second = await startThrowawayMysql({ role: 'replica', serverId: 3 });
-    secondRoot = await createConnection({
-      host: '127.0.0.1',
-      port: second.port,
-      user: 'root',
-      multipleStatements: true,
-    });
-    // From the primary's first transaction: the database, its users and its schema replicate too.
-    await pointReplicaAt(secondRoot, pair.primary.port);
+    ({ server: second, root: secondRoot } = await startReplicaOf(pair.primary.port, 3));
     await plantOrders(pair.primaryDataSource, buildDataset(59, 100));
     await placeOn(pair.root('primary'));
     await pair.waitInSync();

@@ -1,10 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { createConnection, type Connection, type RowDataPacket } from 'mysql2/promise';
+import type { Connection, RowDataPacket } from 'mysql2/promise';
 import type request from 'supertest';
 import { DatabaseServers } from '../../src/database/database-servers';
-import { startThrowawayMysql, type ThrowawayMysql } from '../../launchers/mysql-server';
+import type { ThrowawayMysql } from '../../launchers/mysql-server';
 import {
   pointReplicaAt,
+  startReplicaOf,
   REPLICATED_DATABASE,
   startReplicatedMysql,
   type ReplicatedMysql,
@@ -64,15 +65,7 @@ describe('writers’ positions across a failover behind a moving address (docs/A
 
   beforeAll(async () => {
     pair = await startReplicatedMysql();
-    second = await startThrowawayMysql({ role: 'replica', serverId: 3 });
-    secondRoot = await createConnection({
-      host: '127.0.0.1',
-      port: second.port,
-      user: 'root',
-      multipleStatements: true,
-    });
-    // From the primary's first transaction: the database, its users and its schema replicate too.
-    await pointReplicaAt(secondRoot, pair.primary.port);
+    ({ server: second, root: secondRoot } = await startReplicaOf(pair.primary.port, 3));
     await plantOrders(pair.primaryDataSource, buildDataset(53, 100));
     address = await startDatabaseAddress([pair.primary.port, pair.replica.port]);
     app = await startTestApp({

@@ -1,6 +1,6 @@
 import { problemOf, ProblemException, type FieldError } from './problem-details';
 
-/** A 400 that lists every invalid parameter (§6), rendered with `errors[]`. */
+/** A 400 that lists every invalid parameter, rendered with `errors[]`. */
 export class InvalidParametersException extends ProblemException {
   constructor(readonly errors: FieldError[]) {
     super(
