@@ -71,10 +71,11 @@ export async function startHaproxy(instances: [string, string]): Promise<Haproxy
       );
     },
     { timeoutMs: 30_000 },
-  ).catch(async (error: unknown) => {
+  ).catch(async (error: Error) => {
+    const seen = await servers().catch(() => []);
     // A caller that gets no handle cannot stop it.
     await stop();
-    throw error;
+    throw new Error(`${error.message}; HAProxy last saw ${JSON.stringify(seen)}`);
   });
   return { baseUrl: `http://127.0.0.1:${port}`, serverStates, stop };
 }
