@@ -1,9 +1,10 @@
+import type { Clock } from '../common/time/clock';
 import type { DatabaseServer } from './database-server';
 import type { DatabaseServers } from './database-servers';
-import type { GtidDialect, ReplicationPosition } from './gtid';
+import { provenByFollower, type GtidDialect, type ReplicationPosition } from './gtid';
 import { PrimaryPositions } from './primary-positions';
 import type { ReadSession } from './read-session';
-import { writeVerdict } from './write-history';
+import { writeVerdict, type WriteVerdict } from './write-history';
 
 /** How a read was served, as `orders_listing_reads_total` counts them. */
 const SERVED_BY = [
@@ -53,8 +54,11 @@ export class Freshness {
   private readonly positions: PrimaryPositions;
   readonly served = Object.fromEntries(SERVED_BY.map((by) => [by, 0])) as Record<ServedBy, number>;
 
-  constructor(private readonly servers: DatabaseServers) {
-    this.positions = new PrimaryPositions(() => servers.primary);
+  constructor(
+    private readonly servers: DatabaseServers,
+    clock: Clock,
+  ) {
+    this.positions = new PrimaryPositions(() => servers.primary, clock);
   }
 
   /** The position `server` must have applied to serve: the writer's, else the primary's as of now. */
@@ -66,10 +70,11 @@ export class Freshness {
       const position = dialect.parse(writerPosition);
       if (!position) throw new MalformedPositionError();
       if (this.servers.replicas.length === 0) return { position, fromWriter: true };
+      // A replica of the followed primary that applied it shows the primary holds it: the primary is not asked.
+      if (this.provenHeld(server, position)) return { position, fromWriter: true };
       if (!primary.health.answering) return UNCHECKED;
-      const history = await this.positions.history().catch(() => undefined);
-      if (!history) return UNCHECKED;
-      const verdict = writeVerdict(history, position);
+      const verdict = await this.historyVerdict(position);
+      if (!verdict) return UNCHECKED;
       if (verdict === 'ahead') throw new UncommittedPositionError();
       if (verdict === 'lost') throw new LostPositionError();
       return { position, fromWriter: true };
@@ -106,6 +111,25 @@ export class Freshness {
       return mayBeBehind();
     }
     return this.current(known ? 'replica' : 'replica-after-wait');
+  }
+
+  private provenHeld(server: DatabaseServer, position: ReplicationPosition): boolean {
+    const primaryId = this.servers.primary.knownServerId;
+    return (
+      primaryId !== undefined &&
+      this.servers.followsPrimary(server) &&
+      provenByFollower(position, primaryId) &&
+      server.hasApplied(position)
+    );
+  }
+
+  /** Against the history of this health round, read afresh only for a write that one does not hold yet. */
+  private async historyVerdict(position: ReplicationPosition): Promise<WriteVerdict | undefined> {
+    const recent = this.positions.recentHistory();
+    const verdict = recent && writeVerdict(recent, position);
+    if (verdict && verdict !== 'ahead') return verdict;
+    const history = await this.positions.history().catch(() => undefined);
+    return history && writeVerdict(history, position);
   }
 
   current(by: ServedBy): undefined {

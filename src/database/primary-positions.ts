@@ -1,4 +1,6 @@
+import type { Clock } from '../common/time/clock';
 import type { DatabaseServer } from './database-server';
+import { CHECK_INTERVAL_MS } from './database-health-monitor';
 import { gtidDialectOf, type GtidDialect, type ReplicationPosition } from './gtid';
 import { HISTORY_STATEMENTS, parseHistory, type WriteHistory } from './write-history';
 
@@ -41,15 +43,26 @@ class CoalescedRead<T> {
   }
 }
 
+/** A history read, of which server, and when. */
+interface ReadHistory {
+  history: WriteHistory;
+  of: DatabaseServer;
+  at: number;
+}
+
 /** The primary's position, for reads that must reflect every write it had committed when they arrived; and its
  * history by origin, against which a writer's position is checked. */
 export class PrimaryPositions {
   private learned?: GtidDialect;
   private readonly positions = new CoalescedRead(() => this.readPosition());
   private readonly histories = new CoalescedRead(() => this.readHistory());
+  private lastHistory?: ReadHistory;
 
   /** `primary` names the server followed as the primary at each read: it changes when a promotion is followed. */
-  constructor(private readonly primary: () => DatabaseServer) {}
+  constructor(
+    private readonly primary: () => DatabaseServer,
+    private readonly clock: Clock,
+  ) {}
 
   /** What kind of positions the servers write; known after the first read. */
   get dialect(): GtidDialect | undefined {
@@ -66,6 +79,13 @@ export class PrimaryPositions {
     return this.histories.read();
   }
 
+  /** The followed primary's history as read within the last health round, if it was: a write it holds stays held. */
+  recentHistory(): WriteHistory | undefined {
+    const last = this.lastHistory;
+    if (!last || last.of !== this.primary() || this.clock.now() - last.at > CHECK_INTERVAL_MS) return undefined;
+    return last.history;
+  }
+
   private async dialectOf(): Promise<GtidDialect> {
     return (this.learned ??= gtidDialectOf(await this.primary().readVariable('SELECT @@version AS version')));
   }
@@ -79,8 +99,11 @@ export class PrimaryPositions {
 
   private async readHistory(): Promise<WriteHistory> {
     const { flavour } = await this.dialectOf();
-    const history = parseHistory(flavour, await this.primary().readVariable(HISTORY_STATEMENTS[flavour]));
+    const of = this.primary();
+    const at = this.clock.now();
+    const history = parseHistory(flavour, await of.readVariable(HISTORY_STATEMENTS[flavour]));
     if (!history) throw new UnreadablePositionError(flavour);
+    this.lastHistory = { history, of, at };
     return history;
   }
 }

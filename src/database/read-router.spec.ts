@@ -44,7 +44,7 @@ function router(deadlineMs = 2000): {
     }),
   );
   const servers = new DatabaseServers(new DataSource(buildDataSourceOptions(config)), config, clock);
-  const reads = new ReadRouter(servers, new RequestDeadlines(config, clock, idleLoop));
+  const reads = new ReadRouter(servers, new RequestDeadlines(config, clock, idleLoop), clock);
   const [primary, one, two] = servers.all;
   // The pools are opened by TypeORM and the background check, which do not run here; routing reads only this flag.
   for (const server of [primary, one, two]) Object.defineProperty(server.dataSource, 'isInitialized', { value: true });
@@ -433,6 +433,55 @@ describe('ReadRouter', () => {
         MalformedPositionError,
       );
       await expect(readOf(setup, undefined, '0-1-501')).rejects.toBeInstanceOf(UncommittedPositionError);
+    });
+
+    /** The primary as server 1 and `replica` following it, as the background checks record them. */
+    const followingPrimary = (setup: ReturnType<typeof router>, replica: DatabaseServer, health: ServerHealth) => {
+      found(setup.primary, { answering: true, replicating: false, role: { serverId: 1, writable: true } });
+      found(replica, { ...health, role: { serverId: 11, writable: false, replicating: true, follows: 1 } });
+    };
+
+    it('serves a writer’s position a replica of the followed primary has applied with no statement to the primary', async () => {
+      const setup = router();
+      followingPrimary(setup, setup.one, healthy);
+      // Learns the servers' kind from the primary once, as the first request after start does.
+      await readOf(setup, undefined, '0-1-10');
+      setup.variables.mockClear();
+      for (const position of ['0-1-400', '0-1-450', '0-1-500']) {
+        await expect(readOf(setup, undefined, position)).resolves.toMatchObject({ server: 'replica-1' });
+      }
+      expect(setup.variables).not.toHaveBeenCalled();
+      expect(setup.reads.served).toMatchObject({ 'writer-position': 4 });
+      // Another server's write shares the domain's sequence: only the history tells whether it was lost with it.
+      await expect(readOf(setup, undefined, '0-2-310')).rejects.toBeInstanceOf(LostPositionError);
+      expect(historyReads(setup)).toBe(1);
+    });
+
+    it('checks against the history a replica of a deposed lineage applied, and a lost write is still refused', async () => {
+      const setup = router();
+      followingPrimary(setup, setup.one, healthy);
+      // Server 1 was left for another: what its replicas applied does not show the followed primary holds it.
+      setup.servers.deposedIds.add(1);
+      await expect(readOf(setup, undefined, '0-1-400')).resolves.toMatchObject({ server: 'replica-1' });
+      expect(historyReads(setup)).toBe(1);
+    });
+
+    it('reads the primary’s history once a health round, and afresh only for a write newer than that read', async () => {
+      jest.useFakeTimers(CLOCK_ONLY);
+      const setup = router();
+      // A replica that has applied none of these: each position is checked against the history.
+      jest.spyOn(ReadSession.prototype, 'waitFor').mockResolvedValue(true);
+      found(setup.one, { ...healthy, position: parseGtidPosition('0-1-1') });
+      for (const position of ['0-1-100', '0-1-200', '0-2-300', '0-1-500']) await readOf(setup, undefined, position);
+      expect(historyReads(setup)).toBe(1);
+      // A write the round's history does not hold yet: read afresh, and then refused as ahead of the primary.
+      await expect(readOf(setup, undefined, '0-1-501')).rejects.toBeInstanceOf(UncommittedPositionError);
+      expect(historyReads(setup)).toBe(2);
+      // The next round reads it again.
+      jest.advanceTimersByTime(1500);
+      await readOf(setup, undefined, '0-1-450');
+      expect(historyReads(setup)).toBe(3);
+      jest.useRealTimers();
     });
 
     it('shares one position read among the requests that came while another ran', async () => {

@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import { Clock } from '../common/time/clock';
 import { asUnavailable, isMissingIndex, isServerFailure, reasonOf } from './database-errors';
 import type { DatabaseServer } from './database-server';
 import { DatabaseServers } from './database-servers';
@@ -45,9 +46,10 @@ export class ReadRouter {
   constructor(
     private readonly servers: DatabaseServers,
     private readonly deadlines: RequestDeadlines,
+    clock: Clock,
   ) {
     this.choice = new ServerChoice(servers);
-    this.freshness = new Freshness(servers);
+    this.freshness = new Freshness(servers, clock);
   }
 
   get served(): Freshness['served'] {

@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
+import { afterAll, beforeAll, beforeEach, expect, it, jest } from '@jest/globals';
 import type { Connection, ResultSetHeader, RowDataPacket } from 'mysql2/promise';
 import type request from 'supertest';
 import { migrateServers } from '../../src/cli/migrate-servers';
@@ -14,6 +14,7 @@ import { buildDataset, plantOrders } from '../support/data/dataset';
 import { startTestApp, type TestApp } from '../support/app/test-app';
 import { adminToken, userToken } from '../support/app/tokens';
 import { api } from '../support/app/api-client';
+import { describeReplicated } from '../support/jest/mariadb-only';
 
 /** Below the planted orders: a sort by price is served only by the replica's own indexes, as at ten million orders. */
 const LARGE = { DB_FULL_SORT_MAX_ORDERS: '10', RATE_LIMIT_PER_MINUTE: '0' };
@@ -31,7 +32,7 @@ interface Element {
  * docs/API.md §19 on a real MariaDB primary and replica: a page reflects every write the primary had committed when
  * its request came, or says it may not (`Data-Staleness`), and a writer's position (`Read-After-Gtid`) is honoured.
  */
-describe('a member sees the order they have just paid for (docs/API.md §19)', () => {
+describeReplicated('a member sees the order they have just paid for (docs/API.md §19)', () => {
   let pair: ReplicatedMysql;
   let app: TestApp;
   let writer: Connection;
@@ -144,6 +145,29 @@ describe('a member sees the order they have just paid for (docs/API.md §19)', (
     expect(servedSince(later)).toEqual({ 'writer-position': 1 });
     // That write is there; not every write the primary had is shown to be.
     expect(Number(applied.headers['data-staleness'])).toBeGreaterThanOrEqual(1);
+  }, 30_000);
+
+  it('costs the primary no statement for writers’ positions the replica has applied', async () => {
+    const writes = [];
+    for (let write = 0; write < 10; write += 1) writes.push(await placeAndPay());
+    await pair.waitInSync();
+    const primary = app.app.get(DatabaseServers).primary;
+    const primaryReads = jest.spyOn(primary, 'readVariable');
+    const before = snapshot();
+    const PAGES = 50;
+    try {
+      for (let page = 0; page < PAGES; page += 1) {
+        const { orderId, gtid } = writes[page % writes.length];
+        const response = await memberPage({ 'Read-After-Gtid': gtid });
+        expect(response.status).toBe(200);
+        expect(paidIn(response, orderId)).toBe(true);
+      }
+      // Every page from the replica; the primary's history read at most once a health round, not once a page.
+      expect(servedSince(before)).toEqual({ 'writer-position': PAGES });
+      expect(primaryReads.mock.calls.length / PAGES).toBeLessThanOrEqual(0.1);
+    } finally {
+      primaryReads.mockRestore();
+    }
   }, 30_000);
 
   it('says a shape only the replica serves may be behind when the replica has not applied every write', async () => {
