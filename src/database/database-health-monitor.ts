@@ -9,6 +9,7 @@ import { DatabaseServers } from './database-servers';
 import { ER_UNKNOWN_SYSTEM_VARIABLE, readAppliers, singleApplierWarning } from './replica-appliers';
 import { parseGtidPosition, PrimaryTimeline, type GtidPosition } from './replication-lag';
 import {
+  MYSQL_IDENTITY,
   primaryVerdict,
   replicationOf,
   ROLE_STATEMENT,
@@ -161,6 +162,7 @@ export class DatabaseHealthMonitor implements OnApplicationBootstrap, BeforeAppl
         replica.recordCheck(await this.settled(replica, measured), started);
       }),
     );
+    this.servers.recordIdentities();
   }
 
   private async timed<T>(server: DatabaseServer, check: () => Promise<T>): Promise<T> {
@@ -222,7 +224,7 @@ export class DatabaseHealthMonitor implements OnApplicationBootstrap, BeforeAppl
         return { health: { answering: true, replicating: false, role: { writable: true, replicating: false } }, at };
       }
       const [row] = await primary.check<RoleRowPacket>(
-        this.gtid ? `${ROLE_STATEMENT}, @@global.gtid_binlog_pos AS position` : ROLE_STATEMENT,
+        this.gtid ? `${ROLE_STATEMENT}, @@global.gtid_binlog_pos AS position` : ROLE_STATEMENT + MYSQL_IDENTITY,
       );
       const replication = askRole ? await this.replicationStatus(primary) : undefined;
       const health: ServerHealth = {
@@ -246,7 +248,7 @@ export class DatabaseHealthMonitor implements OnApplicationBootstrap, BeforeAppl
       const replication = await this.replicationStatus(replica);
       await replica.open();
       const [row] = await replica.check<RoleRowPacket>(
-        this.gtid ? `${ROLE_STATEMENT}, @@global.gtid_slave_pos AS position` : ROLE_STATEMENT,
+        this.gtid ? `${ROLE_STATEMENT}, @@global.gtid_slave_pos AS position` : ROLE_STATEMENT + MYSQL_IDENTITY,
       );
       const role = roleFrom(row, replication);
       if (!this.gtid) return { answering: true, ...replication, role };

@@ -43,6 +43,8 @@ export class DatabaseServer {
   isPrimary: boolean;
   /** The `@@server_id` it last reported, so that replicas still naming it are known to follow a former primary. */
   knownServerId?: number;
+  /** Which physical server last answered at its address (`RoleReport.identity`). */
+  knownIdentity?: string;
   private resolvedAt = Number.NEGATIVE_INFINITY;
   private resolving = false;
   private moved = false;
@@ -124,6 +126,7 @@ export class DatabaseServer {
       this.confirmed = undefined;
     }
     this.knownServerId = serverId ?? this.knownServerId;
+    this.knownIdentity = health.role?.identity ?? this.knownIdentity;
     // A check that started before a request found the server failing cannot declare it answering.
     if (health.answering && checkStartedAt < this.failedAt) return;
     // A replica that stopped, or came back (perhaps rebuilt), is known to hold only what the check read.

@@ -24,6 +24,8 @@ export class DatabaseServers implements OnApplicationShutdown {
   /** The `@@server_id`s of primaries left for another: one back writable is an old primary, not a rival. */
   readonly deposedIds = new Set<number>();
   private readonly logger = new Logger('ReadRouter');
+  /** Which server answered at each address at the last round: another one there is a change of role too. */
+  private readonly identities = new Map<DatabaseServer, string>();
 
   constructor(@InjectDataSource() primary: DataSource, @Inject(DATABASE_CONFIG) config: DatabaseConfig, clock: Clock) {
     this.primary = new DatabaseServer('primary', primary, config, clock);
@@ -65,6 +67,17 @@ export class DatabaseServers implements OnApplicationShutdown {
       );
   }
 
+  /** After each round: a configured address that another server now answers at (a writer endpoint that moved). */
+  recordIdentities(): void {
+    for (const server of this.candidates) {
+      const identity = server.knownIdentity;
+      if (identity === undefined) continue;
+      const before = this.identities.get(server);
+      this.identities.set(server, identity);
+      if (before !== undefined && before !== identity) this.roleChanges += 1;
+    }
+  }
+
   /** Another candidate is the primary by what the servers say: followed from now on, without a restart. */
   private follow(successor: DatabaseServer, why: string): void {
     const former = this.primary;
@@ -79,6 +92,18 @@ export class DatabaseServers implements OnApplicationShutdown {
     this.roleChanges += 1;
     this.logger.warn(
       `${successor.name} is the primary now (${former.name}: ${why}): followed; ${former.name} is read from only as a replica`,
+    );
+  }
+
+  /** A replica that follows the primary followed now, of no deposed lineage: what it applied, the primary holds. */
+  followsPrimary(server: DatabaseServer): boolean {
+    const follows = server.health.role?.follows;
+    return (
+      !server.isPrimary &&
+      server.health.replicating &&
+      follows !== undefined &&
+      follows === this.primary.knownServerId &&
+      !this.deposedIds.has(follows)
     );
   }
 

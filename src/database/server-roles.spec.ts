@@ -117,6 +117,7 @@ describe('a server’s role from what it answers', () => {
   it('takes writes when read_only is off (MySQL’s super_read_only turns it on too), replicates with both threads', () => {
     expect(roleFrom({ readOnly: '0', serverId: '7' })).toEqual({
       serverId: 7,
+      identity: '7',
       writable: true,
       replicating: false,
       follows: undefined,
@@ -126,6 +127,12 @@ describe('a server’s role from what it answers', () => {
       replicating: true,
       follows: 7,
     });
+  });
+
+  it('names the physical server by MySQL’s server_uuid where it is read, else by its server_id', () => {
+    const uuid = '3e11fa47-71ca-11e1-9e33-c80aa9429562';
+    expect(roleFrom({ readOnly: 0, serverId: 1, serverUuid: uuid }).identity).toBe(uuid);
+    expect(roleFrom({ readOnly: 0, serverId: 34607 }).identity).toBe('34607');
   });
 
   it('reads MariaDB’s and MySQL’s names for the replication threads and the source', () => {

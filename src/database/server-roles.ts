@@ -4,6 +4,8 @@ export interface RoleReport {
   answering: boolean;
   /** `@@server_id`; for a server that does not answer, the one it last reported. */
   serverId?: number;
+  /** Which physical server answers: MySQL's `@@server_uuid`, else (MariaDB has none) its `@@server_id`. */
+  identity?: string;
   writable?: boolean;
   replicating?: boolean;
   /** The `@@server_id` of the server it replicates from (`Master_Server_Id`); undefined when it follows none. */
@@ -12,10 +14,13 @@ export interface RoleReport {
 
 /** What every server is asked of its role; `super_read_only` on MySQL turns `read_only` on with it. */
 export const ROLE_STATEMENT = 'SELECT @@global.read_only AS readOnly, @@server_id AS serverId';
+/** What a MySQL server adds: a UUID of its own, unlike `@@server_id`, which an operator may reuse. */
+export const MYSQL_IDENTITY = ', @@server_uuid AS serverUuid';
 
 export interface RoleRow {
   readOnly: number | string;
   serverId: number | string;
+  serverUuid?: string;
 }
 
 /** The columns of SHOW REPLICA STATUS that tell whom a server follows, as MariaDB and MySQL name them. */
@@ -49,6 +54,7 @@ export function roleFrom(
 ): Omit<RoleReport, 'name' | 'answering'> {
   return {
     serverId: Number(row.serverId),
+    identity: row.serverUuid ? String(row.serverUuid) : String(row.serverId),
     writable: Number(row.readOnly) === 0,
     replicating: replication?.replicating ?? false,
     follows: replication?.follows,

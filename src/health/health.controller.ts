@@ -30,7 +30,12 @@ const HEALTH_SCHEMA = {
     error: CHECKS_SCHEMA,
     details: CHECKS_SCHEMA,
   },
-  example: { status: 'ok', info: { database: { status: 'up' } }, error: {}, details: { database: { status: 'up' } } },
+  example: {
+    status: 'ok',
+    info: { database: { status: 'up', server: 'primary', role: 'primary', identity: '34607' } },
+    error: {},
+    details: { database: { status: 'up', server: 'primary', role: 'primary', identity: '34607' } },
+  },
 };
 
 /** Probes for the orchestrator; no token, and not counted against any rate limit. */
@@ -82,11 +87,16 @@ export class HealthController {
     }
   }
 
-  /** Up while some server can serve the listing: the primary, or, while it does not answer, a replica that does. */
+  /** Up while some server can serve the listing: the primary, or, while it does not answer, a replica that does; it names
+   * the address and the physical server behind it, so that a moved writer endpoint shows. */
   private database() {
     const check = this.indicators.check('database');
     const serving = this.servers.servingServer();
     if (!serving) return check.down();
-    return serving.isPrimary ? check.up() : check.up({ server: serving.name });
+    return check.up({
+      server: serving.name,
+      role: serving.isPrimary ? 'primary' : 'replica',
+      identity: serving.knownIdentity,
+    });
   }
 }

@@ -144,9 +144,32 @@ export class Metrics {
         this.set(new Set(writable).size);
       },
     });
+    new Gauge({
+      name: 'db_server_info',
+      help: 'Which physical server answers at each configured address (identity: MySQL @@server_uuid, MariaDB @@server_id), and whether it is followed as the primary (role); 1 for each address whose server is known.',
+      labelNames: ['server', 'identity', 'role'] as const,
+      registers: [this.registry],
+      collect() {
+        // One series an address: the server there now, not every server once there.
+        this.reset();
+        for (const server of servers.all) {
+          const identity = server.knownIdentity;
+          if (identity === undefined) continue;
+          this.set({ server: server.name, identity, role: server.isPrimary ? 'primary' : 'replica' }, 1);
+        }
+      },
+    });
+    new Gauge({
+      name: 'db_servers_answering',
+      help: 'Database servers that answered their last check: 0 when every one is down, whatever their roles.',
+      registers: [this.registry],
+      collect() {
+        this.set(servers.all.filter((server) => server.health.answering).length);
+      },
+    });
     new Counter({
       name: 'db_role_changes_total',
-      help: 'How often the primary followed changed, or stopped or started being the primary, since start.',
+      help: 'How often the primary followed changed, stopped or started being the primary, or another server came to answer at a configured address, since start.',
       registers: [this.registry],
       collect() {
         this.reset();

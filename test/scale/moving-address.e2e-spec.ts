@@ -1,7 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { afterAll, beforeAll, expect, it } from '@jest/globals';
 import type { Connection, RowDataPacket } from 'mysql2/promise';
-import type request from 'supertest';
+import request from 'supertest';
 import { DatabaseServers } from '../../src/database/database-servers';
+import { Metrics } from '../../src/observability/metrics';
 import type { ThrowawayMysql } from '../../launchers/mysql-server';
 import {
   pointReplicaAt,
@@ -27,6 +28,7 @@ import { buildDataset, plantOrders } from '../support/data/dataset';
 import { startTestApp, type TestApp } from '../support/app/test-app';
 import { userToken } from '../support/app/tokens';
 import { api } from '../support/app/api-client';
+import { describeReplicated } from '../support/jest/mariadb-only';
 
 const MEMBER = 6161;
 /** The continuous writer's members, each with fewer orders through the run than a page of 100 holds. */
@@ -42,7 +44,7 @@ const ROUNDS_MS = 3000;
  * new primary's sequence has passed it, the surviving ones are honoured, and a made-up one is refused after the
  * failover as before it. No page is silently stale, none is current from the deposed server, and none is a 5xx.
  */
-describe('writers’ positions across a failover behind a moving address (docs/API.md §20)', () => {
+describeReplicated('writers’ positions across a failover behind a moving address (docs/API.md §20)', () => {
   let pair: ReplicatedMysql;
   let second: ThrowawayMysql;
   let secondRoot: Connection;
@@ -52,6 +54,19 @@ describe('writers’ positions across a failover behind a moving address (docs/A
   let readers: ReturnType<typeof startReaders>;
   let writer: ReturnType<typeof startWriter>;
   let promotedAt = Infinity;
+  let before: { roleChanges: number; primaryIdentity: string };
+
+  const metricsText = () => app.app.get(Metrics).registry.metrics();
+  const roleChanges = async () => Number(/^db_role_changes_total (\d+)$/m.exec(await metricsText())?.[1]);
+  /** The physical server `db_server_info` names as the primary followed (behind the address, or the promoted one's). */
+  const primaryIdentity = async () =>
+    /^db_server_info\{server="[^"]+",identity="([^"]+)",role="primary"\} 1$/m.exec(await metricsText())?.[1];
+  const readinessIdentity = async () =>
+    (
+      (await request(app.server).get('/health/ready')).body as {
+        details?: { database?: { server?: string; identity?: string } };
+      }
+    ).details?.database;
 
   const memberPage = (headers: Record<string, string> = {}) =>
     api(app.server, userToken(MEMBER)).get('/orders?size=100').set(headers);
@@ -97,6 +112,13 @@ describe('writers’ positions across a failover behind a moving address (docs/A
     await pair?.stop();
   }, 60_000);
 
+  it('before the failover: names the server behind the address in the metrics and readiness', async () => {
+    const identity = String(servers.primary.knownServerId);
+    before = { roleChanges: await roleChanges(), primaryIdentity: identity };
+    expect(await primaryIdentity()).toBe(identity);
+    expect(await readinessIdentity()).toEqual({ status: 'up', server: 'primary', role: 'primary', identity });
+  });
+
   it('before the failover: honours a writer’s position, and refuses one no commit made', async () => {
     const response = await memberPage({ 'Read-After-Gtid': survived.gtid });
     expect(response.status).toBe(200);
@@ -135,6 +157,16 @@ describe('writers’ positions across a failover behind a moving address (docs/A
       () => servers.primary.health.role?.serverId === promotedServer && servers.primaryIsCurrent,
       { timeoutMs: ROUNDS_MS },
     );
+    // Told within 3 s of the move: a change of role, and the promoted server named behind the address.
+    await waitFor(
+      'the metrics and readiness to name the promoted server behind the address',
+      async () =>
+        (await roleChanges()) > before.roleChanges &&
+        (await primaryIdentity()) === String(promotedServer) &&
+        (await readinessIdentity())?.identity === String(promotedServer),
+      { timeoutMs: Math.max(0, promotedAt + ROUNDS_MS - Date.now()) },
+    );
+    expect(String(promotedServer)).not.toBe(before.primaryIdentity);
     const refused = await memberPage({ 'Read-After-Gtid': lost.gtid });
     expect(expectProblem(refused, 409, ['Read-After-Gtid'])).toMatchObject({ type: '/problems/write-lost' });
     const current = await memberPage();
