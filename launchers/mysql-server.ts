@@ -182,6 +182,13 @@ function tlsArguments(tls: ServerTls | undefined): string[] {
   return [`--ssl-ca=${tls.ca}`, `--ssl-cert=${tls.cert}`, `--ssl-key=${tls.key}`, '--require-secure-transport=ON'];
 }
 
+/** Which kind of server `startThrowawayMysql` would start here; undefined when neither is installed. */
+export function throwawayServerKind(): 'mariadb' | 'mysql' | undefined {
+  const server = findExecutable(['mariadbd', 'mysqld']);
+  if (!server) return undefined;
+  return /mariadb/i.test(spawnSync(server, ['--version'], { encoding: 'utf8' }).stdout ?? '') ? 'mariadb' : 'mysql';
+}
+
 /**
  * Starts a private MariaDB (or MySQL) in a temporary directory on a free
  * port, for the duration of the test run (docs/DEVELOPING.md, "Tests").
@@ -193,7 +200,7 @@ export async function startThrowawayMysql(
 ): Promise<ThrowawayMysql> {
   const server = findExecutable(['mariadbd', 'mysqld']);
   if (!server) throw new Error(INSTALL_HINT);
-  const isMariaDb = /mariadb/i.test(spawnSync(server, ['--version'], { encoding: 'utf8' }).stdout ?? '');
+  const isMariaDb = throwawayServerKind() === 'mariadb';
   const kept = storage.directory;
   const base = kept ?? mkdtempSync(join(tmpdir(), 'orders-test-mysql-'));
   const throwawayData = kept === undefined ? removeOnExit(base) : undefined;

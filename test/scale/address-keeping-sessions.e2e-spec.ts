@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { afterAll, beforeAll, expect, it } from '@jest/globals';
 import type { RowDataPacket } from 'mysql2/promise';
 import { DatabaseServers } from '../../src/database/database-servers';
 import { startReplicatedMysql, type ReplicatedMysql } from '../../launchers/replication';
@@ -9,6 +9,7 @@ import { buildDataset, plantOrders } from '../support/data/dataset';
 import { startTestApp, type TestApp } from '../support/app/test-app';
 import { userToken } from '../support/app/tokens';
 import { api } from '../support/app/api-client';
+import { describeReplicated } from '../support/jest/mariadb-only';
 
 const MEMBER = 6262;
 /** docs/API.md §20: a promotion is followed within 3 s, behind an address that keeps its sessions too. */
@@ -20,7 +21,7 @@ const RESOLVED_WITHIN_MS = 3000;
  * old primary. After a switchover, and with the old primary made writable again (two primaries), the service finds
  * the server now behind the address, keeps no connection on the old one, and serves nothing of it as current.
  */
-describe('a switchover behind an address that keeps its sessions (docs/API.md §20)', () => {
+describeReplicated('a switchover behind an address that keeps its sessions (docs/API.md §20)', () => {
   let pair: ReplicatedMysql;
   let address: DatabaseAddress;
   let app: TestApp;

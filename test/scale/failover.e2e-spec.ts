@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { afterAll, beforeAll, expect, it } from '@jest/globals';
 import type { Connection, RowDataPacket } from 'mysql2/promise';
 import type request from 'supertest';
 import { migrateServers } from '../../src/cli/migrate-servers';
@@ -30,6 +30,7 @@ import { startTestApp, type TestApp } from '../support/app/test-app';
 import { userToken } from '../support/app/tokens';
 import { startReaders } from '../support/app/failover-readers';
 import { api } from '../support/app/api-client';
+import { describeReplicated } from '../support/jest/mariadb-only';
 
 const MEMBER = 7171;
 /** The continuous writer's members, each with fewer orders through the run than a page of 100 holds. */
@@ -43,7 +44,7 @@ const FOLLOWED_WITHIN_MS = 3000;
  * back writable, then read-only. The service follows the promotion without a restart, never serves the deposed
  * server as current, never shows the lost write, and answers no 5xx throughout.
  */
-describe('a failover among configured servers, followed without a restart (docs/API.md §20)', () => {
+describeReplicated('a failover among configured servers, followed without a restart (docs/API.md §20)', () => {
   let pair: ReplicatedMysql;
   let second: ThrowawayMysql;
   let secondRoot: Connection;

@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { afterAll, beforeAll, expect, it } from '@jest/globals';
 import type { RowDataPacket } from 'mysql2/promise';
 import request from 'supertest';
 import { Metrics } from '../../src/observability/metrics';
@@ -8,6 +8,7 @@ import { startTestApp, type TestApp } from '../support/app/test-app';
 import { userToken } from '../support/app/tokens';
 import { waitFor } from '../../launchers/wait-for';
 import { api } from '../support/app/api-client';
+import { describeReplicated } from '../support/jest/mariadb-only';
 
 const MAX_LAG_S = 2;
 const CLOSE_BOUND_MS = 15_000;
@@ -24,7 +25,7 @@ interface Measured {
  * where reads go, when a replica is skipped and used again, and that a
  * replica or the primary going away costs no request.
  */
-describe('read replicas', () => {
+describeReplicated('read replicas', () => {
   let pair: ReplicatedMysql;
   let app: TestApp;
   let dataset: TestOrder[];

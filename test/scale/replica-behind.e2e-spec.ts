@@ -1,4 +1,4 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it, jest } from '@jest/globals';
+import { afterAll, afterEach, beforeAll, expect, it, jest } from '@jest/globals';
 import { Logger } from '@nestjs/common';
 import type { RowDataPacket } from 'mysql2/promise';
 import request from 'supertest';
@@ -14,6 +14,7 @@ import { buildDataset, plantOrders } from '../support/data/dataset';
 import { startTestApp, type TestApp } from '../support/app/test-app';
 import { adminToken, userToken } from '../support/app/tokens';
 import { api } from '../support/app/api-client';
+import { describeReplicated } from '../support/jest/mariadb-only';
 
 /** Below the planted orders: every server counts as too large to sort them whole, as at ten million orders. */
 const LARGE = { DB_FULL_SORT_MAX_ORDERS: '10', RATE_LIMIT_PER_MINUTE: '0', DB_REPLICA_MAX_LAG_S: '2' };
@@ -37,7 +38,7 @@ interface Sample {
  * option file applies in parallel; a replica behind still serves what only it can, saying how far behind, within
  * DB_REPLICA_MAX_STALENESS_S; past it, 503 of its own; fresh again once it has caught up.
  */
-describe('a replica behind (docs/API.md §18)', () => {
+describeReplicated('a replica behind (docs/API.md §18)', () => {
   let pair: ReplicatedMysql;
   const apps: TestApp[] = [];
 

@@ -17,6 +17,7 @@ import { buildDataset, plantOrders, seoul } from '../support/data/dataset';
 import { startTestApp, type TestApp } from '../support/app/test-app';
 import { adminToken, userToken } from '../support/app/tokens';
 import { api } from '../support/app/api-client';
+import { describeReplicated } from '../support/jest/mariadb-only';
 
 /** Below the planted orders: every server counts as too large to sort them whole, as at ten million orders. */
 const LARGE = { DB_FULL_SORT_MAX_ORDERS: '10', RATE_LIMIT_PER_MINUTE: '0' };
@@ -68,7 +69,7 @@ const SORTS: Array<[api: string, sql: string]> = (
  * migration command with the binary log off; requests routed to the server that can serve their shape; a shape no
  * serving server can bound refused before any database work.
  */
-describe('replica-only read indexes', () => {
+describeReplicated('replica-only read indexes', () => {
   let pair: ReplicatedMysql;
   const apps: TestApp[] = [];
 
