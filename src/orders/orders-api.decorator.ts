@@ -210,7 +210,7 @@ export function ApiListOrders(): MethodDecorator {
       description: 'The page is the one whose `ETag` was sent in `If-None-Match`; no body.',
       headers: { ...VALIDATOR_HEADERS_DOC, ...REQUEST_ID_HEADER_DOC },
     }),
-    ApiProblemResponses(...LISTING_PROBLEMS, 'exportOnlyAccepted', 'rateLimited'),
+    ApiProblemResponses(...LISTING_PROBLEMS, 'pageOutOfReach', 'exportOnlyAccepted', 'rateLimited'),
   );
 }
 

@@ -14,9 +14,11 @@ import { REPLICA_INDEXES } from './replica-indexes';
 import { CountStatements, sizesOf, type CountOptions } from './statements/count-statement';
 import { PageStatements, type PageRequest } from './statements/page-statement';
 import { SeatStatements, type SeatRow } from './statements/seat-statement';
+import { DayCountStatements, dayCountsOf } from './statements/day-counts-statement';
 import type { OrderFilters, OrderRow, SortKey } from './model';
 import { boundedColumnOf } from './range-bounds';
-import { sortShapeOf } from './statements/statement-parts';
+import { DAY_MS, reversed, sortShapeOf } from './statements/statement-parts';
+import { dayHolding, DEEP_OFFSET, fromNearerEnd } from './paging/page-reach';
 
 const ORDERS_TABLE = 'orders';
 
@@ -59,12 +61,23 @@ export interface RefusedPlan {
   maxSortedWhole: number;
 }
 
+/** A page by number far from its listing's start (docs/API.md §22): the listing's total, and the page as read from where
+ * it lies: from the day holding it (`byDay`), or from the nearer end (`reversed` when that is the end); none past the
+ * end. */
+export interface PageReach {
+  total: number;
+  read?: PageRequest;
+  reversed: boolean;
+  byDay: boolean;
+}
+
 /** The listing's reads: a page of `orders` alone in a deferred join, a count, and its seats in one `IN (...)`. */
 @Injectable()
 export class OrdersRepository {
   private readonly pages: PageStatements;
   private readonly counts: CountStatements;
   private readonly seats: SeatStatements;
+  private readonly dayCounts: DayCountStatements;
   /** The entity's indexes, which every server holds; none on SQLite, whose `INDEXED BY` fails rather than choosing. */
   private readonly schemaIndexes?: readonly OrdersIndex[];
   /** A planner per catalog: each server's indexes, the replicas' own among them, as last read. */
@@ -78,6 +91,7 @@ export class OrdersRepository {
     this.pages = new PageStatements(dataSource, shapes);
     this.counts = new CountStatements(dataSource, shapes);
     this.seats = new SeatStatements(dataSource, shapes);
+    this.dayCounts = new DayCountStatements(dataSource, shapes);
     this.fullSortMaxOrders = config.type === 'mysql' ? config.fullSortMaxOrders : Number.POSITIVE_INFINITY;
     if (dataSource.options.type === 'mysql' || dataSource.options.type === 'mariadb') {
       this.schemaIndexes = dataSource.getMetadata(Order).indices.map((index) => ({
@@ -112,6 +126,41 @@ export class OrdersRepository {
     return first.kind === 'counts-first'
       ? this.planOn(request, session, await this.sizes(request, session, newestOrderId))
       : first;
+  }
+
+  /**
+   * docs/API.md §22: a page by number past DEEP_OFFSET, counted first in the snapshot its page is read in. By creation
+   * time without a member or concert, the day counts say which day holds its first order, and it is read from there;
+   * in any other sort, it is read from the nearer end. Undefined where OFFSET serves: a shallow page, a followed one,
+   * the embedded database (whose tables are small), a server read below one snapshot.
+   */
+  async reach(request: PageRequest, session: ReadSession): Promise<PageReach | undefined> {
+    const { filters, sort, offset, limit, cursor } = request;
+    if (cursor || offset < DEEP_OFFSET || !this.plannerFor(session.catalog) || !session.catalog.readsOneSnapshot) {
+      return undefined;
+    }
+    session.beginSnapshot();
+    const [first] = sort;
+    if (first.field === 'createdAt' && filters.userId === undefined && filters.concertId === undefined) {
+      const days = dayCountsOf(await session.query<CountRow[]>('count', this.dayCounts.statement(filters)));
+      const total = days.reduce((sum, { orders }) => sum + orders, 0);
+      const newestFirst = first.direction === 'DESC';
+      const at = dayHolding(newestFirst ? days.reverse() : days, offset);
+      if (!at) return { total, reversed: false, byDay: true };
+      // The rest of the range from that day on: the page starts within it, and may run on into the next days.
+      const { createdFrom, createdBefore } = filters;
+      const dayEdge = (at.day + (newestFirst ? 1 : 0)) * DAY_MS;
+      const narrowed = newestFirst
+        ? { ...filters, createdBefore: createdBefore === undefined ? dayEdge : Math.min(createdBefore, dayEdge) }
+        : { ...filters, createdFrom: createdFrom === undefined ? dayEdge : Math.max(createdFrom, dayEdge) };
+      return { total, read: { ...request, filters: narrowed, offset: at.offset }, reversed: false, byDay: true };
+    }
+    const [row] = await session.query<CountRow[]>('count', this.counts.statement(filters, { withTable: false }));
+    const total = sizesOf(row, undefined).matching;
+    const end = fromNearerEnd(offset, limit, total);
+    if (!end) return { total, reversed: false, byDay: false };
+    const read = { ...request, sort: end.reversed ? reversed(sort) : sort, offset: end.offset, limit: end.limit };
+    return { total, read, reversed: end.reversed, byDay: false };
   }
 
   /** An index bounding the shape's work by its page, or a table small enough to sort whole; once per shape. */

@@ -15,6 +15,7 @@ import { sortValuesOf } from './statements/statement-parts';
 import { buildPage, type Page } from './paging/page';
 import type { ListOrdersQuery } from './query/list-orders-query';
 import { tooBroadDetail, tooManyToSortDetail } from './too-broad';
+import { mostPassed } from './skip-limits';
 import type { MatchSizes } from './query-plan';
 import type { OrderFilters, OrderRow, KeysetCursor, CursorDirection, SortKey } from './model';
 import type { WalkProgress } from './paging/link-header';
@@ -88,6 +89,23 @@ function readyOrRefused(plan: ReadyPlan | RefusedPlan, sort: SortKey[]): ReadyPl
   );
 }
 
+/** A page by number too far from both ends to pass in time: how far, the most, and the ways to its orders. */
+function outOfReach(query: ListOrdersQuery, total: number, passed: number, most: number): ProblemException {
+  const count = (value: number) => value.toLocaleString('en-US');
+  const { field, direction } = query.sort[0];
+  const opposite = direction === 'ASC' ? 'desc' : 'asc';
+  const lastPage = Math.ceil(total / query.size);
+  return new ProblemException(
+    problemOf('pageOutOfReach', {
+      detail:
+        `Page ${count(query.page)} of ${count(lastPage)} by ${field} lies ${count(passed)} orders from the nearer end ` +
+        `of this listing, more than a server passes in time (at most ${count(most)}). Follow the Link header's next ` +
+        `or prev links from a nearer page, sort by ${field},${opposite} so that these orders come near the start, or ` +
+        'narrow the filters (a date range, a status, a userId or consertId).',
+    }),
+  );
+}
+
 @Injectable()
 export class OrdersService {
   constructor(
@@ -107,12 +125,23 @@ export class OrdersService {
     try {
       read = await this.reads.withConnection(
         async (session) => {
+          // A page by number far from the start is counted first, and read from where it lies (docs/API.md §22).
+          const reach = await this.orders.reach(request, session);
+          if (reach && !reach.read) {
+            return { rows: [], more: false, total: reach.total, seats: [], behindSeconds: session.behindSeconds };
+          }
+          const wanted = reach?.read ?? request;
           // A followed page counts the orders of its walk: those matching now, but for any placed since it began.
-          const plan = readyOrRefused(await this.orders.plan(request, session, { newestOrderId: cursor?.bound }), sort);
-          const found = await this.orders.findPage(request, plan, session);
+          const plan = readyOrRefused(await this.orders.plan(wanted, session, { newestOrderId: cursor?.bound }), sort);
+          // A day's orders bound a jump; from the nearer end, what the server passes in time bounds the page.
+          const most = reach && !reach.byDay ? mostPassed(plan.read, sort[0].field) : Number.POSITIVE_INFINITY;
+          if (reach && wanted.offset > most) throw outOfReach(query, reach.total, wanted.offset, most);
+          const found = await this.orders.findPage(wanted, plan, session);
           // Backwards, the order past the page is its first (the outer ORDER BY puts the rows back in sort order).
           const rows = cursor?.direction === 'before' ? found.slice(-size) : found.slice(0, size);
-          const known = plan.sizes?.matching ?? (cursor ? undefined : totalOfPage(rows.length, offset, size));
+          if (reach?.reversed) rows.reverse();
+          const known =
+            reach?.total ?? plan.sizes?.matching ?? (cursor ? undefined : totalOfPage(rows.length, offset, size));
           const ids = rows.map((row) => row.id);
           const { seats, total } =
             known === undefined

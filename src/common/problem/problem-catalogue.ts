@@ -93,6 +93,13 @@ export const PROBLEMS = {
     detail: 'This sort over this many orders is more than the servers serving now can answer in time',
     when: 'A sort that no index of the serving servers reads in order (docs/API.md §14), over more than DB_FULL_SORT_MAX_ORDERS orders, and no replica holding the listing indexes serves: refused before any database work. Also a date range sorted by updatedAt whose dates hold more than DB_FULL_SORT_MAX_ORDERS orders: refused once counted, before its page is read. The detail names what makes it answerable: a narrower date range, a userId or consertId filter, a sort by createdAt or orderId, or a replica; for the orders of one member or concert on servers found without the index led by that filter, a server that holds it.',
   },
+  pageOutOfReach: {
+    type: '/problems/page-out-of-reach',
+    title: 'Page out of reach by number',
+    status: 422,
+    detail: 'This page lies further from both ends of its listing than a server passes in time',
+    when: 'A page by number in a sort other than createdAt (or with a userId or consertId), whose distance from the nearer end of its listing passes what the server skips within the request’s budget (docs/API.md §22): refused once counted, before its page is read. The detail says how far, the most, and how to reach those orders: the `Link` continuations, the reversed sort, or a narrower filter.',
+  },
   databaseUnavailable: {
     type: '/problems/database-unavailable',
     title: 'Service Unavailable',
