@@ -18,6 +18,7 @@ import * as shapes from './modes/shapes';
 import * as exportsMode from './modes/exports';
 import * as failover from './modes/failover';
 import * as growth from './modes/growth';
+import * as pages from './modes/pages';
 import * as sale from './modes/sale';
 import * as walks from './modes/walks';
 import { compareBuilds, compareFlags, compareNode } from './modes/variants';
@@ -61,6 +62,10 @@ Each mode runs its variants interleaved in one run, so that machine drift cancel
                            primary alone; the service's warnings; with --writes, then the sale's writes
                            on throw-away durable primaries holding the largest size, against the bare
                            tables (as --writes --preload <largest>)
+  --growth --pages [--orders 1000000,10000000]
+                           docs/API.md §22 on each growth pair: orders each sort's index passes per second and
+                           the limit derived from it; pages by number (1, 50, 10 %, 50 %, 90 %, last) in every
+                           sort, with and without a status and a date range; the statements of a jumped page
   --sale [--orders 10000000 --writers 64 --shares 50,100 --sale-seconds 180 --apply-seconds 60 --window-redo-mb 2048,4096
           --pinnings pinned,unpinned --probe-seconds 30]
                            docs/API.md §18: on the growth pair of that size (its replica started from
@@ -121,6 +126,7 @@ async function main(): Promise<void> {
       listings: { type: 'boolean', default: false },
       promoted: { type: 'boolean', default: false },
       growth: { type: 'boolean', default: false },
+      pages: { type: 'boolean', default: false },
       sale: { type: 'boolean', default: false },
       failover: { type: 'boolean', default: false },
       share: { type: 'string', default: '50' },
@@ -210,6 +216,10 @@ async function main(): Promise<void> {
     // Servers of its own, seeded once and kept: the configured database is not touched.
     const auth = toAuthConfig(validateEnvironment(process.env));
     const sizes = list(values.orders);
+    if (values.pages) {
+      await pages.run(signDevelopmentToken(auth, { sub: 1, role: Role.Admin }, '4h'), sizes);
+      return;
+    }
     await growth.run(
       signDevelopmentToken(auth, { sub: 1, role: Role.Admin }, '4h'),
       signDevelopmentToken(auth, { sub: 1, role: Role.User }, '4h'),

@@ -61,9 +61,8 @@ export interface RefusedPlan {
   maxSortedWhole: number;
 }
 
-/** A page by number far from its listing's start (docs/API.md §22): the listing's total, and the page as read from where
- * it lies: from the day holding it (`byDay`), or from the nearer end (`reversed` when that is the end); none past the
- * end. */
+/** A deep page by number: its listing's total, and the page as read from its day (`byDay`) or the nearer end; none past
+ * the end. */
 export interface PageReach {
   total: number;
   read?: PageRequest;
@@ -128,12 +127,8 @@ export class OrdersRepository {
       : first;
   }
 
-  /**
-   * docs/API.md §22: a page by number past DEEP_OFFSET, counted first in the snapshot its page is read in. By creation
-   * time without a member or concert, the day counts say which day holds its first order, and it is read from there;
-   * in any other sort, it is read from the nearer end. Undefined where OFFSET serves: a shallow page, a followed one,
-   * the embedded database (whose tables are small), a server read below one snapshot.
-   */
+  /** docs/API.md §22: a page by number past DEEP_OFFSET, counted in its page's snapshot, read from its day or the nearer
+   * end; undefined where OFFSET serves (a shallow or followed page, small embedded tables, no snapshot). */
   async reach(request: PageRequest, session: ReadSession): Promise<PageReach | undefined> {
     const { filters, sort, offset, limit, cursor } = request;
     if (cursor || offset < DEEP_OFFSET || !this.plannerFor(session.catalog) || !session.catalog.readsOneSnapshot) {

@@ -26,8 +26,12 @@ const row = (id: number, userId = 7): OrderRow => ({
 /** A plan read from the shape alone: what the repository answers for most shapes. */
 const READY: ReadyPlan = { kind: 'ready' };
 
-/** Stands for the one connection a request's statements share; the repository mock only passes it along. */
-const session = { name: 'the request’s connection and deadline' } as unknown as ReadSession;
+/** Stands for the one connection a request's statements share; the repository mock only passes it along. Its server
+ * holds ten million orders, against which a deep page's walk is weighed. */
+const session = {
+  name: 'the request’s connection and deadline',
+  catalog: { estimatedRows: () => 10_000_000 },
+} as unknown as ReadSession;
 
 const ADMINISTRATOR = listingVariantOf({ id: 1, role: Role.Admin });
 const MEMBER = listingVariantOf({ id: 7, role: Role.User });
@@ -54,6 +58,7 @@ describe('OrdersService', () => {
   let repository: {
     requirementOf: jest.Mock<OrdersRepository['requirementOf']>;
     plan: jest.Mock<OrdersRepository['plan']>;
+    reach: jest.Mock<OrdersRepository['reach']>;
     findPage: jest.Mock<OrdersRepository['findPage']>;
     findSeats: jest.Mock<OrdersRepository['findSeats']>;
     findSeatsAndCount: jest.Mock<OrdersRepository['findSeatsAndCount']>;
@@ -66,6 +71,8 @@ describe('OrdersService', () => {
       requirementOf: jest.fn(() => required),
       // Most shapes are planned from the shape alone (QueryPlanner has its own tests); the tests of counts say otherwise.
       plan: jest.fn(() => Promise.resolve<ReadyPlan>(READY)),
+      // Most pages are near their start, where OFFSET serves; the tests of deep pages say otherwise.
+      reach: jest.fn(() => Promise.resolve(undefined)),
       findPage: jest.fn(),
       findSeats: jest.fn(),
       findSeatsAndCount: jest.fn(),
@@ -264,6 +271,76 @@ describe('OrdersService', () => {
       const batches = service.exportBatches(query({ filters: year, sort: byUpdate }), new AbortController().signal);
       await expect(batches.next()).rejects.toMatchObject({ problem: { status: 422 } });
       expect(repository.findPage).not.toHaveBeenCalled();
+    });
+  });
+
+  describe('a page by number far from its start (docs/API.md §22)', () => {
+    const byPrice = [
+      { field: 'totalPrice' as const, direction: 'ASC' as const },
+      { field: 'orderId' as const, direction: 'ASC' as const },
+    ];
+    /** The page as the repository reads it from the nearer end: the last two of 10,001, in reverse. */
+    const fromTheEnd = {
+      total: 10_001,
+      read: { filters: {}, sort: byPrice, limit: 1, offset: 0, cursor: undefined },
+      reversed: true,
+      byDay: false,
+    };
+    /** A plan walking a replica's price index: what it passes is bounded by the rate measured there. */
+    const walking: ReadyPlan = {
+      kind: 'ready',
+      read: { indexes: ['idx_replica_orders_total_price'], rule: 'index-order' },
+    };
+
+    it('reads it as the repository reached it, puts a reversed page back in order, and counts no more', async () => {
+      repository.reach.mockResolvedValue(fromTheEnd);
+      repository.plan.mockResolvedValue(walking);
+      repository.findPage.mockResolvedValue([row(8), row(9)]);
+      repository.findSeats.mockResolvedValue([]);
+      const { page } = await service.list(query({ filters: {}, sort: byPrice, page: 5001 }));
+      expect(repository.findPage).toHaveBeenCalledWith(fromTheEnd.read, walking, session);
+      expect(page.elements.map((element) => element.orderId)).toEqual([9, 8]);
+      expect(page).toMatchObject({ totalElementCount: 10_001, totalPages: 5001, currentPage: 5001, lastPage: true });
+      expect(repository.findSeatsAndCount).not.toHaveBeenCalled();
+    });
+
+    it('answers an empty page past the end from the count alone', async () => {
+      repository.reach.mockResolvedValue({ total: 10_001, reversed: false, byDay: true });
+      const { page } = await service.list(query({ filters: {}, page: 9000 }));
+      expect(page).toMatchObject({ totalElementCount: 10_001, currentPage: 9000, elements: [] });
+      expect(repository.findPage).not.toHaveBeenCalled();
+    });
+
+    it('refuses one further from both ends than the server passes in time, saying how to reach it, before its page', async () => {
+      // The middle of ten million orders by price: five million from either end.
+      repository.reach.mockResolvedValue({
+        ...fromTheEnd,
+        total: 10_000_000,
+        read: { ...fromTheEnd.read, offset: 4_999_998 },
+      });
+      repository.plan.mockResolvedValue(walking);
+      const refusal = service.list(query({ filters: {}, sort: byPrice, page: 2_500_000 }));
+      await expect(refusal).rejects.toMatchObject({
+        problem: {
+          status: 422,
+          type: '/problems/page-out-of-reach',
+          detail: expect.stringMatching(
+            /Page 2,500,000 of 5,000,000 by totalPrice lies 4,999,998 orders .*Link.*totalPrice,desc.*narrow the filters/,
+          ),
+        },
+      });
+      expect(repository.findPage).not.toHaveBeenCalled();
+    });
+
+    it('never refuses a page reached by its day: a day’s orders bound what it passes', async () => {
+      const sale = { ...fromTheEnd.read, offset: 4_999_998 };
+      repository.reach.mockResolvedValue({ total: 10_000_000, read: sale, byDay: true, reversed: false });
+      repository.plan.mockResolvedValue(walking);
+      repository.findPage.mockResolvedValue([row(8), row(9)]);
+      repository.findSeats.mockResolvedValue([]);
+      await expect(service.list(query({ filters: {}, page: 2_500_000 }))).resolves.toMatchObject({
+        page: { totalElementCount: 10_000_000 },
+      });
     });
   });
 

@@ -134,7 +134,10 @@ export class OrdersService {
           // A followed page counts the orders of its walk: those matching now, but for any placed since it began.
           const plan = readyOrRefused(await this.orders.plan(wanted, session, { newestOrderId: cursor?.bound }), sort);
           // A day's orders bound a jump; from the nearer end, what the server passes in time bounds the page.
-          const most = reach && !reach.byDay ? mostPassed(plan.read, sort[0].field) : Number.POSITIVE_INFINITY;
+          const most =
+            reach && !reach.byDay
+              ? mostPassed(plan.read, sort[0].field, reach.total, session.catalog.estimatedRows('orders'))
+              : Number.POSITIVE_INFINITY;
           if (reach && wanted.offset > most) throw outOfReach(query, reach.total, wanted.offset, most);
           const found = await this.orders.findPage(wanted, plan, session);
           // Backwards, the order past the page is its first (the outer ORDER BY puts the rows back in sort order).

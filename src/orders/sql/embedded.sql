@@ -1541,6 +1541,330 @@ ORDER BY
   "s"."order_id" ASC,
   "s"."seat_price_id" ASC;
 
+-- refunds, newest first, page 100,000: read from the day holding it
+-- an administrator; status REFUNDED; sort createdAt desc, orderId desc; page 100000 of 20
+-- counts answer: 2500000 matching, 10000000 in the table, 10000000 in the range's days, every match between 20028 and 20753 in the sort's column, where asked
+-- plan: the embedded database chooses
+
+-- page, parameters: ["REFUNDED",20,1999980]
+SELECT
+  "o"."id" AS "id",
+  "o"."user_id" AS "userId",
+  "o"."concert_id" AS "concertId",
+  "o"."total_price" AS "totalPrice",
+  "o"."status" AS "status",
+  "o"."created_at" AS "createdAt",
+  "o"."updated_at" AS "updatedAt",
+  (
+    SELECT
+      MAX("n"."id")
+    FROM
+      "orders" "n"
+  ) AS "newestOrderId"
+FROM
+  "orders" "o"
+  INNER JOIN (
+    SELECT
+      "i"."id" AS "id"
+    FROM
+      "orders" "i"
+    WHERE
+      "i"."status" = ?
+    ORDER BY
+      "i"."created_at" DESC,
+      "i"."id" DESC
+    LIMIT
+      ?
+    OFFSET
+      ?
+  ) "p" ON p.id = "o"."id"
+ORDER BY
+  "o"."created_at" DESC,
+  "o"."id" DESC;
+
+-- count, parameters: ["REFUNDED","REFUNDED","REFUNDED","REFUNDED","REFUNDED"]
+SELECT
+  COALESCE(SUM(d.orders), 0) AS "whole",
+  (
+    SELECT
+      COALESCE(SUM(c.delta), 0)
+    FROM
+      "order_count_changes" "c"
+    WHERE
+      c.status = ?
+  ) AS "unfolded",
+  (
+    SELECT
+      COALESCE(
+        SUM(
+          CASE
+            WHEN m.to_status = ? THEN 1
+            ELSE -1
+          END
+        ),
+        0
+      )
+    FROM
+      "order_count_moves" "m"
+    WHERE
+      (
+        m.to_status = ?
+        OR m.from_status = ?
+      )
+  ) AS "moved"
+FROM
+  "order_daily_counts" "d"
+WHERE
+  d.status = ?;
+
+-- seats, parameters: [-1994980,-1994981,-1994982,…,-1994999] (20 values)
+SELECT
+  "s"."order_id" AS "orderId",
+  "s"."seat_price_id" AS "seatPriceId",
+  "s"."price" AS "price"
+FROM
+  "order_seats" "s"
+WHERE
+  "s"."order_id" IN (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+ORDER BY
+  "s"."order_id" ASC,
+  "s"."seat_price_id" ASC;
+
+-- a status within a year, oldest first, page 30,000: read from the day holding it
+-- an administrator; status PAYMENT_COMPLETED, created from 2025-01-01, created before 2026-01-01; sort createdAt asc, orderId asc; page 30000 of 20
+-- counts answer: 1400000 matching, 10000000 in the table, 5000000 in the range's days
+-- plan: the embedded database chooses
+
+-- page, parameters: ["PAYMENT_COMPLETED","2025-01-01 09:00:00.000","2026-01-01 00:00:00.000",20,599980]
+SELECT
+  "o"."id" AS "id",
+  "o"."user_id" AS "userId",
+  "o"."concert_id" AS "concertId",
+  "o"."total_price" AS "totalPrice",
+  "o"."status" AS "status",
+  "o"."created_at" AS "createdAt",
+  "o"."updated_at" AS "updatedAt",
+  (
+    SELECT
+      MAX("n"."id")
+    FROM
+      "orders" "n"
+  ) AS "newestOrderId"
+FROM
+  "orders" "o"
+  INNER JOIN (
+    SELECT
+      "i"."id" AS "id"
+    FROM
+      "orders" "i"
+    WHERE
+      "i"."status" = ?
+      AND "i"."created_at" >= ?
+      AND "i"."created_at" < ?
+    ORDER BY
+      "i"."created_at" ASC,
+      "i"."id" ASC
+    LIMIT
+      ?
+    OFFSET
+      ?
+  ) "p" ON p.id = "o"."id"
+ORDER BY
+  "o"."created_at" ASC,
+  "o"."id" ASC;
+
+-- count, parameters: ["PAYMENT_COMPLETED","2025-01-02","2026-01-01",…,"2026-01-01"] (14 values)
+SELECT
+  COALESCE(SUM(d.orders), 0) AS "whole",
+  (
+    SELECT
+      COALESCE(SUM(c.delta), 0)
+    FROM
+      "order_count_changes" "c"
+    WHERE
+      c.status = ?
+      AND c.day >= ?
+      AND c.day < ?
+  ) AS "unfolded",
+  (
+    SELECT
+      COALESCE(
+        SUM(
+          CASE
+            WHEN m.to_status = ? THEN 1
+            ELSE -1
+          END
+        ),
+        0
+      )
+    FROM
+      "order_count_moves" "m"
+    WHERE
+      (
+        m.to_status = ?
+        OR m.from_status = ?
+      )
+      AND m.day >= ?
+      AND m.day < ?
+  ) AS "moved",
+  (
+    SELECT
+      COUNT(*)
+    FROM
+      "orders" "firstDay"
+    WHERE
+      "firstDay"."status" = ?
+      AND "firstDay"."created_at" >= ?
+      AND "firstDay"."created_at" < ?
+  ) AS "firstDay"
+FROM
+  "order_daily_counts" "d"
+WHERE
+  d.status = ?
+  AND d.day >= ?
+  AND d.day < ?;
+
+-- seats, parameters: [-594980,-594981,-594982,…,-594999] (20 values)
+SELECT
+  "s"."order_id" AS "orderId",
+  "s"."seat_price_id" AS "seatPriceId",
+  "s"."price" AS "price"
+FROM
+  "order_seats" "s"
+WHERE
+  "s"."order_id" IN (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+ORDER BY
+  "s"."order_id" ASC,
+  "s"."seat_price_id" ASC;
+
+-- every order by price, the last page: read from the end
+-- an administrator; no filter; sort totalPrice asc, orderId asc; page 500000 of 20
+-- counts answer: 10000000 matching, 10000000 in the table, 10000000 in the range's days
+-- plan: the embedded database chooses
+
+-- page, parameters: [20,9999980]
+SELECT
+  "o"."id" AS "id",
+  "o"."user_id" AS "userId",
+  "o"."concert_id" AS "concertId",
+  "o"."total_price" AS "totalPrice",
+  "o"."status" AS "status",
+  "o"."created_at" AS "createdAt",
+  "o"."updated_at" AS "updatedAt",
+  (
+    SELECT
+      MAX("n"."id")
+    FROM
+      "orders" "n"
+  ) AS "newestOrderId"
+FROM
+  "orders" "o"
+  INNER JOIN (
+    SELECT
+      "i"."id" AS "id"
+    FROM
+      "orders" "i"
+    ORDER BY
+      "i"."total_price" ASC,
+      "i"."id" ASC
+    LIMIT
+      ?
+    OFFSET
+      ?
+  ) "p" ON p.id = "o"."id"
+ORDER BY
+  "o"."total_price" ASC,
+  "o"."id" ASC;
+
+-- count, parameters: []
+SELECT
+  COALESCE(SUM(d.orders), 0) AS "whole",
+  (
+    SELECT
+      COALESCE(SUM(c.delta), 0)
+    FROM
+      "order_count_changes" "c"
+  ) AS "unfolded"
+FROM
+  "order_daily_counts" "d";
+
+-- seats, parameters: [-9994980,-9994981,-9994982,…,-9994999] (20 values)
+SELECT
+  "s"."order_id" AS "orderId",
+  "s"."seat_price_id" AS "seatPriceId",
+  "s"."price" AS "price"
+FROM
+  "order_seats" "s"
+WHERE
+  "s"."order_id" IN (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+ORDER BY
+  "s"."order_id" ASC,
+  "s"."seat_price_id" ASC;
+
+-- every order by update time, the middle: too far from both ends
+-- an administrator; no filter; sort updatedAt desc, orderId desc; page 250000 of 20
+-- counts answer: 10000000 matching, 10000000 in the table, 10000000 in the range's days
+-- plan: the embedded database chooses
+
+-- page, parameters: [20,4999980]
+SELECT
+  "o"."id" AS "id",
+  "o"."user_id" AS "userId",
+  "o"."concert_id" AS "concertId",
+  "o"."total_price" AS "totalPrice",
+  "o"."status" AS "status",
+  "o"."created_at" AS "createdAt",
+  "o"."updated_at" AS "updatedAt",
+  (
+    SELECT
+      MAX("n"."id")
+    FROM
+      "orders" "n"
+  ) AS "newestOrderId"
+FROM
+  "orders" "o"
+  INNER JOIN (
+    SELECT
+      "i"."id" AS "id"
+    FROM
+      "orders" "i"
+    ORDER BY
+      "i"."updated_at" DESC,
+      "i"."id" DESC
+    LIMIT
+      ?
+    OFFSET
+      ?
+  ) "p" ON p.id = "o"."id"
+ORDER BY
+  "o"."updated_at" DESC,
+  "o"."id" DESC;
+
+-- count, parameters: []
+SELECT
+  COALESCE(SUM(d.orders), 0) AS "whole",
+  (
+    SELECT
+      COALESCE(SUM(c.delta), 0)
+    FROM
+      "order_count_changes" "c"
+  ) AS "unfolded"
+FROM
+  "order_daily_counts" "d";
+
+-- seats, parameters: [-4994980,-4994981,-4994982,…,-4994999] (20 values)
+SELECT
+  "s"."order_id" AS "orderId",
+  "s"."seat_price_id" AS "seatPriceId",
+  "s"."price" AS "price"
+FROM
+  "order_seats" "s"
+WHERE
+  "s"."order_id" IN (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+ORDER BY
+  "s"."order_id" ASC,
+  "s"."seat_price_id" ASC;
+
 -- an export of a concert’s orders by price, in two batches
 -- an administrator; concert 7; sort totalPrice desc, orderId desc; an export
 -- counts answer: 1500 matching, 10000000 in the table, 10000000 in the range's days

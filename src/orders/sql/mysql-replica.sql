@@ -1945,6 +1945,561 @@ ORDER BY
   `s`.`order_id` ASC,
   `s`.`seat_price_id` ASC;
 
+-- refunds, newest first, page 100,000: read from the day holding it
+-- an administrator; status REFUNDED; sort createdAt desc, orderId desc; page 100000 of 20
+-- counts answer: 2500000 matching, 10000000 in the table, 10000000 in the range's days, every match between 20028 and 20753 in the sort's column, where asked
+-- plan: walk (idx_replica_orders_created), read from its day
+
+-- count, parameters: ["REFUNDED","REFUNDED","REFUNDED","REFUNDED","REFUNDED"]
+START TRANSACTION
+WITH
+  CONSISTENT SNAPSHOT,
+  READ ONLY;
+
+SELECT
+  x.dayNumber AS `day`,
+  SUM(x.n) AS `orders`
+FROM
+  (
+    SELECT
+      DATEDIFF(d.day, '1970-01-01') AS dayNumber,
+      d.orders AS n
+    FROM
+      order_daily_counts d
+    WHERE
+      d.status = ?
+    UNION ALL
+    SELECT
+      DATEDIFF(c.day, '1970-01-01'),
+      c.delta
+    FROM
+      order_count_changes c
+    WHERE
+      c.status = ?
+    UNION ALL
+    SELECT
+      DATEDIFF(m.day, '1970-01-01'),
+      CASE
+        WHEN m.to_status = ? THEN 1
+        ELSE -1
+      END
+    FROM
+      order_count_moves m
+    WHERE
+      (
+        m.to_status = ?
+        OR m.from_status = ?
+      )
+  ) `x`
+GROUP BY
+  x.dayNumber
+HAVING
+  SUM(x.n) <> 0
+ORDER BY
+  x.dayNumber ASC;
+
+-- count, parameters: ["REFUNDED","2025-03-27","REFUNDED",…,"2025-03-27"] (15 values)
+SELECT
+  COALESCE(SUM(d.orders), 0) AS `whole`,
+  (
+    SELECT
+      COALESCE(SUM(c.delta), 0)
+    FROM
+      `order_count_changes` `c`
+    WHERE
+      c.status = ?
+      AND c.day < ?
+  ) AS `unfolded`,
+  (
+    SELECT
+      COALESCE(
+        SUM(
+          CASE
+            WHEN m.to_status = ? THEN 1
+            ELSE -1
+          END
+        ),
+        0
+      )
+    FROM
+      `order_count_moves` `m`
+    WHERE
+      (
+        m.to_status = ?
+        OR m.from_status = ?
+      )
+      AND m.day < ?
+  ) AS `moved`,
+  MAX(rb.lowest) AS `lowestBound`,
+  MAX(rb.highest) AS `highestBound`,
+  (
+    SELECT
+      MIN(`firstCreated`.`created_at`)
+    FROM
+      `orders` `firstCreated`
+  ) AS `firstCreated`,
+  (
+    SELECT
+      MAX(`lastCreated`.`created_at`)
+    FROM
+      `orders` `lastCreated`
+  ) AS `lastCreated`,
+  (
+    SELECT
+      COALESCE(SUM(r.orders), 0)
+    FROM
+      `order_daily_counts` `r`
+    WHERE
+      r.day <= ?
+  ) AS `rangeOrders`,
+  (
+    SELECT
+      COALESCE(SUM(t.orders), 0)
+    FROM
+      order_daily_counts t
+  ) AS `tableWholeDays`,
+  (
+    SELECT
+      COALESCE(SUM(u.delta), 0)
+    FROM
+      order_count_changes u
+  ) AS `tableUnfolded`
+FROM
+  `order_daily_counts` `d`
+  INNER JOIN (
+    SELECT
+      CASE
+        WHEN MAX(u.unknown) = 1 THEN NULL
+        ELSE MIN(u.low)
+      END AS lowest,
+      CASE
+        WHEN MAX(u.unknown) = 1 THEN NULL
+        ELSE MAX(u.high)
+      END AS highest
+    FROM
+      (
+        SELECT
+          DATEDIFF(MIN(b.day), '1970-01-01') AS low,
+          DATEDIFF(MAX(b.day), '1970-01-01') AS high,
+          0 AS unknown
+        FROM
+          order_daily_counts b
+        WHERE
+          b.status = ?
+          AND b.day <= ?
+        UNION ALL
+        SELECT
+          DATEDIFF(MIN(c.day), '1970-01-01'),
+          DATEDIFF(MAX(c.day), '1970-01-01'),
+          0
+        FROM
+          order_count_changes c
+        WHERE
+          c.delta >= 0
+          AND c.status = ?
+          AND c.day <= ?
+        UNION ALL
+        SELECT
+          DATEDIFF(MIN(m.day), '1970-01-01'),
+          DATEDIFF(MAX(m.day), '1970-01-01'),
+          0
+        FROM
+          order_count_moves m
+        WHERE
+          m.to_status = ?
+          AND m.day <= ?
+      ) u
+  ) `rb` ON 1 = 1
+WHERE
+  d.status = ?
+  AND d.day < ?;
+
+-- page, parameters: ["REFUNDED","2025-03-27 00:00:00.000","2024-11-01 00:00:00.000","2026-10-28 00:00:00.000",20,30]
+SELECT
+  `o`.`id` AS `id`,
+  `o`.`user_id` AS `userId`,
+  `o`.`concert_id` AS `concertId`,
+  `o`.`total_price` AS `totalPrice`,
+  `o`.`status` AS `status`,
+  `o`.`created_at` AS `createdAt`,
+  `o`.`updated_at` AS `updatedAt`,
+  (
+    SELECT
+      MAX(`n`.`id`)
+    FROM
+      `orders` `n`
+  ) AS `newestOrderId`
+FROM
+  `orders` `o`
+  INNER JOIN (
+    SELECT
+      `i`.`id` AS `id`
+    FROM
+      `orders` `i`
+    USE INDEX (`idx_replica_orders_created`)
+    WHERE
+      `i`.`status` = ?
+      AND `i`.`created_at` < ?
+      AND `i`.`created_at` >= ?
+      AND `i`.`created_at` < ?
+    ORDER BY
+      `i`.`created_at` DESC,
+      `i`.`id` DESC
+    LIMIT
+      ?
+    OFFSET
+      ?
+  ) `p` ON p.id = `o`.`id`
+ORDER BY
+  `o`.`created_at` DESC,
+  `o`.`id` DESC;
+
+-- seats, parameters: [-1994980,-1994981,-1994982,…,-1994999] (20 values)
+SELECT
+  `s`.`order_id` AS `orderId`,
+  `s`.`seat_price_id` AS `seatPriceId`,
+  `s`.`price` AS `price`
+FROM
+  `order_seats` `s`
+WHERE
+  `s`.`order_id` IN (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+ORDER BY
+  `s`.`order_id` ASC,
+  `s`.`seat_price_id` ASC;
+
+COMMIT;
+
+-- a status within a year, oldest first, page 30,000: read from the day holding it
+-- an administrator; status PAYMENT_COMPLETED, created from 2025-01-01, created before 2026-01-01; sort createdAt asc, orderId asc; page 30000 of 20
+-- counts answer: 1400000 matching, 10000000 in the table, 5000000 in the range's days
+-- plan: walk (idx_replica_orders_created), read from its day
+
+-- count, parameters: ["PAYMENT_COMPLETED","2025-01-02","2026-01-01",…,"2025-01-02 00:00:00.000"] (15 values)
+START TRANSACTION
+WITH
+  CONSISTENT SNAPSHOT,
+  READ ONLY;
+
+SELECT
+  x.dayNumber AS `day`,
+  SUM(x.n) AS `orders`
+FROM
+  (
+    SELECT
+      DATEDIFF(d.day, '1970-01-01') AS dayNumber,
+      d.orders AS n
+    FROM
+      order_daily_counts d
+    WHERE
+      d.status = ?
+      AND d.day >= ?
+      AND d.day < ?
+    UNION ALL
+    SELECT
+      DATEDIFF(c.day, '1970-01-01'),
+      c.delta
+    FROM
+      order_count_changes c
+    WHERE
+      c.status = ?
+      AND c.day >= ?
+      AND c.day < ?
+    UNION ALL
+    SELECT
+      DATEDIFF(m.day, '1970-01-01'),
+      CASE
+        WHEN m.to_status = ? THEN 1
+        ELSE -1
+      END
+    FROM
+      order_count_moves m
+    WHERE
+      (
+        m.to_status = ?
+        OR m.from_status = ?
+      )
+      AND m.day >= ?
+      AND m.day < ?
+    UNION ALL
+    SELECT
+      ? AS `dayNumber`,
+      COUNT(*) AS `n`
+    FROM
+      `orders` `firstDay`
+    WHERE
+      `firstDay`.`status` = ?
+      AND `firstDay`.`created_at` >= ?
+      AND `firstDay`.`created_at` < ?
+  ) `x`
+GROUP BY
+  x.dayNumber
+HAVING
+  SUM(x.n) <> 0
+ORDER BY
+  x.dayNumber ASC;
+
+-- count, parameters: ["PAYMENT_COMPLETED","2025-09-09","2026-01-01",…,"2026-01-01"] (22 values)
+SELECT
+  COALESCE(SUM(d.orders), 0) AS `whole`,
+  (
+    SELECT
+      COALESCE(SUM(c.delta), 0)
+    FROM
+      `order_count_changes` `c`
+    WHERE
+      c.status = ?
+      AND c.day >= ?
+      AND c.day < ?
+  ) AS `unfolded`,
+  (
+    SELECT
+      COALESCE(
+        SUM(
+          CASE
+            WHEN m.to_status = ? THEN 1
+            ELSE -1
+          END
+        ),
+        0
+      )
+    FROM
+      `order_count_moves` `m`
+    WHERE
+      (
+        m.to_status = ?
+        OR m.from_status = ?
+      )
+      AND m.day >= ?
+      AND m.day < ?
+  ) AS `moved`,
+  MAX(rb.lowest) AS `lowestBound`,
+  MAX(rb.highest) AS `highestBound`,
+  (
+    SELECT
+      COALESCE(SUM(r.orders), 0)
+    FROM
+      `order_daily_counts` `r`
+    WHERE
+      r.day >= ?
+      AND r.day <= ?
+  ) AS `rangeOrders`,
+  (
+    SELECT
+      COALESCE(SUM(t.orders), 0)
+    FROM
+      order_daily_counts t
+  ) AS `tableWholeDays`,
+  (
+    SELECT
+      COALESCE(SUM(u.delta), 0)
+    FROM
+      order_count_changes u
+  ) AS `tableUnfolded`
+FROM
+  `order_daily_counts` `d`
+  INNER JOIN (
+    SELECT
+      CASE
+        WHEN MAX(u.unknown) = 1 THEN NULL
+        ELSE MIN(u.low)
+      END AS lowest,
+      CASE
+        WHEN MAX(u.unknown) = 1 THEN NULL
+        ELSE MAX(u.high)
+      END AS highest
+    FROM
+      (
+        SELECT
+          DATEDIFF(MIN(b.day), '1970-01-01') AS low,
+          DATEDIFF(MAX(b.day), '1970-01-01') AS high,
+          0 AS unknown
+        FROM
+          order_daily_counts b
+        WHERE
+          b.status = ?
+          AND b.day >= ?
+          AND b.day <= ?
+        UNION ALL
+        SELECT
+          DATEDIFF(MIN(c.day), '1970-01-01'),
+          DATEDIFF(MAX(c.day), '1970-01-01'),
+          0
+        FROM
+          order_count_changes c
+        WHERE
+          c.delta >= 0
+          AND c.status = ?
+          AND c.day >= ?
+          AND c.day <= ?
+        UNION ALL
+        SELECT
+          DATEDIFF(MIN(m.day), '1970-01-01'),
+          DATEDIFF(MAX(m.day), '1970-01-01'),
+          0
+        FROM
+          order_count_moves m
+        WHERE
+          m.to_status = ?
+          AND m.day >= ?
+          AND m.day <= ?
+      ) u
+  ) `rb` ON 1 = 1
+WHERE
+  d.status = ?
+  AND d.day >= ?
+  AND d.day < ?;
+
+-- page, parameters: ["PAYMENT_COMPLETED","2025-09-09 00:00:00.000","2026-01-01 00:00:00.000",20,1564]
+SELECT
+  `o`.`id` AS `id`,
+  `o`.`user_id` AS `userId`,
+  `o`.`concert_id` AS `concertId`,
+  `o`.`total_price` AS `totalPrice`,
+  `o`.`status` AS `status`,
+  `o`.`created_at` AS `createdAt`,
+  `o`.`updated_at` AS `updatedAt`,
+  (
+    SELECT
+      MAX(`n`.`id`)
+    FROM
+      `orders` `n`
+  ) AS `newestOrderId`
+FROM
+  `orders` `o`
+  INNER JOIN (
+    SELECT
+      `i`.`id` AS `id`
+    FROM
+      `orders` `i`
+    USE INDEX (`idx_replica_orders_created`)
+    WHERE
+      `i`.`status` = ?
+      AND `i`.`created_at` >= ?
+      AND `i`.`created_at` < ?
+    ORDER BY
+      `i`.`created_at` ASC,
+      `i`.`id` ASC
+    LIMIT
+      ?
+    OFFSET
+      ?
+  ) `p` ON p.id = `o`.`id`
+ORDER BY
+  `o`.`created_at` ASC,
+  `o`.`id` ASC;
+
+-- seats, parameters: [-594980,-594981,-594982,…,-594999] (20 values)
+SELECT
+  `s`.`order_id` AS `orderId`,
+  `s`.`seat_price_id` AS `seatPriceId`,
+  `s`.`price` AS `price`
+FROM
+  `order_seats` `s`
+WHERE
+  `s`.`order_id` IN (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+ORDER BY
+  `s`.`order_id` ASC,
+  `s`.`seat_price_id` ASC;
+
+COMMIT;
+
+-- every order by price, the last page: read from the end
+-- an administrator; no filter; sort totalPrice asc, orderId asc; page 500000 of 20
+-- counts answer: 10000000 matching, 10000000 in the table, 10000000 in the range's days
+-- plan: index-order (idx_replica_orders_total_price), read from the end
+
+-- count, parameters: []
+START TRANSACTION
+WITH
+  CONSISTENT SNAPSHOT,
+  READ ONLY;
+
+SELECT
+  COALESCE(SUM(d.orders), 0) AS `whole`,
+  (
+    SELECT
+      COALESCE(SUM(c.delta), 0)
+    FROM
+      `order_count_changes` `c`
+  ) AS `unfolded`
+FROM
+  `order_daily_counts` `d`;
+
+-- page, parameters: [20,0]
+SELECT
+  `o`.`id` AS `id`,
+  `o`.`user_id` AS `userId`,
+  `o`.`concert_id` AS `concertId`,
+  `o`.`total_price` AS `totalPrice`,
+  `o`.`status` AS `status`,
+  `o`.`created_at` AS `createdAt`,
+  `o`.`updated_at` AS `updatedAt`,
+  (
+    SELECT
+      MAX(`n`.`id`)
+    FROM
+      `orders` `n`
+  ) AS `newestOrderId`
+FROM
+  `orders` `o`
+  INNER JOIN (
+    SELECT
+      `i`.`id` AS `id`
+    FROM
+      `orders` `i`
+    USE INDEX (`idx_replica_orders_total_price`)
+    ORDER BY
+      `i`.`total_price` DESC,
+      `i`.`id` DESC
+    LIMIT
+      ?
+    OFFSET
+      ?
+  ) `p` ON p.id = `o`.`id`
+ORDER BY
+  `o`.`total_price` DESC,
+  `o`.`id` DESC;
+
+-- seats, parameters: [-9994999,-9994998,-9994997,…,-9994980] (20 values)
+SELECT
+  `s`.`order_id` AS `orderId`,
+  `s`.`seat_price_id` AS `seatPriceId`,
+  `s`.`price` AS `price`
+FROM
+  `order_seats` `s`
+WHERE
+  `s`.`order_id` IN (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+ORDER BY
+  `s`.`order_id` ASC,
+  `s`.`seat_price_id` ASC;
+
+COMMIT;
+
+-- every order by update time, the middle: too far from both ends
+-- an administrator; no filter; sort updatedAt desc, orderId desc; page 250000 of 20
+-- counts answer: 10000000 matching, 10000000 in the table, 10000000 in the range's days
+-- refused: 422 /problems/page-out-of-reach
+
+-- count, parameters: []
+START TRANSACTION
+WITH
+  CONSISTENT SNAPSHOT,
+  READ ONLY;
+
+SELECT
+  COALESCE(SUM(d.orders), 0) AS `whole`,
+  (
+    SELECT
+      COALESCE(SUM(c.delta), 0)
+    FROM
+      `order_count_changes` `c`
+  ) AS `unfolded`
+FROM
+  `order_daily_counts` `d`;
+
+-- snapshot, parameters: []
+COMMIT;
+
 -- an export of a concert’s orders by price, in two batches
 -- an administrator; concert 7; sort totalPrice desc, orderId desc; an export
 -- counts answer: 1500 matching, 10000000 in the table, 10000000 in the range's days

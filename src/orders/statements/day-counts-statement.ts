@@ -13,10 +13,7 @@ export interface DayCount {
 /** A day as a number in both dialects' answer: what the totals' `day` is read as. */
 const dayNumber = (column: string) => `DATEDIFF(${column}, '1970-01-01')`;
 
-/**
- * docs/API.md §22: the matches of a listing without a member or concert, day by day, exact as its count is: the
- * totals, the changes and moves not folded yet, and, at a range's ends, the part-days counted from their rows.
- */
+/** docs/API.md §22: a listing's matches day by day, exact as its count: totals, unfolded rows, part-days' rows. */
 export class DayCountStatements {
   constructor(
     private readonly dataSource: DataSource,

@@ -16,7 +16,7 @@ import { EMBEDDED_CATALOG, type ServerCatalog } from '../../../src/database/serv
 import { ORDER_ENTITIES } from '../../../src/orders/order-entities';
 import { Order } from '../../../src/orders/order.entity';
 import { listingVariantOf } from '../../../src/orders/listing-variant';
-import { OrdersRepository } from '../../../src/orders/orders.repository';
+import { OrdersRepository, type PageReach } from '../../../src/orders/orders.repository';
 import { EXPORT_BATCH_SIZE, OrdersService } from '../../../src/orders/orders.service';
 import type { ListOrdersQuery } from '../../../src/orders/query/list-orders-query';
 import { parseSort } from '../../../src/orders/query/sort';
@@ -204,6 +204,36 @@ const REQUESTS: ListingRequest[] = [
     sizes: { matching: 60, table: TABLE, range: 0 },
   },
   {
+    title: 'refunds, newest first, page 100,000: read from the day holding it',
+    caller: 'administrator',
+    filters: { status: 'REFUNDED' },
+    page: 100_000,
+    sizes: { matching: 2_500_000, table: TABLE, range: TABLE },
+    bounds: [20_028, 20_753],
+  },
+  {
+    title: 'a status within a year, oldest first, page 30,000: read from the day holding it',
+    caller: 'administrator',
+    filters: { status: 'PAYMENT_COMPLETED', createdFrom: utc(2025, 1, 1) + 9 * 3_600_000, createdBefore: utc(2026, 1) },
+    sort: ['createdAt,asc'],
+    page: 30_000,
+    sizes: { matching: 1_400_000, table: TABLE, range: 5_000_000 },
+  },
+  {
+    title: 'every order by price, the last page: read from the end',
+    caller: 'administrator',
+    sort: ['totalPrice,asc'],
+    page: 500_000,
+    sizes: { matching: TABLE, table: TABLE, range: TABLE },
+  },
+  {
+    title: 'every order by update time, the middle: too far from both ends',
+    caller: 'administrator',
+    sort: ['updatedAt,desc'],
+    page: 250_000,
+    sizes: { matching: TABLE, table: TABLE, range: TABLE },
+  },
+  {
     title: 'an export of a concert’s orders by price, in two batches',
     caller: 'administrator',
     filters: { concertId: 7 },
@@ -261,6 +291,15 @@ function pageRows(request: ListingRequest, pagesRead: number): OrderRow[] {
     : [request.followed ? size + 1 : size, ((request.page ?? 1) - 1) * size];
   const count = Math.max(0, Math.min(limit, matching - skipped));
   return Array.from({ length: count }, (_, at) => row(5_000 - skipped - at));
+}
+
+/** The day counts' answer: the matches spread evenly over the seeded data's 730 days (from 2024-11-01). */
+function dayRows(matching: number): Array<{ day: number; orders: number }> {
+  const days = 730;
+  return Array.from({ length: days }, (_, index) => ({
+    day: 20_028 + index,
+    orders: Math.floor(matching / days) + (index < matching % days ? 1 : 0),
+  }));
 }
 
 const MEMBER: Caller = { id: 42, role: Role.User };
@@ -336,8 +375,9 @@ async function sendRequest(server: Server, request: ListingRequest): Promise<{ s
   let kinds: string[] = ['page'];
   let pagesRead = 0;
   /** What the server answers each statement of the request, by its kind. */
-  const answer = (kind: string): unknown => {
+  const answer = (kind: string, statement: string): unknown => {
     if (kind === 'page') return pageRows(request, pagesRead++);
+    if (kind === 'count' && statement.includes('dayNumber')) return dayRows(request.sizes.matching);
     if (kind === 'count') {
       const { matching, table, range } = request.sizes;
       return [
@@ -365,12 +405,13 @@ async function sendRequest(server: Server, request: ListingRequest): Promise<{ s
         if (isSnapshotStatement(statement)) return {};
         const kind = kinds.length > 1 ? (kinds.shift() as string) : kinds[0];
         answered.push(kind);
-        return answer(kind);
+        return answer(kind, statement);
       });
       sent.push({
         kind: answered.length === 0 ? 'snapshot' : (answered.join('+') as StatementKind),
         sql,
-        parameters,
+        // A snapshot ended on its own is sent without any.
+        parameters: parameters ?? [],
       });
       return Promise.resolve(results.length === 1 ? results[0] : results);
     },
@@ -404,14 +445,15 @@ async function sendRequest(server: Server, request: ListingRequest): Promise<{ s
       return { withConnection: (work) => connect(work), moveAfter: () => false };
     },
   } as unknown as ReadRouter;
-  const service = new OrdersService(
-    new OrdersRepository(server.dataSource, {
-      type: server.planner ? 'mysql' : 'sqlite',
-      fullSortMaxOrders: FULL_SORT_MAX_ORDERS,
-    } as DatabaseConfig),
-    new LocalTimeFormatter('UTC'),
-    reads,
-  );
+  const repository = new OrdersRepository(server.dataSource, {
+    type: server.planner ? 'mysql' : 'sqlite',
+    fullSortMaxOrders: FULL_SORT_MAX_ORDERS,
+  } as DatabaseConfig);
+  // Where a deep page was read from, for the file's reader: the plan shown is that read's.
+  let reached: PageReach | undefined;
+  const reach = repository.reach.bind(repository);
+  repository.reach = async (...parameters) => (reached = await reach(...parameters));
+  const service = new OrdersService(repository, new LocalTimeFormatter('UTC'), reads);
 
   const variant = listingVariantOf(request.caller === 'member' ? MEMBER : ADMINISTRATOR);
   const parsed = parseSort(request.sort ?? [], ADMIN_SORT_FIELDS);
@@ -436,7 +478,10 @@ async function sendRequest(server: Server, request: ListingRequest): Promise<{ s
     } else {
       await service.list(query);
     }
-    return { sent, outcome: planOf(server, request, query) };
+    if (!reached?.read) return { sent, outcome: planOf(server, request, query) };
+    const { filters, sort, offset, limit } = reached.read;
+    const from = reached.byDay ? 'read from its day' : reached.reversed ? 'read from the end' : 'read from the start';
+    return { sent, outcome: `${planOf(server, request, { ...query, filters, sort }, offset + limit)}, ${from}` };
   } catch (error) {
     if (!(error instanceof ProblemException)) throw error;
     const { status, type } = error.problem;
@@ -445,10 +490,10 @@ async function sendRequest(server: Server, request: ListingRequest): Promise<{ s
 }
 
 /** The plan the repository read the page by, as its planner chooses it on this server, for the file's reader. */
-function planOf(server: Server, request: ListingRequest, query: ListOrdersQuery): string {
+function planOf(server: Server, request: ListingRequest, query: ListOrdersQuery, wanted?: number): string {
   if (!server.planner) return 'the embedded database chooses';
   const { filters } = query;
-  const rows = request.exported ? 1_001 : query.cursor ? query.size + 1 : query.page * query.size;
+  const rows = wanted ?? (request.exported ? 1_001 : query.cursor ? query.size + 1 : query.page * query.size);
   const { matching, table, range } = request.sizes;
   const plan = server.planner.plan(
     filters,

@@ -1,0 +1,199 @@
+import type { ChildProcess } from 'node:child_process';
+import type { Connection, RowDataPacket } from 'mysql2/promise';
+import { REPLICA_INDEX_PREFIX } from '../../src/orders/replica-indexes';
+import { SKIP_BUDGET_S } from '../../src/orders/skip-limits';
+import { foldCounts, growthPair, GROWTH_DATABASE, serviceLogFile, type GrowthPair } from '../lib/growth-servers';
+import { median } from '../lib/measure';
+import { startVariant, stop } from '../lib/servers';
+import { timeOnce } from './shapes';
+import { warm } from './growth';
+
+const PORT = 3990;
+/** Timed requests of each page, after one warm-up: the median and the slowest (p95 of so few is the slowest). */
+const SAMPLES = 7;
+/** Where a skip rate is measured: this far into the walk, or half the matches where fewer. */
+const SKIP_OFFSET = 1_000_000;
+
+/** Each sort with the index a replica walks it through, and a primary's where it has one, and the index a status's
+ * orders are read through in that sort where one is led by the status (docs/API.md §14). */
+const SORT_INDEXES: Array<{ field: string; column: string; replica: string; statusLed?: string; primary?: string }> = [
+  {
+    field: 'orderId',
+    column: 'id',
+    replica: 'PRIMARY',
+    statusLed: `${REPLICA_INDEX_PREFIX}status`,
+    primary: 'PRIMARY',
+  },
+  { field: 'userId', column: 'user_id', replica: `${REPLICA_INDEX_PREFIX}user_cover` },
+  { field: 'concertId', column: 'concert_id', replica: `${REPLICA_INDEX_PREFIX}concert_cover` },
+  {
+    field: 'totalPrice',
+    column: 'total_price',
+    replica: `${REPLICA_INDEX_PREFIX}total_price`,
+    statusLed: `${REPLICA_INDEX_PREFIX}status_total_price`,
+  },
+  {
+    field: 'status',
+    column: 'status',
+    replica: `${REPLICA_INDEX_PREFIX}status`,
+    statusLed: `${REPLICA_INDEX_PREFIX}status`,
+  },
+  {
+    field: 'createdAt',
+    column: 'created_at',
+    replica: `${REPLICA_INDEX_PREFIX}created`,
+    primary: 'idx_orders_created',
+  },
+  {
+    field: 'updatedAt',
+    column: 'updated_at',
+    replica: `${REPLICA_INDEX_PREFIX}updated`,
+    statusLed: `${REPLICA_INDEX_PREFIX}status_updated`,
+  },
+];
+/** The filter sets a page by number is asked with (the bench data spans 2024-11-01 to 2026-10-31). */
+const FILTERS: Array<[name: string, query: string, where: string]> = [
+  ['none', '', ''],
+  ['a status', 'orderStatus=REFUNDED', "status = 'REFUNDED'"],
+  ['a status within a year', 'orderStatus=PAYMENT_COMPLETED&startDate=2025-01-01&endDate=2025-12-31', ''],
+];
+const POSITIONS: Array<[name: string, page: (last: number) => number]> = [
+  ['1', () => 1],
+  ['50', () => 50],
+  ['10 %', (last) => Math.max(1, Math.round(last / 10))],
+  ['50 %', (last) => Math.max(1, Math.round(last / 2))],
+  ['90 %', (last) => Math.max(1, Math.round((last * 9) / 10))],
+  ['last', (last) => last],
+];
+
+const format = (value: number) => Math.round(value).toLocaleString('en-US');
+
+/** Index entries passed per second by the page statement's inner walk on a server: 20 ids past half the matches (at
+ * most SKIP_OFFSET) of `index`, each entry checked against `where`; a walk's entries are its matches over their share. */
+async function skipRate(connection: Connection, index: string, column: string, where: string): Promise<number> {
+  const filter = where ? `WHERE ${where}` : '';
+  const [[{ matches, table }]] = await connection.query<RowDataPacket[]>(
+    `SELECT (SELECT COUNT(*) FROM ${GROWTH_DATABASE}.orders ${filter}) AS matches,
+            (SELECT COUNT(*) FROM ${GROWTH_DATABASE}.orders) AS \`table\``,
+  );
+  const offset = Math.min(SKIP_OFFSET, Math.floor(Number(matches) / 2));
+  const sql = `SELECT o.id FROM ${GROWTH_DATABASE}.orders o INNER JOIN (SELECT i.id FROM ${GROWTH_DATABASE}.orders i
+    FORCE INDEX (\`${index}\`) ${filter} ORDER BY i.${column}, i.id LIMIT 20 OFFSET ${offset}) p ON p.id = o.id`;
+  const times: number[] = [];
+  for (let sample = 0; sample <= 3; sample += 1) {
+    const started = performance.now();
+    await connection.query(sql);
+    if (sample > 0) times.push(performance.now() - started);
+  }
+  // An index led by the status holds its matches together: each entry passed is one.
+  const led = index.endsWith('status') || index.includes('status_');
+  const entries = where && !led ? (offset * Number(table)) / Number(matches) : offset;
+  return entries / (median(times) / 1000);
+}
+
+async function skipRates(pair: GrowthPair): Promise<void> {
+  console.log(`\n### Index entries passed per second on the way to a page (median of 3, after one)\n`);
+  console.log(`| server | sort | no filter | a status (index) | limit: slowest × ${SKIP_BUDGET_S} s |`);
+  console.log('|---|---|---|---|---|');
+  for (const which of ['replica', 'primary'] as const) {
+    const connection = await pair.root(which);
+    try {
+      for (const { field, column, replica, statusLed, primary } of SORT_INDEXES) {
+        const index = which === 'replica' ? replica : primary;
+        if (!index) continue;
+        const filteredIndex = which === 'replica' ? (statusLed ?? index) : index;
+        const none = await skipRate(connection, index, column, '');
+        const status = await skipRate(connection, filteredIndex, column, "status = 'REFUNDED'");
+        const limit = Math.min(none, status) * SKIP_BUDGET_S;
+        console.log(
+          `| ${which} | ${field} | ${format(none)} | ${format(status)} (${filteredIndex}) | ${format(limit)} |`,
+        );
+      }
+    } finally {
+      await connection.end();
+    }
+  }
+}
+
+/** The statements a jumped page sent, from the replica's general log. */
+async function jumpedPageSql(pair: GrowthPair, baseUrl: string, token: string, query: string): Promise<string[]> {
+  const replica = await pair.root('replica');
+  try {
+    await replica.query("SET GLOBAL log_output = 'TABLE'");
+    await replica.query('TRUNCATE TABLE mysql.general_log');
+    await replica.query('SET GLOBAL general_log = ON');
+    await timeOnce(`${baseUrl}/orders?${query}`, token);
+    await replica.query('SET GLOBAL general_log = OFF');
+    const [rows] = await replica.query<RowDataPacket[]>(
+      `SELECT CONVERT(argument USING utf8mb4) AS statement FROM mysql.general_log
+        WHERE command_type = 'Query' AND argument LIKE '%orders%' AND argument NOT LIKE '%general_log%'`,
+    );
+    return rows.map((row) => String(row.statement));
+  } finally {
+    await replica.end();
+  }
+}
+
+/**
+ * `--growth --pages [--orders 1000000,10000000]`: docs/API.md §22 on each growth pair. How many orders each sort's
+ * index passes per second on its way to a page, and the limit derived from it; then pages by number across each
+ * listing (1, 50, 10 %, 50 %, 90 %, last) for every sort, with and without a status and a date range, through the
+ * service: median and slowest of seven, and the answers other than 200; and the statements of a jumped page.
+ */
+export async function run(adminToken: string, sizes: number[]): Promise<void> {
+  for (const orders of sizes) {
+    console.log(`\n## ${format(orders)} orders`);
+    const pair = await growthPair(orders);
+    let service: ChildProcess | undefined;
+    try {
+      await foldCounts(pair);
+      await warm(pair, 'replica');
+      await warm(pair, 'primary');
+      await skipRates(pair);
+      service = await startVariant({
+        label: 'this build',
+        port: PORT,
+        node: process.execPath,
+        env: pair.environment,
+        logFile: serviceLogFile(`pages-${orders}`),
+      });
+      const baseUrl = `http://127.0.0.1:${PORT}`;
+      console.log(
+        `\n### Pages by number through the service, ms (median / slowest of ${SAMPLES}; answers other than 200)\n`,
+      );
+      console.log(`| filter | sort | ${POSITIONS.map(([name]) => name).join(' | ')} |`);
+      console.log(`|---|---|${'---|'.repeat(POSITIONS.length)}`);
+      for (const [filter, filterQuery] of FILTERS) {
+        for (const { field } of SORT_INDEXES) {
+          for (const direction of ['asc', 'desc']) {
+            const query = [filterQuery, `sort=${field},${direction}`].filter(Boolean).join('&');
+            const first = await fetch(`${baseUrl}/orders?${query}&page=1`, {
+              headers: { authorization: `Bearer ${adminToken}` },
+            });
+            const { totalPages } = (await first.json()) as { totalPages: number };
+            const cells = [];
+            for (const [, pageOf] of POSITIONS) {
+              const page = pageOf(Math.max(1, totalPages));
+              const times: number[] = [];
+              const statuses = new Set<number>();
+              for (let sample = 0; sample <= SAMPLES; sample += 1) {
+                const { ms, status } = await timeOnce(`${baseUrl}/orders?${query}&page=${page}`, adminToken);
+                if (status !== 200) statuses.add(status);
+                if (sample > 0) times.push(ms);
+              }
+              const refused = statuses.size > 0 ? ` (${[...statuses].join(', ')})` : '';
+              cells.push(`${median(times).toFixed(0)} / ${Math.max(...times).toFixed(0)}${refused}`);
+            }
+            console.log(`| ${filter} | ${field},${direction} | ${cells.join(' | ')} |`);
+          }
+        }
+      }
+      const jumped = 'orderStatus=REFUNDED&sort=createdAt,desc&page=100000';
+      console.log(`\n### The statements of a jumped page (${jumped}), as the replica logged them\n`);
+      for (const statement of await jumpedPageSql(pair, baseUrl, adminToken, jumped)) console.log(`${statement};\n`);
+    } finally {
+      if (service) await stop(service);
+      await pair.stop();
+    }
+  }
+}
