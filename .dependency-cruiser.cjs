@@ -104,8 +104,8 @@ module.exports = {
     layer(
       'logging-below-features',
       'logging',
-      ['common', 'config', 'observability'],
-      'Log lines carry the trace id, and nothing of a feature.',
+      ['common', 'config', 'observability', 'auth'],
+      'Log lines carry the trace id and the caller, and nothing of a feature.',
     ),
     layer(
       'health-is-a-feature',

@@ -62,10 +62,11 @@ Each mode runs its variants interleaved in one run, so that machine drift cancel
                            primary alone; the service's warnings; with --writes, then the sale's writes
                            on throw-away durable primaries holding the largest size, against the bare
                            tables (as --writes --preload <largest>)
-  --growth --pages [--orders 1000000,10000000]
+  --growth --pages [--orders 1000000,10000000] [--compare-builds=D,D]
                            docs/API.md §22 on each growth pair: orders each sort's index passes per second and
                            the limit derived from it; pages by number (1, 50, 10 %, 50 %, 90 %, last) in every
-                           sort, with and without a status and a date range; the statements of a jumped page
+                           sort, with and without a status and a date range; the statements of a jumped page;
+                           with --compare-builds, the back-office's deep pages on each build side by side
   --sale [--orders 10000000 --writers 64 --shares 50,100 --sale-seconds 180 --apply-seconds 60 --window-redo-mb 2048,4096
           --pinnings pinned,unpinned --probe-seconds 30]
                            docs/API.md §18: on the growth pair of that size (its replica started from
@@ -217,7 +218,9 @@ async function main(): Promise<void> {
     const auth = toAuthConfig(validateEnvironment(process.env));
     const sizes = list(values.orders);
     if (values.pages) {
-      await pages.run(signDevelopmentToken(auth, { sub: 1, role: Role.Admin }, '4h'), sizes);
+      const token = signDevelopmentToken(auth, { sub: 1, role: Role.Admin }, '4h');
+      if (values['compare-builds']) await pages.compare(token, Math.max(...sizes), values['compare-builds'].split(','));
+      else await pages.run(token, sizes);
       return;
     }
     await growth.run(

@@ -134,6 +134,72 @@ async function jumpedPageSql(pair: GrowthPair, baseUrl: string, token: string, q
   }
 }
 
+/** Pages by number as the back-office asks them, for builds side by side: the page, and where to find it. */
+const COMPARED: Array<[name: string, query: string, page: (last: number) => number]> = [
+  ['default sort, page 5,000', '', () => 5_000],
+  ['default sort, page 50,000', '', () => 50_000],
+  ['default sort, page 250,000', '', () => 250_000],
+  ['default sort, last page', '', (last) => last],
+  ['createdAt,asc, page 400,000', 'sort=createdAt,asc', () => 400_000],
+  ['REFUNDED, page 50,000', 'orderStatus=REFUNDED', () => 50_000],
+  ['REFUNDED, last page', 'orderStatus=REFUNDED', (last) => last],
+  [
+    'PAYMENT_COMPLETED, Jun–Dec 2025, page 30,000',
+    'orderStatus=PAYMENT_COMPLETED&startDate=2025-06-01&endDate=2025-12-31',
+    () => 30_000,
+  ],
+  ['totalPrice,asc, last page', 'sort=totalPrice,asc', (last) => last],
+  ['totalPrice,asc, middle', 'sort=totalPrice,asc', (last) => Math.round(last / 2)],
+  ['updatedAt,desc, middle', 'sort=updatedAt,desc', (last) => Math.round(last / 2)],
+];
+
+/**
+ * `--growth --pages --compare-builds=DIR,DIR [--orders 10000000]`: the pages of COMPARED on each build (its `dist/`),
+ * one pair, the builds' requests interleaved with their order rotating: median of five after one, and the answers
+ * other than 200.
+ */
+export async function compare(adminToken: string, orders: number, directories: string[]): Promise<void> {
+  const pair = await growthPair(orders);
+  const services: ChildProcess[] = [];
+  try {
+    await foldCounts(pair);
+    await warm(pair, 'replica');
+    const ports = directories.map((_, index) => PORT + 1 + index);
+    for (const [index, cwd] of directories.entries()) {
+      services.push(
+        await startVariant({ label: cwd, port: ports[index], node: process.execPath, cwd, env: pair.environment }),
+      );
+    }
+    const headers = { authorization: `Bearer ${adminToken}` };
+    console.log(`\n## Pages by number at ${format(orders)} orders, ms (median of 5; answers other than 200)\n`);
+    console.log(`| page | ${directories.join(' | ')} |`);
+    console.log(`|---|${'---|'.repeat(directories.length)}`);
+    for (const [name, query, pageOf] of COMPARED) {
+      const first = await fetch(`http://127.0.0.1:${ports[0]}/orders?${query}`, { headers });
+      const { totalPages } = (await first.json()) as { totalPages: number };
+      const target = `/orders?${[query, `page=${pageOf(totalPages)}`].filter(Boolean).join('&')}`;
+      const times = directories.map((): number[] => []);
+      const statuses = directories.map(() => new Set<number>());
+      for (let sample = 0; sample <= 5; sample += 1) {
+        for (let step = 0; step < ports.length; step += 1) {
+          const index = (step + sample) % ports.length;
+          const { ms, status } = await timeOnce(`http://127.0.0.1:${ports[index]}${target}`, adminToken);
+          if (status !== 200) statuses[index].add(status);
+          if (sample > 0) times[index].push(ms);
+        }
+      }
+      const cells = times.map((each, index) => {
+        const refused = statuses[index].size > 0 ? ` (${[...statuses[index]].join(', ')})` : '';
+        return `${median(each).toFixed(0)}${refused}`;
+      });
+      console.log(`| ${name} | ${cells.join(' | ')} |`);
+    }
+  } finally {
+    for (const service of services) await stop(service);
+    await pair.stop();
+  }
+}
+
 /**
  * `--growth --pages [--orders 1000000,10000000]`: docs/API.md §22 on each growth pair. How many orders each sort's
  * index passes per second on its way to a page, and the limit derived from it; then pages by number across each

@@ -2,6 +2,7 @@ import { afterEach, describe, expect, it } from '@jest/globals';
 import Fastify, { type FastifyInstance } from 'fastify';
 import pino from 'pino';
 import { Writable } from 'node:stream';
+import { Role } from '../auth/role';
 import { logRequests, requestLineSerializers } from './request-log';
 
 /** A Fastify instance whose request lines land in `lines`, with the module's field choices. */
@@ -45,5 +46,24 @@ describe('logRequests', () => {
     });
     expect(typeof lines[0].responseTime).toBe('number');
     expect(JSON.stringify(lines[0])).not.toContain('secret-token');
+  });
+
+  it('names the caller the token established, by identifier and role, and no one where it established none', async () => {
+    const lines: Array<Record<string, unknown>> = [];
+    app = appLoggingTo(lines);
+    // Where JwtAuthGuard keeps what the token established, set here as it would have.
+    app.addHook('onRequest', (request, _reply, done) => {
+      if (request.headers['x-member']) {
+        request.tokenVerdict = {
+          kind: 'caller',
+          caller: { id: Number(request.headers['x-member']), role: Role.Admin },
+        };
+      }
+      done();
+    });
+    await app.inject({ url: '/status/200', headers: { 'x-member': '4242' } });
+    await app.inject({ url: '/status/401' });
+    expect(lines[0]).toMatchObject({ caller: { identifier: '4242', role: 'ADMIN' } });
+    expect(lines[1]).not.toHaveProperty('caller');
   });
 });

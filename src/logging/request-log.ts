@@ -1,8 +1,9 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Logger, LevelWithSilent } from 'pino';
+import { callerOf } from '../auth/token-verdict';
 
 /** What a line says of a request and its answer: id, method, URL, the client's address (as TRUST_PROXY lets
- * X-Forwarded-For name it), status. */
+ * X-Forwarded-For name it), status; and who called, where the token said (docs/API.md §12). */
 export const requestLineSerializers = {
   req: (request: { id: unknown; method: string; url: string; ip?: string }) => ({
     id: request.id,
@@ -21,8 +22,14 @@ const levelFor = (statusCode: number): LevelWithSilent =>
  * made a child logger and context per request and cost a large share of a page's CPU (docs/BENCHMARKS.md). */
 export function logRequests(fastify: FastifyInstance, logger: Logger): void {
   fastify.addHook('onResponse', (request: FastifyRequest, reply: FastifyReply, done: () => void) => {
+    const caller = callerOf(request.tokenVerdict);
     logger[levelFor(reply.statusCode)](
-      { req: request, res: reply, responseTime: Math.round(reply.elapsedTime) },
+      {
+        req: request,
+        res: reply,
+        responseTime: Math.round(reply.elapsedTime),
+        ...(caller && { caller: { identifier: String(caller.id), role: caller.role } }),
+      },
       'request completed',
     );
     done();

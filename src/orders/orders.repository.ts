@@ -129,11 +129,16 @@ export class OrdersRepository {
 
   /** docs/API.md §22: a page by number past DEEP_OFFSET, counted in its page's snapshot, read from its day or the nearer
    * end; undefined where OFFSET serves (a shallow or followed page, small embedded tables, no snapshot). */
-  async reach(request: PageRequest, session: ReadSession): Promise<PageReach | undefined> {
-    const { filters, sort, offset, limit, cursor } = request;
+  reach(request: PageRequest, session: ReadSession): Promise<PageReach> | undefined {
+    const { cursor, offset } = request;
     if (cursor || offset < DEEP_OFFSET || !this.plannerFor(session.catalog) || !session.catalog.readsOneSnapshot) {
       return undefined;
     }
+    return this.reachDeep(request, session);
+  }
+
+  private async reachDeep(request: PageRequest, session: ReadSession): Promise<PageReach> {
+    const { filters, sort, offset, limit } = request;
     session.beginSnapshot();
     const [first] = sort;
     if (first.field === 'createdAt' && filters.userId === undefined && filters.concertId === undefined) {

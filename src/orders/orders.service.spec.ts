@@ -72,7 +72,7 @@ describe('OrdersService', () => {
       // Most shapes are planned from the shape alone (QueryPlanner has its own tests); the tests of counts say otherwise.
       plan: jest.fn(() => Promise.resolve<ReadyPlan>(READY)),
       // Most pages are near their start, where OFFSET serves; the tests of deep pages say otherwise.
-      reach: jest.fn(() => Promise.resolve(undefined)),
+      reach: jest.fn(() => undefined),
       findPage: jest.fn(),
       findSeats: jest.fn(),
       findSeatsAndCount: jest.fn(),

@@ -126,7 +126,8 @@ export class OrdersService {
       read = await this.reads.withConnection(
         async (session) => {
           // A page by number far from the start is counted first, and read from where it lies (docs/API.md §22).
-          const reach = await this.orders.reach(request, session);
+          const reaching = this.orders.reach(request, session);
+          const reach = reaching && (await reaching);
           if (reach && !reach.read) {
             return { rows: [], more: false, total: reach.total, seats: [], behindSeconds: session.behindSeconds };
           }

@@ -100,7 +100,7 @@ describe.each(['sqlite', 'mysql'] as const)('pages by number on %s (docs/API.md 
     if (query.status) parameters.set('orderStatus', query.status);
     if (range?.[0]) parameters.set('startDate', range[0]);
     if (range?.[1]) parameters.set('endDate', range[1]);
-    return api(context.server, adminToken()).get(`/orders?${parameters}`);
+    return api(context.server, adminToken()).get(`/orders?${parameters.toString()}`);
   };
 
   /** How the deep pages were read: by day, from the nearer end (reversed or not), or by OFFSET (none). */
@@ -203,11 +203,11 @@ describe.each(['sqlite', 'mysql'] as const)('pages by number on %s (docs/API.md 
       for (let write = 0; writing && write < 400; write += 1) {
         const day = yearStart + ((write * 7919) % 360) * 86_400_000 + ((write * 104_729) % 86_400_000);
         const at = new Date(day).toISOString().slice(0, 23).replace('T', ' ');
-        const [{ id }] = (await context.dataSource.query(
+        const [{ id }] = await context.dataSource.query<Array<{ id: number }>>(
           `INSERT INTO orders (user_id, concert_id, total_price, status, created_at, updated_at)
              VALUES (1, 1, 1, 'PAYMENT_PENDING', ?, ?) RETURNING id`,
           [at, at],
-        )) as Array<{ id: number }>;
+        );
         await context.dataSource.query("UPDATE orders SET status = 'PAYMENT_COMPLETED' WHERE id = ?", [id]);
         // Moved to the next day, as a correction of its time would.
         const next = new Date(day + 86_400_000).toISOString().slice(0, 23).replace('T', ' ');

@@ -452,7 +452,11 @@ async function sendRequest(server: Server, request: ListingRequest): Promise<{ s
   // Where a deep page was read from, for the file's reader: the plan shown is that read's.
   let reached: PageReach | undefined;
   const reach = repository.reach.bind(repository);
-  repository.reach = async (...parameters) => (reached = await reach(...parameters));
+  repository.reach = (...parameters) =>
+    reach(...parameters)?.then((found) => {
+      reached = found;
+      return found;
+    });
   const service = new OrdersService(repository, new LocalTimeFormatter('UTC'), reads);
 
   const variant = listingVariantOf(request.caller === 'member' ? MEMBER : ADMINISTRATOR);
