@@ -5,7 +5,14 @@ import { foldAllChanges } from '../../src/orders/counting/daily-counts';
 import { DEEP_OFFSET } from '../../src/orders/paging/page-reach';
 import { OrdersRepository, type PageReach } from '../../src/orders/orders.repository';
 import { buildDataset, plantOrders, STATUSES, type TestOrder } from '../support/data/dataset';
-import { ADMIN_SORT_FIELDS, matching, type Direction, type Field, type OracleQuery } from '../support/data/oracle';
+import {
+  ADMIN_SORT_FIELDS,
+  matching,
+  sorted,
+  type Direction,
+  type Field,
+  type OracleQuery,
+} from '../support/data/oracle';
 import { freshMysqlDatabase, mysqlEnvironment } from '../support/app/test-database';
 import { startTestApp, type TestApp } from '../support/app/test-app';
 import { adminToken } from '../support/app/tokens';
@@ -35,24 +42,12 @@ interface Page {
 /** The order ids OFFSET gives, with docs/API.md §3's tie-break, from the orders as planted. */
 function offsetAnswer(orders: TestOrder[], query: OracleQuery, offset: number, size: number) {
   const all = matching(orders, query);
-  const [[field, direction]] = query.sort!;
-  const key = (order: TestOrder): number | string =>
-    ({
-      orderId: order.id,
-      userId: order.userId,
-      concertId: order.concertId,
-      totalPrice: order.totalPrice,
-      status: order.status,
-      createdAt: order.createdAtMs,
-      updatedAt: order.updatedAtMs,
-    })[field];
-  const sign = direction === 'asc' ? 1 : -1;
-  const sorted = [...all].sort((a, b) => {
-    const [x, y] = [key(a), key(b)];
-    if (x !== y) return (x < y ? -1 : 1) * sign;
-    return (a.id - b.id) * sign;
-  });
-  return { total: all.length, ids: sorted.slice(offset, offset + size).map((order) => order.id) };
+  return {
+    total: all.length,
+    ids: sorted(all, query.sort)
+      .slice(offset, offset + size)
+      .map((order) => order.id),
+  };
 }
 
 const startOf = (date: string) => DateTime.fromISO(date, { zone: ZONE }).toMillis();

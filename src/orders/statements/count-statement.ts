@@ -32,6 +32,24 @@ export interface CountOptions {
 const countKey = ({ withTable, withRange, withSpan, newestOrderId, bounds }: CountOptions): string =>
   `${withTable ? '|table' : ''}${withRange ? '|range' : ''}${withSpan ? '|span' : ''}${newestOrderId === undefined ? '' : '|walk'}${bounds ? `|${bounds}` : ''}`;
 
+/** The whole days a date range covers, and the per-day totals' conditions for them and the status. */
+export function wholeDaysOf(filters: OrderFilters): {
+  firstWholeDay?: number;
+  afterWholeDays?: number;
+  whole: Condition[];
+} {
+  const { createdFrom: from, createdBefore: before } = filters;
+  const firstWholeDay = from === undefined ? undefined : Math.ceil(from / DAY_MS) * DAY_MS;
+  const afterWholeDays = before === undefined ? undefined : Math.floor(before / DAY_MS) * DAY_MS;
+  const whole: Condition[] = [];
+  if (filters.status !== undefined) whole.push({ sql: 'status = :status', name: 'status', value: filters.status });
+  if (firstWholeDay !== undefined)
+    whole.push({ sql: 'day >= :firstWholeDay', name: 'firstWholeDay', value: toDay(firstWholeDay) });
+  if (afterWholeDays !== undefined)
+    whole.push({ sql: 'day < :afterWholeDays', name: 'afterWholeDays', value: toDay(afterWholeDays) });
+  return { firstWholeDay, afterWholeDays, whole };
+}
+
 /** The count statements: exact, and with the other sizes the planner weighs where asked. */
 export class CountStatements {
   constructor(
@@ -42,18 +60,11 @@ export class CountStatements {
   statement(filters: OrderFilters, options: CountOptions): [string, unknown[]] {
     if (filters.userId !== undefined || filters.concertId !== undefined) return this.countRows(filters, options);
     const { createdFrom: from, createdBefore: before } = filters;
-    const firstWholeDay = from === undefined ? undefined : Math.ceil(from / DAY_MS) * DAY_MS;
-    const afterWholeDays = before === undefined ? undefined : Math.floor(before / DAY_MS) * DAY_MS;
+    const { firstWholeDay, afterWholeDays, whole } = wholeDaysOf(filters);
     if (firstWholeDay !== undefined && afterWholeDays !== undefined && firstWholeDay >= afterWholeDays) {
       return this.countRows(filters, options);
     }
 
-    const whole: Condition[] = [];
-    if (filters.status !== undefined) whole.push({ sql: 'status = :status', name: 'status', value: filters.status });
-    if (firstWholeDay !== undefined)
-      whole.push({ sql: 'day >= :firstWholeDay', name: 'firstWholeDay', value: toDay(firstWholeDay) });
-    if (afterWholeDays !== undefined)
-      whole.push({ sql: 'day < :afterWholeDays', name: 'afterWholeDays', value: toDay(afterWholeDays) });
     const edge = (name: string, edgeFrom: number | undefined, edgeBefore: number | undefined) =>
       edgeFrom === undefined || edgeBefore === undefined || edgeFrom >= edgeBefore
         ? undefined

@@ -2,7 +2,8 @@ import type { DataSource } from 'typeorm';
 import type { QueryShapes, QueryValues } from '../../database/query-shapes';
 import { COUNT_CHANGES_TABLE, COUNT_MOVES_TABLE, DAILY_COUNTS_TABLE } from '../counting/daily-counts';
 import type { OrderFilters } from '../model';
-import { conditionsOf, DAY_MS, matching, presentIn, toDay, valuesOf, type Condition } from './statement-parts';
+import { wholeDaysOf } from './count-statement';
+import { conditionsOf, DAY_MS, matching, presentIn, valuesOf } from './statement-parts';
 
 /** The matching orders of one UTC day (days since 1970-01-01), as a page by number jumps over them. */
 export interface DayCount {
@@ -22,14 +23,7 @@ export class DayCountStatements {
 
   statement(filters: OrderFilters): [string, unknown[]] {
     const { createdFrom: from, createdBefore: before } = filters;
-    const firstWholeDay = from === undefined ? undefined : Math.ceil(from / DAY_MS) * DAY_MS;
-    const afterWholeDays = before === undefined ? undefined : Math.floor(before / DAY_MS) * DAY_MS;
-    const whole: Condition[] = [];
-    if (filters.status !== undefined) whole.push({ sql: 'status = :status', name: 'status', value: filters.status });
-    if (firstWholeDay !== undefined)
-      whole.push({ sql: 'day >= :firstWholeDay', name: 'firstWholeDay', value: toDay(firstWholeDay) });
-    if (afterWholeDays !== undefined)
-      whole.push({ sql: 'day < :afterWholeDays', name: 'afterWholeDays', value: toDay(afterWholeDays) });
+    const { firstWholeDay, afterWholeDays, whole } = wholeDaysOf(filters);
     const bounded = firstWholeDay !== undefined && afterWholeDays !== undefined;
     // A range within one day is one part-day; one across a midnight without a whole day, two.
     const sameDay = bounded && firstWholeDay > afterWholeDays;

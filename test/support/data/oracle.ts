@@ -54,7 +54,7 @@ export function matching(orders: TestOrder[], query: OracleQuery): TestOrder[] {
   );
 }
 
-function sorted(orders: TestOrder[], sort: Array<[Field, Direction]> = [['createdAt', 'desc']]): TestOrder[] {
+export function sorted(orders: TestOrder[], sort: Array<[Field, Direction]> = [['createdAt', 'desc']]): TestOrder[] {
   // Ties are broken by orderId in the direction of the last key: a sort and its reverse are exact reverses.
   const keys: Array<[Field, Direction]> = sort.some(([field]) => field === 'orderId')
     ? sort
