@@ -87,3 +87,6 @@ export async function startVariant(variant: Variant): Promise<ChildProcess> {
   await waitUntilServing(child, `http://127.0.0.1:${variant.port}`, { path: '/health/ready' });
   return child;
 }
+
+/** What an administrator's export states of why it is downloaded (docs/API.md §13), as a query parameter. */
+export const DOWNLOAD_REASON = `reason=${encodeURIComponent('Measuring exports in the benchmark')}`;

@@ -4,7 +4,7 @@ import { basename } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { BenchContext } from '../lib/context';
 import { median } from '../lib/measure';
-import { startVariant, stop, type Variant } from '../lib/servers';
+import { DOWNLOAD_REASON, startVariant, stop, type Variant } from '../lib/servers';
 
 const PORT = 3971;
 /** How long the link walk it is compared with runs: long enough for a steady rate, short of walking 10,000 pages. */
@@ -50,7 +50,7 @@ export async function exportFor(
   let rows = 0;
   const request = () => {
     started = performance.now();
-    return fetch(`${baseUrl}/orders/export.${media}?${query}`, {
+    return fetch(`${baseUrl}/orders/export.${media}?${[query, DOWNLOAD_REASON].filter(Boolean).join('&')}`, {
       headers: { authorization: `Bearer ${token}` },
       signal: controller.signal,
     });
@@ -161,7 +161,7 @@ export async function run(context: BenchContext): Promise<void> {
       resetPeakRss(server);
       for (let round = 0; round < rounds; round += 1) {
         const rows = format === 'xlsx' ? results.csv[round].rows : undefined;
-        results[format].push(await exportOnce(`${base}/orders/export.${format}`, adminToken, rows));
+        results[format].push(await exportOnce(`${base}/orders/export.${format}?${DOWNLOAD_REASON}`, adminToken, rows));
       }
       peaks[format] = peakRssMb(server);
     }
@@ -187,7 +187,7 @@ export async function run(context: BenchContext): Promise<void> {
 
     // Cancelled half way.
     const cancel = new AbortController();
-    const response = await fetch(`${base}/orders/export.csv`, {
+    const response = await fetch(`${base}/orders/export.csv?${DOWNLOAD_REASON}`, {
       headers: { authorization: `Bearer ${adminToken}` },
       signal: cancel.signal,
     });
@@ -212,7 +212,7 @@ export async function run(context: BenchContext): Promise<void> {
     const idleBefore = await selectsSoFar(context);
     await sleep(2000);
     const selectsWhileIdle = (await selectsSoFar(context)) - idleBefore;
-    const paused = await fetch(`${base}/orders/export.csv`, {
+    const paused = await fetch(`${base}/orders/export.csv?${DOWNLOAD_REASON}`, {
       headers: { authorization: `Bearer ${adminToken}` },
     });
     const reader = paused.body?.getReader();
@@ -279,7 +279,7 @@ export async function compare(
           continue;
         }
         for (const format of ['csv', 'ndjson'] as const) {
-          const result = await exportOnce(`${baseUrl}/orders/export.${format}`, adminToken);
+          const result = await exportOnce(`${baseUrl}/orders/export.${format}?${DOWNLOAD_REASON}`, adminToken);
           rates[index][format].push(result.rows / result.seconds);
         }
       }

@@ -16,6 +16,7 @@ import {
   type GrowthPair,
 } from '../lib/growth-servers';
 import { thousands as format } from '../lib/measure';
+import { DOWNLOAD_REASON } from '../lib/servers';
 import { runSale, sleep, type SaleTally } from '../lib/sale-orders';
 import { stripToBareTables, writeOutDirtyPages } from '../lib/write-schemas';
 import { warm, withServices } from './growth';
@@ -206,7 +207,7 @@ async function timeline(
   };
   const exporter = async () => {
     for (let index = 0; running; index += 1) {
-      const url = `${baseUrls[index % baseUrls.length]}/orders/export.csv?concertId=${1 + (index % 500)}`;
+      const url = `${baseUrls[index % baseUrls.length]}/orders/export.csv?concertId=${1 + (index % 500)}&${DOWNLOAD_REASON}`;
       await fetchPage('export', url, tokens.admin);
     }
   };

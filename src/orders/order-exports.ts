@@ -43,7 +43,11 @@ export class OrderExports {
     reply: FastifyReply,
   ): Promise<void> {
     const labels = { variant: variantOf(request), format };
-    const options: ExportOptions = { byteOrderMark: query.byteOrderMark, rowsPerSheet: this.rowsPerSheet };
+    const options: ExportOptions = {
+      byteOrderMark: query.byteOrderMark,
+      fields: query.fields,
+      rowsPerSheet: this.rowsPerSheet,
+    };
     const encoder = encoderFor(format, query.variant.csv, options);
     const headed = reply
       .header('Content-Type', encoder.contentType)
@@ -83,6 +87,13 @@ export class OrderExports {
       return;
     }
 
+    // Who downloads others' orders, which fields and why, before the first byte (docs/API.md §13).
+    if (query.reason !== undefined) {
+      const fields = query.fields?.join(',') ?? 'every field';
+      this.logger.log(
+        `Download by ${caller.id} (${caller.role}) [request ${request.id}], ${fields}: ${JSON.stringify(query.reason)}`,
+      );
+    }
     const progress = { rows: 0, failure: undefined as unknown, complete: false };
     const startedAt = performance.now();
     const describe = () =>

@@ -12,6 +12,7 @@ import {
   STATUS_VALUES,
 } from './dto/orders-query.dto';
 import { OrdersPageDto } from './dto/orders-page.dto';
+import { BOM_QUERY, FIELDS_QUERY, REASON_QUERY } from './export-queries';
 import { EXPORT_MEDIA_TYPES } from './export/export-format';
 import { ORDER_STATUS_CODES, ORDER_STATUS_LABELS } from './order-status';
 import { DEFAULT_SORT } from './query/sort';
@@ -243,15 +244,6 @@ const EXPORTS = {
   { operationId: string; summary: string; format: string; example?: string; schema: Record<string, string> }
 >;
 
-/** The CSV export's own parameter. */
-const BOM_QUERY = ApiQuery({
-  name: 'bom',
-  required: false,
-  description:
-    '`true`: the file starts with a UTF-8 byte-order mark, so that Excel (which otherwise reads a CSV in the desktop’s code page) shows the status labels as written. For programs, leave it out.',
-  schema: { type: 'boolean', default: false },
-});
-
 /** The OpenAPI description of an export: the page's filters and sort, no paging, its one media type. */
 export function ApiExportOrders(format: ExportFormat): MethodDecorator {
   const { operationId, summary, format: written, example, schema } = EXPORTS[format];
@@ -271,6 +263,8 @@ export function ApiExportOrders(format: ExportFormat): MethodDecorator {
     }),
     SORT_QUERY,
     ...FILTER_QUERIES,
+    REASON_QUERY,
+    FIELDS_QUERY,
     ...(format === 'csv' ? [BOM_QUERY] : []),
     READ_AFTER_GTID_DOC,
     ApiResponse({

@@ -14,7 +14,7 @@ import { TcpProxy } from '../support/faults/tcp-proxy';
 import { freshMysqlDatabase, mysqlEnvironment } from '../support/app/test-database';
 import { startTestApp, type TestApp } from '../support/app/test-app';
 import { adminToken, userToken } from '../support/app/tokens';
-import { api } from '../support/app/api-client';
+import { api, withReason } from '../support/app/api-client';
 
 /**
  * The OpenAPI document (/docs-json) as a front-end developer relies on it:
@@ -121,9 +121,9 @@ describe('the OpenAPI document', () => {
     const pageParameters = paths['/orders'].get.parameters.map(({ name }) => name);
     const XLSX = 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet';
     for (const [path, operationId, mediaType, ownParameters] of [
-      ['/orders/export.csv', 'exportOrdersCsv', 'text/csv', ['bom']],
-      ['/orders/export.ndjson', 'exportOrdersNdjson', 'application/x-ndjson', []],
-      ['/orders/export.xlsx', 'exportOrdersXlsx', XLSX, []],
+      ['/orders/export.csv', 'exportOrdersCsv', 'text/csv', ['bom', 'reason', 'fields']],
+      ['/orders/export.ndjson', 'exportOrdersNdjson', 'application/x-ndjson', ['reason', 'fields']],
+      ['/orders/export.xlsx', 'exportOrdersXlsx', XLSX, ['reason', 'fields']],
     ] as const) {
       const operation = paths[path].get;
       expect(operation.operationId).toBe(operationId);
@@ -246,7 +246,9 @@ describe('the OpenAPI document', () => {
       const paths = document.paths as Record<string, { get: { responses: Record<string, Response> } }>;
       for (const path of ['/orders/export.csv', '/orders/export.ndjson']) {
         const [mediaType] = Object.keys(paths[path].get.responses['200'].content);
-        const response = await api(context.server, adminToken()).get(`${path}?userId=1`).buffer(true);
+        const response = await api(context.server, adminToken())
+          .get(withReason(`${path}?userId=1`))
+          .buffer(true);
         expect(response.status).toBe(200);
         expect(String(response.headers['content-type']).split(';')[0]).toBe(mediaType);
       }

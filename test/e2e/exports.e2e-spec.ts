@@ -16,7 +16,7 @@ import { buildDataset, MEMBERS, plantOrders, type TestOrder } from '../support/d
 import { freshMysqlDatabase, mysqlEnvironment, type MysqlTarget } from '../support/app/test-database';
 import { startTestApp, type TestApp } from '../support/app/test-app';
 import { adminToken, userToken } from '../support/app/tokens';
-import { api, bearer } from '../support/app/api-client';
+import { api, bearer, withReason } from '../support/app/api-client';
 
 type Element = Record<string, unknown> & { orderId: number; seats: Array<{ seatPriceId: number; price: number }> };
 
@@ -24,8 +24,9 @@ const CSV = 'text/csv';
 const NDJSON = 'application/x-ndjson';
 /** Each export is an operation of its own, at its own path. */
 const EXPORT_PATHS = { [CSV]: '/orders/export.csv', [NDJSON]: '/orders/export.ndjson' } as const;
+/** An export's path with its query and the reason an administrator states (a member may state one too). */
 const exportPath = (format: typeof CSV | typeof NDJSON, query = '') =>
-  `${EXPORT_PATHS[format]}${query ? '?' : ''}${query}`;
+  withReason(`${EXPORT_PATHS[format]}${query ? '?' : ''}${query}`);
 const ADMIN_COLUMNS = ['orderId', 'userId', 'concertId', 'seats', 'totalPrice', 'status', 'createdAt', 'updatedAt'];
 const USER_COLUMNS = ADMIN_COLUMNS.filter((column) => column !== 'userId');
 /** A status another service stored that a spreadsheet would run as a formula, with a comma and quotes to quote. */
@@ -187,6 +188,27 @@ describe.each(['sqlite', 'mysql'] as const)('exports on %s (docs/API.md §13)', 
     });
   });
 
+  it('hands over only the fields named, in the element’s order, in each format', async () => {
+    const [header, ...records] = await csvOf(adminToken(), 'orderStatus=REFUNDED&fields=totalPrice,orderId');
+    expect(header).toEqual(['orderId', 'totalPrice']);
+    const { elements } = await ndjsonOf(adminToken(), 'orderStatus=REFUNDED&fields=totalPrice,orderId');
+    expect(elements.map((element) => Object.keys(element))).toEqual(elements.map(() => ['orderId', 'totalPrice']));
+    expect(records.map(([orderId]) => Number(orderId))).toEqual(elements.map((element) => element.orderId));
+    // A member's own export, a field of theirs.
+    const own = await ndjsonOf(userToken(1), 'fields=status');
+    expect(own.elements.length).toBeGreaterThan(0);
+    expect(own.elements.every((element) => Object.keys(element).join() === 'status')).toBe(true);
+  });
+
+  it('refuses an administrator’s export without a reason, and an unknown field, naming each; a member needs none', async () => {
+    const bare = (format: typeof CSV | typeof NDJSON, query = '') => `${EXPORT_PATHS[format]}${query}`;
+    expectProblem(await get(adminToken(), bare(CSV)), 400, ['reason']);
+    expectProblem(await get(adminToken(), bare(NDJSON, '?reason=too%20short')), 400, ['reason']);
+    expectProblem(await get(adminToken(), exportPath(CSV, 'fields=orderId,price')), 400, ['fields']);
+    expectProblem(await get(userToken(1), exportPath(CSV, 'fields=userId')), 400, ['fields']);
+    expect((await get(userToken(1), bare(NDJSON))).status).toBe(200);
+  });
+
   it('refuses page, size and continuations in an export, naming each, and validates the rest as pages do', async () => {
     expectProblem(await get(adminToken(), exportPath(CSV, 'page=2&size=10')), 400, ['page', 'size']);
     expectProblem(await get(adminToken(), exportPath(NDJSON, 'after=abc')), 400, ['after']);
@@ -328,7 +350,7 @@ describe('exports on MariaDB, with statements held where the test wants (docs/AP
     expect((await exportAs(adminToken(41))).status).toBe(200);
   }, 60_000);
 
-  it.each([exportPath(NDJSON), '/orders/export.xlsx'])(
+  it.each([exportPath(NDJSON), withReason('/orders/export.xlsx')])(
     'stops the statement running within a second of the client going away (%s)',
     async (path) => {
       await lockOrders();

@@ -13,7 +13,7 @@ import { expectProblem } from '../support/assertions/problem';
 import { buildDataset, plantOrders } from '../support/data/dataset';
 import { startTestApp, type TestApp } from '../support/app/test-app';
 import { adminToken, userToken } from '../support/app/tokens';
-import { api } from '../support/app/api-client';
+import { api, withReason } from '../support/app/api-client';
 import { describeReplicated } from '../support/jest/mariadb-only';
 
 /** Below the planted orders: a sort by price is served only by the replica's own indexes, as at ten million orders. */
@@ -179,7 +179,7 @@ describeReplicated('a member sees the order they have just paid for (docs/API.md
     // An export is never moved onto the primary: it waits for its replica, and says it may be behind.
     const before = snapshot();
     await placeAndPay();
-    const exported = await api(app.server, adminToken()).get('/orders/export.ndjson?sort=createdAt,desc');
+    const exported = await api(app.server, adminToken()).get(withReason('/orders/export.ndjson?sort=createdAt,desc'));
     expect(exported.status).toBe(200);
     expect(Number(exported.headers['data-staleness'])).toBeGreaterThanOrEqual(1);
     expect(servedSince(before)).toEqual({ stale: 1 });

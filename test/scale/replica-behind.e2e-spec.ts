@@ -13,7 +13,7 @@ import { expectProblem } from '../support/assertions/problem';
 import { buildDataset, plantOrders } from '../support/data/dataset';
 import { startTestApp, type TestApp } from '../support/app/test-app';
 import { adminToken, userToken } from '../support/app/tokens';
-import { api } from '../support/app/api-client';
+import { api, withReason } from '../support/app/api-client';
 import { describeReplicated } from '../support/jest/mariadb-only';
 
 /** Below the planted orders: every server counts as too large to sort them whole, as at ten million orders. */
@@ -196,7 +196,9 @@ describeReplicated('a replica behind (docs/API.md §18)', () => {
         samples.push({ tolerant: await sample(tolerant, stoppedAt), strict: await sample(strict, stoppedAt) });
         memberPages.push(await api(tolerant.server, userToken(1)).get('/orders'));
         if (!exported && Date.now() - stoppedAt > 5000) {
-          exported = await api(tolerant.server, adminToken()).get('/orders/export.ndjson?sort=totalPrice,asc');
+          exported = await api(tolerant.server, adminToken()).get(
+            withReason('/orders/export.ndjson?sort=totalPrice,asc'),
+          );
         }
         await new Promise((resolve) => setTimeout(resolve, 250));
       }

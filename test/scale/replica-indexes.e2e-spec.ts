@@ -16,7 +16,7 @@ import { linksOf } from '../support/assertions/link-header';
 import { buildDataset, plantOrders, seoul } from '../support/data/dataset';
 import { startTestApp, type TestApp } from '../support/app/test-app';
 import { adminToken, userToken } from '../support/app/tokens';
-import { api } from '../support/app/api-client';
+import { api, withReason } from '../support/app/api-client';
 import { describeReplicated } from '../support/jest/mariadb-only';
 
 /** Below the planted orders: every server counts as too large to sort them whole, as at ten million orders. */
@@ -420,7 +420,9 @@ describeReplicated('replica-only read indexes', () => {
       const counted = [...(await statements(app))].filter(([key, count]) => count > (before.get(key) ?? 0));
       expect(counted.map(([key]) => key)).toEqual(['replica-1 count']);
       // An export alike, before its first byte.
-      const exported = await api(app.server, adminToken()).get(`/orders/export.csv?${edges}&sort=updatedAt,asc`);
+      const exported = await api(app.server, adminToken()).get(
+        withReason(`/orders/export.csv?${edges}&sort=updatedAt,asc`),
+      );
       expect(exported.status).toBe(422);
     });
 
@@ -452,7 +454,9 @@ describeReplicated('replica-only read indexes', () => {
       'exports shape %i sorted by %s from the replica, every order in the plain query’s order',
       async (shapeIndex, sort, orderBy) => {
         const shape = SHAPES[shapeIndex];
-        const response = await api(app.server, adminToken()).get(`/orders/export.ndjson?${shape.query}&sort=${sort}`);
+        const response = await api(app.server, adminToken()).get(
+          withReason(`/orders/export.ndjson?${shape.query}&sort=${sort}`),
+        );
         expect(response.status).toBe(200);
         const ids = response.text
           .trim()
@@ -487,7 +491,7 @@ describeReplicated('replica-only read indexes', () => {
       });
       expect(await statements(app)).toEqual(before);
       // Exports alike, before their first byte.
-      const exported = await api(app.server, adminToken()).get('/orders/export.csv?sort=updatedAt,desc');
+      const exported = await api(app.server, adminToken()).get(withReason('/orders/export.csv?sort=updatedAt,desc'));
       expect(exported.status).toBe(422);
       expect(await statements(app)).toEqual(before);
       // Bounded on any server: a sort an index reads in order, and a member's orders in any sort.

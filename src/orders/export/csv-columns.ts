@@ -1,4 +1,3 @@
-import type { Type } from '@nestjs/common';
 import { elementFields, type ElementField, type FieldKind } from '../dto/element-fields';
 import { AdminOrderDto, UserOrderDto, type OrderElement, type SeatDto } from '../dto/order.dto';
 import type { BatchBytes } from './batch-bytes';
@@ -45,9 +44,10 @@ export interface CsvColumns<Element extends OrderElement> {
   write(bytes: BatchBytes, element: Element): void;
 }
 
-/** The fields of a DTO in its order, as a header and as one CRLF-ended record per element. */
-function csvColumnsOf<Element extends OrderElement>(dto: Type<Element>): CsvColumns<Element> {
-  const fields = elementFields(dto);
+/** Fields in their order, as a header and as one CRLF-ended record per element. */
+function columnsOf<Element extends OrderElement>(
+  fields: ReadonlyArray<ElementField & { name: keyof Element & string }>,
+): CsvColumns<Element> {
   const cells = fields.map(({ name, kind }) => ({
     name,
     write: CELLS[kind] as (bytes: BatchBytes, value: unknown) => void,
@@ -67,5 +67,15 @@ function csvColumnsOf<Element extends OrderElement>(dto: Type<Element>): CsvColu
 }
 
 /** A member's export has no `userId`. */
-export const USER_CSV = csvColumnsOf(UserOrderDto);
-export const ADMIN_CSV = csvColumnsOf(AdminOrderDto);
+export const USER_CSV = columnsOf<UserOrderDto>(elementFields(UserOrderDto));
+export const ADMIN_CSV = columnsOf<AdminOrderDto>(elementFields(AdminOrderDto));
+
+/** The same columns, but only the fields named (`fields`), in the element's order. */
+export function onlyFields<Element extends OrderElement>(
+  csv: CsvColumns<Element>,
+  names: readonly string[] | undefined,
+): CsvColumns<Element> {
+  // The fields of the same DTO, some left out: each still names a key of its elements.
+  type Field = ElementField & { name: keyof Element & string };
+  return names ? columnsOf((csv.fields as readonly Field[]).filter(({ name }) => names.includes(name))) : csv;
+}

@@ -1,7 +1,7 @@
 import Negotiator from 'negotiator';
 import { BatchBytes } from './batch-bytes';
 import type { OrderElement } from '../dto/order.dto';
-import type { CsvColumns } from './csv-columns';
+import { onlyFields, type CsvColumns } from './csv-columns';
 import type { ExportFormat } from '../model';
 import type { ExportEncoder } from './export-encoder';
 import { XLSX_MEDIA_TYPE, XlsxEncoder } from './xlsx-encoder';
@@ -27,6 +27,8 @@ export function acceptsOnlyExports(accept: string | undefined): boolean {
 /** What an export's caller chose of its form: a byte-order mark before a CSV, for Excel. */
 export interface ExportOptions {
   byteOrderMark?: boolean;
+  /** Only these of the element's fields, in its order (`fields`); every field when absent. */
+  fields?: readonly string[];
   /** A spreadsheet's rows per sheet; lowered only to test what comes past it. */
   rowsPerSheet?: number;
 }
@@ -90,14 +92,23 @@ export class NdjsonEncoder extends LineEncoder {
   readonly contentType = EXPORT_MEDIA_TYPES.ndjson;
   readonly fileExtension = 'ndjson';
 
+  /** `fields`: only these of each element, in its order; every field when absent. */
+  constructor(private readonly fields?: readonly string[]) {
+    super();
+  }
+
   header(): string {
     return '';
   }
 
   batch(elements: readonly OrderElement[]): Buffer {
     const bytes = new BatchBytes(elements.length * EXPECTED_NDJSON_BYTES);
+    const { fields } = this;
     for (const element of elements) {
-      bytes.text(JSON.stringify(element));
+      const written = fields
+        ? Object.fromEntries(fields.map((name) => [name, element[name as keyof OrderElement]]))
+        : element;
+      bytes.text(JSON.stringify(written));
       bytes.byte(LF);
     }
     return bytes.written();
@@ -108,18 +119,20 @@ export class NdjsonEncoder extends LineEncoder {
   }
 }
 
-/** An export's encoder: NDJSON writes each element as it is, CSV and XLSX the columns of the caller's variant. */
+/** An export's encoder: NDJSON writes each element as it is, CSV and XLSX the columns of the caller's variant; each
+ * only the fields asked for. */
 export function encoderFor(
   format: ExportFormat,
   csv: CsvColumns<OrderElement>,
   options: ExportOptions = {},
 ): ExportEncoder {
+  const columns = onlyFields(csv, options.fields);
   switch (format) {
     case 'ndjson':
-      return new NdjsonEncoder();
+      return new NdjsonEncoder(options.fields);
     case 'xlsx':
-      return new XlsxEncoder(csv.fields, options.rowsPerSheet);
+      return new XlsxEncoder(columns.fields, options.rowsPerSheet);
     default:
-      return new CsvEncoder(csv, options.byteOrderMark);
+      return new CsvEncoder(columns, options.byteOrderMark);
   }
 }

@@ -226,13 +226,39 @@ describe('ListOrdersQueryPipe messages', () => {
         errorsOf(() => pipe.transform({ variant: admin, query, body: undefined, exportFormat: 'csv' })).map(
           (error) => error.field,
         ),
-      ).toEqual(['page', 'size', 'after', 'before', 'sort']);
+      ).toEqual(['page', 'size', 'after', 'before', 'sort', 'reason']);
+    });
+
+    it('takes an administrator’s reason and the fields named, and needs neither of a member', () => {
+      const exported = pipe.transform({
+        variant: admin,
+        query: { reason: 'Settlement with the organiser', fields: 'totalPrice,userId' },
+        body: undefined,
+        exportFormat: 'csv',
+      });
+      expect(exported).toMatchObject({ reason: 'Settlement with the organiser', fields: ['userId', 'totalPrice'] });
+      const own = pipe.transform({ variant: user, query: {}, body: undefined, exportFormat: 'ndjson' });
+      expect(own.reason).toBeUndefined();
+      // userId is not a field of a member's orders.
+      expect(
+        errorsOf(() =>
+          pipe.transform({ variant: user, query: { fields: 'userId' }, body: undefined, exportFormat: 'csv' }),
+        ).map((error) => error.field),
+      ).toEqual(['fields']);
+    });
+
+    it('takes neither on a page, where they are no parameters', () => {
+      const query = { reason: 'Settlement with the organiser', fields: 'orderId' };
+      expect(errorsOf(() => pipe.transform({ variant: admin, query, body: undefined })).map((e) => e.field)).toEqual([
+        'reason',
+        'fields',
+      ]);
     });
 
     it('keeps filters and sort as pages read them', () => {
       const query = pipe.transform({
         variant: admin,
-        query: { orderStatus: 'CANCELLED', sort: 'totalPrice,desc' },
+        query: { orderStatus: 'CANCELLED', sort: 'totalPrice,desc', reason: 'Refund audit of March, for finance' },
         body: undefined,
         exportFormat: 'ndjson',
       });

@@ -17,6 +17,7 @@ import type { ListingVariant } from '../listing-variant';
 import type { ExportFormat } from '../model';
 import { ContinuationTokens } from '../paging/continuation';
 import { adminFiltersOf } from './admin-filters';
+import { FIELDS, fieldsOf, REASON, reasonOf } from './export-parameters';
 import type { ListOrdersQuery } from './list-orders-query';
 import { mergeRequestParameters } from './request-parameters';
 import { parseSort } from './sort';
@@ -97,9 +98,15 @@ export class ListOrdersQueryPipe implements PipeTransform<ListOrdersRequest, Lis
     const errors: FieldError[] = [];
     const known: Record<string, unknown> = {};
     let byteOrderMark: boolean | undefined;
+    let givenReason: unknown;
+    let fields: string[] | undefined;
     for (const [name, value] of values) {
       if (name === BYTE_ORDER_MARK && exportFormat === 'csv') {
         byteOrderMark = byteOrderMarkOf(value, errors);
+      } else if (name === REASON && exportFormat) {
+        givenReason = value;
+      } else if (name === FIELDS && exportFormat) {
+        fields = fieldsOf(value, variant.csv.columns, errors);
       } else if (!variant.parameters.has(name)) {
         errors.push({ field: name, message: `${name} is not a parameter of this operation` });
       } else if (exportFormat && NOT_IN_EXPORT.has(name)) {
@@ -121,6 +128,7 @@ export class ListOrdersQueryPipe implements PipeTransform<ListOrdersRequest, Lis
     if (sort && !sort.ok) errors.push({ field: 'sort', message: sort.message });
     const filters = dto instanceof AdminOrdersQueryDto ? adminFiltersOf(dto, this.config.timeZone, errors) : {};
     const writerPosition = readAfterGtidOf(readAfterGtid, errors);
+    const reason = exportFormat ? reasonOf(givenReason, variant.exportNeedsReason, errors) : undefined;
     if (errors.length > 0 || !sort?.ok) {
       throw new InvalidParametersException(errors);
     }
@@ -152,6 +160,8 @@ export class ListOrdersQueryPipe implements PipeTransform<ListOrdersRequest, Lis
       echoedParameters: echoedParametersOf(values, size),
       writerPosition,
       byteOrderMark,
+      reason,
+      fields,
     };
   }
 }

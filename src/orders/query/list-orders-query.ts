@@ -18,6 +18,10 @@ export interface ListOrdersQuery {
   echoedParameters: Array<[name: string, value: string]>;
   /** The CSV export only: a UTF-8 byte-order mark first, for Excel (`bom=true`). */
   byteOrderMark?: boolean;
+  /** An export: why it is downloaded, as given; required of an administrator. */
+  reason?: string;
+  /** An export: the element's fields it hands over, in the element's order; every field when absent. */
+  fields?: readonly string[];
   /** A writer's position the answer must reflect (`Read-After-Gtid`), as sent. */
   writerPosition?: string;
 }

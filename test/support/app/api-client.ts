@@ -13,3 +13,10 @@ export function api(server: App, token?: string) {
     delete: (path: string): Test => as(request(server).delete(path)),
   };
 }
+
+/** Why the suites' administrators download orders: an administrator's export states one (docs/API.md §13). */
+const DOWNLOAD_REASON = 'Checking what the listing exports, in the test suites';
+
+/** `path` with the reason an administrator's export states. */
+export const withReason = (path: string): string =>
+  `${path}${path.includes('?') ? '&' : '?'}reason=${encodeURIComponent(DOWNLOAD_REASON)}`;

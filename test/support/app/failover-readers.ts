@@ -1,7 +1,7 @@
 import type request from 'supertest';
 import type { App } from 'supertest/types';
 import type { ListedOrder, ReadPage } from '../data/failover-writes';
-import { api } from './api-client';
+import { api, withReason } from './api-client';
 import { adminToken, userToken } from './tokens';
 
 /**
@@ -34,7 +34,7 @@ export function startReaders(server: App, writtenMembers: number[], extra?: () =
     writtenPage,
     ...(extra === undefined ? [] : [extra]),
     () => api(server, adminToken(9000)).get('/orders?size=20'),
-    () => api(server, adminToken(9000)).get('/orders/export.csv'),
+    () => api(server, adminToken(9000)).get(withReason('/orders/export.csv')),
   ];
   const done = (async () => {
     for (let turn = 0; reading; turn += 1) {

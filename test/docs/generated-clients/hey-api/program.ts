@@ -30,7 +30,7 @@ export async function invalidParameters(token: string): Promise<string[]> {
 /** Every paid order as CSV. */
 export async function exportPaidOrders(token: string): Promise<string> {
   const { data, error } = await exportOrdersCsv({
-    query: { orderStatus: 'PAYMENT_COMPLETED' },
+    query: { orderStatus: 'PAYMENT_COMPLETED', reason: 'Monthly settlement of paid orders with the organisers' },
     headers: authorized(token),
     parseAs: 'text',
   });

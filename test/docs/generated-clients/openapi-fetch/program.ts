@@ -108,7 +108,13 @@ export async function pollMyOrders(client: Client, token: string, etag: string):
  */
 export async function exportPaidOrders(client: Client, token: string): Promise<string> {
   const { data, error } = await client.GET('/orders/export.csv', {
-    params: { query: { orderStatus: '결제 완료', sort: ['totalPrice,desc'] } },
+    params: {
+      query: {
+        orderStatus: '결제 완료',
+        sort: ['totalPrice,desc'],
+        reason: 'Monthly settlement of paid orders with the organisers',
+      },
+    },
     headers: { Authorization: `Bearer ${token}` },
     parseAs: 'text',
   });
@@ -119,6 +125,7 @@ export async function exportPaidOrders(client: Client, token: string): Promise<s
 /** The same as NDJSON, streamed to wherever it goes. */
 export async function streamEveryOrder(client: Client, token: string): Promise<ReadableStream<Uint8Array>> {
   const { data, error } = await client.GET('/orders/export.ndjson', {
+    params: { query: { reason: 'Monthly settlement of paid orders with the organisers' } },
     headers: { Authorization: `Bearer ${token}` },
     parseAs: 'stream',
   });

@@ -22,7 +22,10 @@ export async function invalidParameters(token: string): Promise<string[]> {
 
 /** Every paid order as CSV. */
 export async function exportPaidOrders(token: string): Promise<string> {
-  const answer = await exportOrdersCsv({ orderStatus: 'PAYMENT_COMPLETED' }, authorized(token));
+  const answer = await exportOrdersCsv(
+    { orderStatus: 'PAYMENT_COMPLETED', reason: 'Monthly settlement of paid orders with the organisers' },
+    authorized(token),
+  );
   if (answer.status !== 200) throw new Error(describeProblem(answer.data));
   return answer.data;
 }
