@@ -1,5 +1,7 @@
 import type { ChildProcess } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
 import type { Connection, RowDataPacket } from 'mysql2/promise';
+import { waitFor } from '../../launchers/wait-for';
 import { REPLICA_INDEX_PREFIX } from '../../src/orders/replica-indexes';
 import { SKIP_BUDGET_S } from '../../src/orders/skip-limits';
 import { foldCounts, growthPair, GROWTH_DATABASE, serviceLogFile, type GrowthPair } from '../lib/growth-servers';
@@ -69,8 +71,15 @@ const POSITIONS: Array<[name: string, page: (last: number) => number]> = [
 const format = (value: number) => Math.round(value).toLocaleString('en-US');
 
 /** Index entries passed per second by the page statement's inner walk on a server: 20 ids past half the matches (at
- * most SKIP_OFFSET) of `index`, each entry checked against `where`; a walk's entries are its matches over their share. */
-async function skipRate(connection: Connection, index: string, column: string, where: string): Promise<number> {
+ * most SKIP_OFFSET) of `index`, each entry checked against `where`; a walk's entries are its matches over their share.
+ * Warm, the median of three after one; or the first touch alone, for a buffer pool that does not hold the walk. */
+async function skipRate(
+  connection: Connection,
+  index: string,
+  column: string,
+  where: string,
+  { firstTouch = false, direction = 'ASC' }: { firstTouch?: boolean; direction?: 'ASC' | 'DESC' } = {},
+): Promise<number> {
   const filter = where ? `WHERE ${where}` : '';
   const [[{ matches, table }]] = await connection.query<RowDataPacket[]>(
     `SELECT (SELECT COUNT(*) FROM ${GROWTH_DATABASE}.orders ${filter}) AS matches,
@@ -78,12 +87,12 @@ async function skipRate(connection: Connection, index: string, column: string, w
   );
   const offset = Math.min(SKIP_OFFSET, Math.floor(Number(matches) / 2));
   const sql = `SELECT o.id FROM ${GROWTH_DATABASE}.orders o INNER JOIN (SELECT i.id FROM ${GROWTH_DATABASE}.orders i
-    FORCE INDEX (\`${index}\`) ${filter} ORDER BY i.${column}, i.id LIMIT 20 OFFSET ${offset}) p ON p.id = o.id`;
+    FORCE INDEX (\`${index}\`) ${filter} ORDER BY i.${column} ${direction}, i.id ${direction} LIMIT 20 OFFSET ${offset}) p ON p.id = o.id`;
   const times: number[] = [];
-  for (let sample = 0; sample <= 3; sample += 1) {
+  for (let sample = 0; sample <= (firstTouch ? 0 : 3); sample += 1) {
     const started = performance.now();
     await connection.query(sql);
-    if (sample > 0) times.push(performance.now() - started);
+    if (sample > 0 || firstTouch) times.push(performance.now() - started);
   }
   // An index led by the status holds its matches together: each entry passed is one.
   const led = index.endsWith('status') || index.includes('status_');
@@ -91,23 +100,79 @@ async function skipRate(connection: Connection, index: string, column: string, w
   return entries / (median(times) / 1000);
 }
 
+/** The replica's buffer pool cut to a fourteenth of its data, as docs/SCALING.md sizes the worst case, and the
+ * operating system's cache dropped where this process may; restored by the function returned. */
+async function smallPool(connection: Connection): Promise<{ dropped: boolean; restore: () => Promise<void> }> {
+  const [[{ pool, data }]] = await connection.query<RowDataPacket[]>(
+    `SELECT @@innodb_buffer_pool_size AS pool, (SELECT SUM(DATA_LENGTH + INDEX_LENGTH) FROM information_schema.TABLES
+      WHERE TABLE_SCHEMA = '${GROWTH_DATABASE}') AS data`,
+  );
+  const resized = async (bytes: number) => {
+    await connection.query(`SET GLOBAL innodb_buffer_pool_size = ${bytes}`);
+    await waitFor(
+      'the buffer pool to be resized',
+      async () => {
+        const [[status]] = await connection.query<RowDataPacket[]>(
+          "SHOW STATUS LIKE 'Innodb_buffer_pool_resize_status'",
+        );
+        return !/started|resizing|withdraw|allocat/i.test(String(status?.Value ?? ''));
+      },
+      { timeoutMs: 120_000, intervalMs: 200 },
+    );
+  };
+  await resized(Math.max(128 * 2 ** 20, Math.floor(Number(data) / 14)));
+  let dropped = true;
+  try {
+    writeFileSync('/proc/sys/vm/drop_caches', '3');
+  } catch {
+    dropped = false;
+  }
+  return { dropped, restore: () => resized(Number(pool)) };
+}
+
 async function skipRates(pair: GrowthPair): Promise<void> {
-  console.log(`\n### Index entries passed per second on the way to a page (median of 3, after one)\n`);
-  console.log(`| server | sort | no filter | a status (index) | limit: slowest × ${SKIP_BUDGET_S} s |`);
-  console.log('|---|---|---|---|---|');
+  console.log(`\n### Index entries passed per second on the way to a page\n`);
+  console.log(
+    `| server | sort | warm, forwards / backwards: no filter | a status (index) | pool a 14th, first touch backwards: no filter | a status | limit: slowest × ${SKIP_BUDGET_S} s |`,
+  );
+  console.log('|---|---|---|---|---|---|---|');
   for (const which of ['replica', 'primary'] as const) {
     const connection = await pair.root(which);
     try {
+      const rows: Array<{ field: string; index: string; filteredIndex: string; rates: number[] }> = [];
       for (const { field, column, replica, statusLed, primary } of SORT_INDEXES) {
         const index = which === 'replica' ? replica : primary;
         if (!index) continue;
         const filteredIndex = which === 'replica' ? (statusLed ?? index) : index;
-        const none = await skipRate(connection, index, column, '');
-        const status = await skipRate(connection, filteredIndex, column, "status = 'REFUNDED'");
-        const limit = Math.min(none, status) * SKIP_BUDGET_S;
-        console.log(
-          `| ${which} | ${field} | ${format(none)} | ${format(status)} (${filteredIndex}) | ${format(limit)} |`,
-        );
+        // Each way: a descending sort, and an ascending one's pages read from the end, walk the index backwards.
+        const rates = [];
+        for (const direction of ['ASC', 'DESC'] as const) {
+          rates.push(await skipRate(connection, index, column, '', { direction }));
+          rates.push(await skipRate(connection, filteredIndex, column, "status = 'REFUNDED'", { direction }));
+        }
+        rows.push({ field, index, filteredIndex, rates });
+      }
+      // The replica serves the walks: its worst case is a pool that holds little of them.
+      if (which === 'replica') {
+        const pool = await smallPool(connection);
+        try {
+          for (const row of rows) {
+            const { column } = SORT_INDEXES.find(({ field }) => field === row.field)!;
+            const cold = { firstTouch: true, direction: 'DESC' as const };
+            row.rates.push(await skipRate(connection, row.index, column, '', cold));
+            row.rates.push(await skipRate(connection, row.filteredIndex, column, "status = 'REFUNDED'", cold));
+          }
+        } finally {
+          await pool.restore();
+        }
+        if (!pool.dropped) console.log("(the operating system's cache could not be dropped: first touches read it)");
+      }
+      for (const { field, filteredIndex, rates } of rows) {
+        const [none, status, noneBack, statusBack, coldNone = NaN, coldStatus = NaN] = rates;
+        const limit = Math.min(...rates) * SKIP_BUDGET_S;
+        const cold = Number.isNaN(coldNone) ? '– | –' : `${format(coldNone)} | ${format(coldStatus)}`;
+        const warm = `${format(none)} / ${format(noneBack)} | ${format(status)} / ${format(statusBack)} (${filteredIndex})`;
+        console.log(`| ${which} | ${field} | ${warm} | ${cold} | ${format(limit)} |`);
       }
     } finally {
       await connection.end();
