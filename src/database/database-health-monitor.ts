@@ -162,7 +162,6 @@ export class DatabaseHealthMonitor implements OnApplicationBootstrap, BeforeAppl
         replica.recordCheck(await this.settled(replica, measured), started);
       }),
     );
-    this.servers.recordIdentities();
   }
 
   private async timed<T>(server: DatabaseServer, check: () => Promise<T>): Promise<T> {

@@ -45,6 +45,8 @@ export class DatabaseServer {
   knownServerId?: number;
   /** Which physical server last answered at its address (`RoleReport.identity`). */
   knownIdentity?: string;
+  /** How often another server came to answer at its address: a change of role too. */
+  addressMoves = 0;
   private resolvedAt = Number.NEGATIVE_INFINITY;
   private resolving = false;
   private moved = false;
@@ -124,6 +126,7 @@ export class DatabaseServer {
       this.admission.retireConnections();
       this.positionConnection.close();
       this.confirmed = undefined;
+      this.addressMoves += 1;
     }
     this.knownServerId = serverId ?? this.knownServerId;
     this.knownIdentity = health.role?.identity ?? this.knownIdentity;

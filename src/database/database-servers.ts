@@ -20,12 +20,10 @@ export class DatabaseServers implements OnApplicationShutdown {
   readonly replicaWaitMs: number;
   /** Whether the configured primary was last found to be the primary (docs/API.md §20). */
   primaryIsCurrent = true;
-  roleChanges = 0;
+  private followedChanges = 0;
   /** The `@@server_id`s of primaries left for another: one back writable is an old primary, not a rival. */
   readonly deposedIds = new Set<number>();
   private readonly logger = new Logger('ReadRouter');
-  /** Which server answered at each address at the last round: another one there is a change of role too. */
-  private readonly identities = new Map<DatabaseServer, string>();
 
   constructor(@InjectDataSource() primary: DataSource, @Inject(DATABASE_CONFIG) config: DatabaseConfig, clock: Clock) {
     this.primary = new DatabaseServer('primary', primary, config, clock);
@@ -59,7 +57,7 @@ export class DatabaseServers implements OnApplicationShutdown {
     }
     if (verdict.current === this.primaryIsCurrent) return;
     this.primaryIsCurrent = verdict.current;
-    this.roleChanges += 1;
+    this.followedChanges += 1;
     if (verdict.current) this.logger.log(`${this.primary.name} is the primary again: read as current`);
     else
       this.logger.warn(
@@ -67,15 +65,10 @@ export class DatabaseServers implements OnApplicationShutdown {
       );
   }
 
-  /** After each round: a configured address that another server now answers at (a writer endpoint that moved). */
-  recordIdentities(): void {
-    for (const server of this.candidates) {
-      const identity = server.knownIdentity;
-      if (identity === undefined) continue;
-      const before = this.identities.get(server);
-      this.identities.set(server, identity);
-      if (before !== undefined && before !== identity) this.roleChanges += 1;
-    }
+  /** How often the primary followed changed, stopped or started being the primary, or another server came to answer at
+   * a configured address (a writer endpoint that moved). */
+  get roleChanges(): number {
+    return this.candidates.reduce((changes, server) => changes + server.addressMoves, this.followedChanges);
   }
 
   /** Another candidate is the primary by what the servers say: followed from now on, without a restart. */
@@ -89,7 +82,7 @@ export class DatabaseServers implements OnApplicationShutdown {
     this.replicas = this.candidates.filter((server) => server !== successor);
     this.all = [successor, ...this.replicas];
     this.primaryIsCurrent = true;
-    this.roleChanges += 1;
+    this.followedChanges += 1;
     this.logger.warn(
       `${successor.name} is the primary now (${former.name}: ${why}): followed; ${former.name} is read from only as a replica`,
     );

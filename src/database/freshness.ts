@@ -1,10 +1,10 @@
 import type { Clock } from '../common/time/clock';
 import type { DatabaseServer } from './database-server';
 import type { DatabaseServers } from './database-servers';
-import { provenByFollower, type GtidDialect, type ReplicationPosition } from './gtid';
+import type { GtidDialect, ReplicationPosition } from './gtid';
 import { PrimaryPositions } from './primary-positions';
 import type { ReadSession } from './read-session';
-import { writeVerdict, type WriteVerdict } from './write-history';
+import { provenByFollower, writeVerdict, type WriteVerdict } from './write-history';
 
 /** How a read was served, as `orders_listing_reads_total` counts them. */
 const SERVED_BY = [

@@ -145,12 +145,3 @@ export function union(a: AppliedTransactions, b: AppliedTransactions): AppliedTr
   }
   return b;
 }
-
-/** Whether a replica that applied `position` proves its primary holds it. MySQL names each transaction by its source.
- * MariaDB keeps a sequence per domain, which a lost write of another server can share, so only `primaryServerId`'s
- * own writes are proven so. */
-export function provenByFollower(position: ReplicationPosition, primaryServerId: number): boolean {
-  if (position.flavour === 'mysql') return true;
-  const origin = String(primaryServerId);
-  return position.text.split(',').every((gtid) => gtid.trim().split('-')[1] === origin);
-}

@@ -65,3 +65,11 @@ export function writeVerdict(history: WriteHistory, target: ReplicationPosition)
   }
   return 'ahead';
 }
+
+/** Whether a replica that applied `position` proves its primary holds it. MySQL names each transaction by its source.
+ * MariaDB keeps a sequence per domain, which a lost write of another server can share, so only `primaryServerId`'s
+ * own writes are proven so. */
+export function provenByFollower(position: ReplicationPosition, primaryServerId: number): boolean {
+  if (position.flavour === 'mysql') return true;
+  return triples(position.text).every(([, origin]) => origin === String(primaryServerId));
+}

@@ -68,6 +68,8 @@ export interface PageReach {
   read?: PageRequest;
   reversed: boolean;
   byDay: boolean;
+  /** From the nearer end: the counts the read's plan weighs, read with the total rather than again. */
+  sizes?: MatchSizes;
 }
 
 /** The listing's reads: a page of `orders` alone in a deferred join, a count, and its seats in one `IN (...)`. */
@@ -155,12 +157,12 @@ export class OrdersRepository {
         : { ...filters, createdFrom: createdFrom === undefined ? dayEdge : Math.max(createdFrom, dayEdge) };
       return { total, read: { ...request, filters: narrowed, offset: at.offset }, reversed: false, byDay: true };
     }
-    const [row] = await session.query<CountRow[]>('count', this.counts.statement(filters, { withTable: false }));
-    const total = sizesOf(row, undefined).matching;
+    const sizes = await this.sizes(request, session);
+    const total = sizes.matching;
     const end = fromNearerEnd(offset, limit, total);
     if (!end) return { total, reversed: false, byDay: false };
     const read = { ...request, sort: end.reversed ? reversed(sort) : sort, offset: end.offset, limit: end.limit };
-    return { total, read, reversed: end.reversed, byDay: false };
+    return { total, read, reversed: end.reversed, byDay: false, sizes };
   }
 
   /** An index bounding the shape's work by its page, or a table small enough to sort whole; once per shape. */

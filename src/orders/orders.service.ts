@@ -133,7 +133,8 @@ export class OrdersService {
           }
           const wanted = reach?.read ?? request;
           // A followed page counts the orders of its walk: those matching now, but for any placed since it began.
-          const plan = readyOrRefused(await this.orders.plan(wanted, session, { newestOrderId: cursor?.bound }), sort);
+          const counts = { newestOrderId: cursor?.bound, sizes: reach?.sizes };
+          const plan = readyOrRefused(await this.orders.plan(wanted, session, counts), sort);
           // A day's orders bound a jump; from the nearer end, what the server passes in time bounds the page.
           const most =
             reach && !reach.byDay

@@ -2421,7 +2421,19 @@ SELECT
       COALESCE(SUM(c.delta), 0)
     FROM
       `order_count_changes` `c`
-  ) AS `unfolded`
+  ) AS `unfolded`,
+  (
+    SELECT
+      COALESCE(SUM(t.orders), 0)
+    FROM
+      order_daily_counts t
+  ) AS `tableWholeDays`,
+  (
+    SELECT
+      COALESCE(SUM(u.delta), 0)
+    FROM
+      order_count_changes u
+  ) AS `tableUnfolded`
 FROM
   `order_daily_counts` `d`;
 
@@ -2493,7 +2505,19 @@ SELECT
       COALESCE(SUM(c.delta), 0)
     FROM
       `order_count_changes` `c`
-  ) AS `unfolded`
+  ) AS `unfolded`,
+  (
+    SELECT
+      COALESCE(SUM(t.orders), 0)
+    FROM
+      order_daily_counts t
+  ) AS `tableWholeDays`,
+  (
+    SELECT
+      COALESCE(SUM(u.delta), 0)
+    FROM
+      order_count_changes u
+  ) AS `tableUnfolded`
 FROM
   `order_daily_counts` `d`;
 

@@ -11,7 +11,7 @@ import { DAY_MS, toDay, valuesOf, type Condition } from './statement-parts';
 export const BOUNDS_READ_COLUMNS = { lowest: 'lowestBound', highest: 'highestBound' } as const;
 
 /** A day as a number, the days since 1970-01-01: what a bound by creation time is read as, in either dialect. */
-const dayNumber = (day: string) => `DATEDIFF(${day}, '1970-01-01')`;
+export const dayNumber = (day: string) => `DATEDIFF(${day}, '1970-01-01')`;
 
 /** How the bounds of a field are read, each an aggregate over the rows of one table (`alias`). */
 interface BoundedField {

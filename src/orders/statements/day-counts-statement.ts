@@ -3,6 +3,7 @@ import type { QueryShapes, QueryValues } from '../../database/query-shapes';
 import { COUNT_CHANGES_TABLE, COUNT_MOVES_TABLE, DAILY_COUNTS_TABLE } from '../counting/daily-counts';
 import type { OrderFilters } from '../model';
 import { wholeDaysOf } from './count-statement';
+import { dayNumber } from './day-bounds';
 import { conditionsOf, DAY_MS, matching, presentIn, valuesOf } from './statement-parts';
 
 /** The matching orders of one UTC day (days since 1970-01-01), as a page by number jumps over them. */
@@ -10,9 +11,6 @@ export interface DayCount {
   day: number;
   orders: number;
 }
-
-/** A day as a number in both dialects' answer: what the totals' `day` is read as. */
-const dayNumber = (column: string) => `DATEDIFF(${column}, '1970-01-01')`;
 
 /** docs/API.md §22: a listing's matches day by day, exact as its count: totals, unfolded rows, part-days' rows. */
 export class DayCountStatements {
