@@ -65,8 +65,7 @@ export class DatabaseServers implements OnApplicationShutdown {
       );
   }
 
-  /** How often the primary followed changed, stopped or started being the primary, or another server came to answer at
-   * a configured address (a writer endpoint that moved). */
+  /** Changes of the primary followed, of its being the primary, and of the server behind each configured address. */
   get roleChanges(): number {
     return this.candidates.reduce((changes, server) => changes + server.addressMoves, this.followedChanges);
   }

@@ -63,7 +63,7 @@ describe('logRequests', () => {
     });
     await app.inject({ url: '/status/200', headers: { 'x-member': '4242' } });
     await app.inject({ url: '/status/401' });
-    expect(lines[0]).toMatchObject({ caller: { identifier: '4242', role: 'ADMIN' } });
-    expect(lines[1]).not.toHaveProperty('caller');
+    expect(lines[0]).toMatchObject({ enduser: { id: '4242', role: 'ADMIN' } });
+    expect(lines[1]).not.toHaveProperty('enduser');
   });
 });

@@ -28,7 +28,8 @@ export function logRequests(fastify: FastifyInstance, logger: Logger): void {
         req: request,
         res: reply,
         responseTime: Math.round(reply.elapsedTime),
-        ...(caller && { caller: { identifier: String(caller.id), role: caller.role } }),
+        // OpenTelemetry's names for who made a request; pino-pretty reads a `caller` key as the logging call's place.
+        ...(caller && { enduser: { id: String(caller.id), role: caller.role } }),
       },
       'request completed',
     );
