@@ -6,6 +6,7 @@
  *   main.ts, app.module.ts, cli/          compose everything
  *   bootstrap/                            the HTTP surface (no feature)
  *   orders/, health/                      features
+ *   access-records/                       who read whose orders (any feature's reads)
  *   observability/, logging/, rate-limit/, lifecycle/, auth/
  *   database/                             servers, routing, deadlines (no feature)
  *   common/, config/                      foundation
@@ -108,6 +109,12 @@ module.exports = {
       'Log lines carry the trace id and the caller, and nothing of a feature.',
     ),
     layer(
+      'access-records-below-features',
+      'access-records',
+      ['common', 'config', 'auth', 'database', 'observability'],
+      'Access records keep who read what, from the request and the caller, whatever the feature.',
+    ),
+    layer(
       'health-is-a-feature',
       'health',
       ['common', 'config', 'database', 'observability', 'lifecycle', 'rate-limit'],
@@ -116,13 +123,13 @@ module.exports = {
     layer(
       'orders-is-a-feature',
       'orders',
-      ['common', 'config', 'database', 'observability', 'auth', 'rate-limit'],
+      ['common', 'config', 'database', 'observability', 'auth', 'rate-limit', 'access-records'],
       'The listing may use every lower layer, but not another feature, the HTTP set-up or the CLI.',
     ),
     layer(
       'bootstrap-knows-no-feature',
       'bootstrap',
-      ['common', 'config', 'auth', 'database', 'observability', 'logging', 'lifecycle'],
+      ['common', 'config', 'auth', 'database', 'observability', 'logging', 'lifecycle', 'access-records'],
       'The HTTP surface is the same for any feature; features describe themselves (e.g. @ClosedSchema).',
     ),
     ordersFolder(

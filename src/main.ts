@@ -8,7 +8,9 @@ import { createHttpAdapter } from './bootstrap/http-adapter';
 import { startupBanner } from './bootstrap/startup-banner';
 import { toAppConfig, type AppConfig } from './config/app.config';
 import type { AuthConfig } from './config/auth.config';
-import { APP_CONFIG, AUTH_CONFIG } from './config/config.module';
+import { ACCESS_RECORDS_CONFIG, APP_CONFIG, AUTH_CONFIG, DATABASE_CONFIG } from './config/config.module';
+import type { AccessRecordsConfig } from './config/access-records.config';
+import type { DatabaseConfig } from './config/database.config';
 import { DEMO_MEMBER_ID } from './orders/seeding/demo-data';
 import { InvalidConfigurationError, validateEnvironment } from './config/environment';
 
@@ -31,7 +33,10 @@ async function bootstrap(): Promise<void> {
   await app.listen(config.port, '0.0.0.0');
   if (config.nodeEnv !== 'production') {
     console.log(
-      `\n${startupBanner(`http://localhost:${config.port}`, config, app.get<AuthConfig>(AUTH_CONFIG), DEMO_MEMBER_ID)}\n`,
+      `\n${startupBanner(`http://localhost:${config.port}`, config, app.get<AuthConfig>(AUTH_CONFIG), DEMO_MEMBER_ID, {
+        embedded: app.get<DatabaseConfig>(DATABASE_CONFIG).type === 'sqlite',
+        sealKeyGiven: app.get<AccessRecordsConfig>(ACCESS_RECORDS_CONFIG).sealKey !== undefined,
+      })}\n`,
     );
   }
 }

@@ -11,7 +11,10 @@ import { sendSecurityHeaders } from '../common/security-headers';
 import { REQUEST_ID_HEADER } from '../common/request-id';
 import type { AppConfig } from '../config/app.config';
 import type { AuthConfig } from '../config/auth.config';
-import { APP_CONFIG, AUTH_CONFIG } from '../config/config.module';
+import { APP_CONFIG, AUTH_CONFIG, DATABASE_CONFIG } from '../config/config.module';
+import type { DatabaseConfig } from '../config/database.config';
+import { recordAdminAccess } from '../access-records/access-record.hook';
+import { AccessRecorder } from '../access-records/access-recorder';
 import { logRequests } from '../logging/request-log';
 import { observeRequests } from '../observability/http-metrics';
 import { Metrics } from '../observability/metrics';
@@ -20,6 +23,11 @@ import { closeMarkedSchemas } from '../common/openapi/closed-schema';
 import { serviceVersion } from './service-version';
 
 export const DOCS_PATH = 'docs';
+
+/** The embedded database has no query timeout: its records have as long as MySQL's default one. */
+const EMBEDDED_RECORD_BUDGET_MS = 2000;
+const recordBudgetMs = (config: DatabaseConfig): number =>
+  config.type === 'mysql' ? config.queryTimeoutMs : EMBEDDED_RECORD_BUDGET_MS;
 
 /** Options for `NestFactory.create` shared by main.ts and the tests: no body parser of Nest's, logs wait for pino. */
 export const APP_OPTIONS = { bodyParser: false, bufferLogs: true } as const;
@@ -92,6 +100,7 @@ export function configureApp(app: NestFastifyApplication): void {
   observeRequests(fastify, app.get(Metrics));
   logRequests(fastify, PinoLogger.root);
   fastify.addHook('preHandler', deferredJsonBody());
+  recordAdminAccess(fastify, app.get(AccessRecorder), recordBudgetMs(app.get<DatabaseConfig>(DATABASE_CONFIG)));
   if (config.corsOrigins.length > 0) enableCors(app, config.corsOrigins);
   // DOCS_ENABLED=false: a deployment that does not publish its API serves no document route at all.
   if (config.docsEnabled) setUpSwagger(app);

@@ -1,5 +1,6 @@
 import type { DynamicModule } from '@nestjs/common';
 import { ConfigModule, getConfigToken, registerAs } from '@nestjs/config';
+import { toAccessRecordsConfig } from './access-records.config';
 import { toAppConfig } from './app.config';
 import { toAuthConfig } from './auth.config';
 import { toDatabaseConfig } from './database.config';
@@ -10,6 +11,7 @@ import type { EnvironmentVariables } from './environment-variables';
 export const APP_CONFIG = getConfigToken('app');
 export const DATABASE_CONFIG = getConfigToken('database');
 export const AUTH_CONFIG = getConfigToken('auth');
+export const ACCESS_RECORDS_CONFIG = getConfigToken('accessRecords');
 
 /** The environment is validated once (an invalid value stops the start, named); each namespace is cut from it. */
 export function configModule(): Promise<DynamicModule> {
@@ -28,6 +30,7 @@ export function configModule(): Promise<DynamicModule> {
       registerAs('app', () => toAppConfig(environment())),
       registerAs('database', () => toDatabaseConfig(environment())),
       registerAs('auth', () => toAuthConfig(environment())),
+      registerAs('accessRecords', () => toAccessRecordsConfig(environment())),
     ],
   });
 }

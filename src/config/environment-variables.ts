@@ -30,6 +30,8 @@ export const SECRET_VARIABLES: ReadonlySet<string> = new Set([
   'DB_PASSWORD',
   'REDIS_URL',
   'OTEL_EXPORTER_OTLP_ENDPOINT',
+  'ACCESS_RECORD_SEAL_KEY',
+  'ACCESS_RECORD_DB_PASSWORD',
 ]);
 
 /** One item of a claim or role list: a claim name or dotted path (`realm_access.roles`), or a role value. */
@@ -240,6 +242,46 @@ export class EnvironmentVariables {
   @IsOptional()
   @IsString()
   TRUST_PROXY?: string;
+
+  /** docs/API.md §21: 32 random bytes in base64 that seal the access records' chains; required in production. */
+  @IsOptional()
+  @Matches(/^[A-Za-z0-9+/]{43}=$/, { message: '$property must be 32 random bytes in base64 (44 characters)' })
+  ACCESS_RECORD_SEAL_KEY?: string;
+
+  /** Public halves of earlier seal keys, base64, comma-separated: `verify` still checks what they sealed. */
+  @IsOptional()
+  @Transform(toList)
+  @Matches(/^[A-Za-z0-9+/]{43}=$/, { each: true, message: '$property must be 32-byte public keys in base64' })
+  ACCESS_RECORD_SEAL_PUBLIC_KEYS?: string[];
+
+  /** The account access records are written with: INSERT on the records' tables and nothing more (docs/DEPLOYING.md). */
+  @IsOptional()
+  @IsString()
+  ACCESS_RECORD_DB_USERNAME?: string;
+
+  @IsOptional()
+  @IsString()
+  ACCESS_RECORD_DB_PASSWORD?: string;
+
+  /** How long records are kept, in years (`2y`) or months (`30m`); at least a year. */
+  @Matches(/^[1-9]\d*[ym]$/, { message: '$property must be a number of years (2y) or months (30m)' })
+  ACCESS_RECORD_RETENTION: string = '2y';
+
+  @IsInt()
+  @Min(1)
+  @Max(3600)
+  ACCESS_RECORD_SEAL_INTERVAL_S: number = 60;
+
+  /** A download is flagged when it, or its caller's downloads over 24 hours, pass this many orders. */
+  @IsInt()
+  @Min(1)
+  ACCESS_REVIEW_ORDERS: number = 100_000;
+
+  /** Requests outside these hours, in APP_TIMEZONE, are counted in the monthly report. */
+  @Matches(/^(Mon-Fri|Mon-Sat|Mon-Sun) ([01]\d|2[0-3]):[0-5]\d-([01]\d|2[0-4]):[0-5]\d$/, {
+    message: '$property must read like Mon-Fri 09:00-18:00',
+  })
+  ACCESS_BUSINESS_HOURS: string = 'Mon-Fri 09:00-18:00';
 
   /** Base URL of an OTLP/HTTP collector (`/v1/traces` is appended); traces are exported only when set. */
   @IsOptional()

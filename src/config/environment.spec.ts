@@ -10,6 +10,9 @@ import { InvalidConfigurationError, validateEnvironment } from './environment';
 import { EnvironmentVariables } from './environment-variables';
 import { DEVELOPMENT_JWT_SECRET } from './jwt-verification';
 
+/** 32 bytes in base64, as ACCESS_RECORD_SEAL_KEY takes them. */
+const SEAL_KEY = Buffer.alloc(32, 7).toString('base64');
+
 const rsaPublicKey = generateKeyPairSync('rsa', { modulusLength: 2048 })
   .publicKey.export({ type: 'spki', format: 'pem' })
   .toString();
@@ -37,7 +40,7 @@ const ecPublicKey = generateKeyPairSync('ec', { namedCurve: 'P-256' })
   .publicKey.export({ type: 'spki', format: 'pem' })
   .toString();
 
-function problemsOf(raw: Record<string, string>): string[] {
+function problemsOf(raw: Record<string, string | undefined>): string[] {
   try {
     validateEnvironment(raw);
   } catch (error) {
@@ -137,12 +140,25 @@ describe('validateEnvironment', () => {
 
   it('refuses the embedded database and a missing page link secret in production', () => {
     const problems = problemsOf({ NODE_ENV: 'production' });
-    expect(problems.map((problem) => problem.split(':')[0])).toEqual(['DB_TYPE', 'PAGE_LINK_SECRET']);
-    const production = { NODE_ENV: 'production', DB_TYPE: 'mysql', PAGE_LINK_SECRET: 'p'.repeat(32) };
+    expect(problems.map((problem) => problem.split(':')[0])).toEqual([
+      'ACCESS_RECORD_SEAL_KEY',
+      'DB_TYPE',
+      'PAGE_LINK_SECRET',
+    ]);
+    const production = {
+      NODE_ENV: 'production',
+      DB_TYPE: 'mysql',
+      PAGE_LINK_SECRET: 'p'.repeat(32),
+      ACCESS_RECORD_SEAL_KEY: SEAL_KEY,
+    };
     expect(problemsOf({ ...production, JWT_PUBLIC_KEY: rsaPublicKey })).toEqual([]);
     // Every instance must sign with the same secret, so a per-process default would break links across a fleet.
-    expect(problemsOf({ NODE_ENV: 'production', DB_TYPE: 'mysql', JWT_PUBLIC_KEY: rsaPublicKey })).toEqual([
+    expect(problemsOf({ ...production, PAGE_LINK_SECRET: undefined, JWT_PUBLIC_KEY: rsaPublicKey })).toEqual([
       expect.stringMatching(/^PAGE_LINK_SECRET:/),
+    ]);
+    // The access records' seals are checked with its public half: a key made per process could not be checked.
+    expect(problemsOf({ ...production, ACCESS_RECORD_SEAL_KEY: undefined, JWT_PUBLIC_KEY: rsaPublicKey })).toEqual([
+      expect.stringMatching(/^ACCESS_RECORD_SEAL_KEY: required/),
     ]);
   });
 
@@ -282,7 +298,12 @@ describe('toAuthConfig', () => {
   });
 
   it('requires the issuer and the audience with a public key or a key set in production', () => {
-    const production = { NODE_ENV: 'production', DB_TYPE: 'mysql', PAGE_LINK_SECRET: 'p'.repeat(32) };
+    const production = {
+      NODE_ENV: 'production',
+      DB_TYPE: 'mysql',
+      PAGE_LINK_SECRET: 'p'.repeat(32),
+      ACCESS_RECORD_SEAL_KEY: SEAL_KEY,
+    };
     expect(problemsOfUse({ ...production, JWT_PUBLIC_KEY: rsaPublicKey })).toEqual([
       'JWT_ISSUER: required with JWT_PUBLIC_KEY and NODE_ENV=production',
       'JWT_AUDIENCE: required with JWT_PUBLIC_KEY and NODE_ENV=production',

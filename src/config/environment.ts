@@ -48,7 +48,13 @@ function crossFieldProblems(env: EnvironmentVariables): string[] {
   if (env.PAGE_LINK_SECRET !== undefined && env.PAGE_LINK_SECRET === env.JWT_SECRET) {
     problems.push('PAGE_LINK_SECRET: must differ from JWT_SECRET, so that neither secret can stand in for the other');
   }
+  if (retentionMonths(env.ACCESS_RECORD_RETENTION) < 12) {
+    problems.push('ACCESS_RECORD_RETENTION: access records are kept at least a year (docs/API.md §21)');
+  }
   if (env.NODE_ENV === 'production') {
+    if (env.ACCESS_RECORD_SEAL_KEY === undefined) {
+      problems.push('ACCESS_RECORD_SEAL_KEY: required with NODE_ENV=production, 32 random bytes in base64');
+    }
     if (env.DB_TYPE === 'sqlite') {
       problems.push('DB_TYPE: the embedded database is for development only; use mysql with NODE_ENV=production');
     }
@@ -60,6 +66,10 @@ function crossFieldProblems(env: EnvironmentVariables): string[] {
   }
   return problems;
 }
+
+/** ACCESS_RECORD_RETENTION in months. */
+export const retentionMonths = (retention: string): number =>
+  Number(retention.slice(0, -1)) * (retention.endsWith('y') ? 12 : 1);
 
 /** Validates raw variables (process.env) and fills in defaults. */
 export function validateEnvironment(raw: Record<string, string | undefined>): EnvironmentVariables {

@@ -10,6 +10,7 @@ import { CountChangesOffTheWritePath1764028800000 } from './migrations/176402880
 import { StatusIndexOffTheWritePath1764115200000 } from './migrations/1764115200000-StatusIndexOffTheWritePath';
 import { OneCountRowPerStatusChange1764201600000 } from './migrations/1764201600000-OneCountRowPerStatusChange';
 import { IdsAndConcertsPerDay1764288000000 } from './migrations/1764288000000-IdsAndConcertsPerDay';
+import { AccessRecords1764374400000 } from './migrations/1764374400000-AccessRecords';
 import { StatementLogger } from './statement-logger';
 
 /** Listed as classes, not path globs, so the same list works from sources, the build and the tests. */
@@ -22,6 +23,7 @@ export const MIGRATIONS = [
   StatusIndexOffTheWritePath1764115200000,
   OneCountRowPerStatusChange1764201600000,
   IdsAndConcertsPerDay1764288000000,
+  AccessRecords1764374400000,
 ];
 
 export const IN_MEMORY_SQLITE = ':memory:';

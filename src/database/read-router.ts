@@ -29,7 +29,15 @@ export interface PinnedReads {
   withConnection<T>(work: (session: ReadSession) => Promise<T>, cancelled?: AbortSignal): Promise<T>;
   /** After a failure of the server itself, before anything read was sent: the reads start over on another server. */
   moveAfter(error: unknown): boolean;
+  /** The server's GTID position now, as an export's access record keeps it; none on the embedded database. */
+  position(): Promise<string | undefined>;
 }
+
+/** MariaDB's position, or, where that variable is unknown, MySQL's. */
+const POSITION_STATEMENTS = [
+  'SELECT @@global.gtid_current_pos AS position',
+  'SELECT @@global.gtid_executed AS position',
+];
 
 type AttemptOptions = Omit<SessionOptions, 'observer'> & { paced?: boolean };
 
@@ -110,6 +118,14 @@ export class ReadRouter {
         server.markFailed(failureReason(error));
         [server, behindSeconds, started] = [second, undefined, false];
         return true;
+      },
+      position: async () => {
+        if (!server.isMysql) return undefined;
+        const [mariadb, mysql] = POSITION_STATEMENTS;
+        return server
+          .readVariable(mariadb)
+          .catch(() => server.readVariable(mysql))
+          .catch(() => undefined);
       },
     };
   }

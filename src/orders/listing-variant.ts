@@ -24,8 +24,8 @@ export interface ListingVariant<Element extends OrderElement = OrderElement> {
   /** A page of its elements as JSON, with their keys in the contract's order. */
   pageJson(page: Page<Element>): string;
   readonly csv: CsvColumns<Element>;
-  /** Whether an export must say why it is downloaded: others' orders must (docs/API.md §13), one's own need not. */
-  readonly exportNeedsReason: boolean;
+  /** Others' orders: every request leaves an access record, and an export says why (docs/API.md §21). */
+  readonly othersOrders: boolean;
 }
 
 const ADMINISTRATOR: ListingVariant<AdminOrderDto> = {
@@ -38,7 +38,7 @@ const ADMINISTRATOR: ListingVariant<AdminOrderDto> = {
   toElement: toAdminOrder,
   pageJson: adminPageJson,
   csv: ADMIN_CSV,
-  exportNeedsReason: true,
+  othersOrders: true,
 };
 
 const MEMBER = {
@@ -49,7 +49,7 @@ const MEMBER = {
   toElement: toUserOrder,
   pageJson: userPageJson,
   csv: USER_CSV,
-  exportNeedsReason: false,
+  othersOrders: false,
 } as const;
 
 /** A member's variant: their own orders, whatever the query says, without `userId` in the elements. */

@@ -7,6 +7,8 @@ import { problemOf, ProblemException } from '../common/problem/problem-details';
 import { variantOf } from '../observability/http-metrics';
 import { Metrics } from '../observability/metrics';
 import { ExportSlots } from '../rate-limit/export-slots';
+import { AccessRecorder } from '../access-records/access-recorder';
+import { noteAccess } from './access-parameters';
 import type { OrderElement } from './dto/order.dto';
 import { OrdersService } from './orders.service';
 import type { ListOrdersQuery } from './query/list-orders-query';
@@ -23,7 +25,8 @@ const PROGRESS_EVERY_ROWS = 100_000;
 type Outcome = 'complete' | 'cancelled' | 'failed';
 
 /** docs/API.md §13, an export: the first batch is read before anything is sent (a failure is then a 503, not a broken
- * stream); a failure after that cuts the connection, so that no client takes a truncated export for a whole one. */
+ * stream); a failure after that cuts the connection, so that no client takes a truncated export for a whole one.
+ * Others' orders leave once their access record is committed, and their end is recorded however it ends (§21). */
 @Injectable()
 export class OrderExports {
   private readonly logger = new Logger('OrderExports');
@@ -32,6 +35,7 @@ export class OrderExports {
     private readonly orders: OrdersService,
     private readonly slots: ExportSlots,
     private readonly metrics: Metrics,
+    private readonly recorder: AccessRecorder,
     @Inject(XLSX_ROWS_PER_SHEET) private readonly rowsPerSheet: number,
   ) {}
 
@@ -43,6 +47,8 @@ export class OrderExports {
     reply: FastifyReply,
   ): Promise<void> {
     const labels = { variant: variantOf(request), format };
+    const othersOrders = query.variant.othersOrders;
+    if (othersOrders) noteAccess(request, query, format);
     const options: ExportOptions = {
       byteOrderMark: query.byteOrderMark,
       fields: query.fields,
@@ -67,8 +73,10 @@ export class OrderExports {
     };
     reply.raw.once('close', stopIfGone);
     // The whole export comes from the server pinned now: how far behind it is, if it is a replica behind, is told once.
-    const batches = this.orders.exportBatches(query, cancelled.signal, (behindSeconds) => {
+    let position: Promise<string | undefined> | undefined;
+    const batches = this.orders.exportBatches(query, cancelled.signal, (behindSeconds, positionNow) => {
       if (behindSeconds !== undefined) void headed.header(DATA_STALENESS_HEADER, dataStalenessOf(behindSeconds));
+      if (othersOrders) position = positionNow();
     });
     let first: IteratorResult<OrderElement[]> | undefined;
     try {
@@ -87,14 +95,8 @@ export class OrderExports {
       return;
     }
 
-    // Who downloads others' orders, which fields and why, before the first byte (docs/API.md §13).
-    if (query.reason !== undefined) {
-      const fields = query.fields?.join(',') ?? 'every field';
-      this.logger.log(
-        `Download by ${caller.id} (${caller.role}) [request ${request.id}], ${fields}: ${JSON.stringify(query.reason)}`,
-      );
-    }
-    const progress = { rows: 0, failure: undefined as unknown, complete: false };
+    request.exportPosition = await position;
+    const progress = { rows: 0, bytes: 0, failure: undefined as unknown, complete: false };
     const startedAt = performance.now();
     const describe = () =>
       `${labels.variant} ${format} export [request ${request.id}]: ${progress.rows} orders in ${Math.round(performance.now() - startedAt)} ms`;
@@ -115,13 +117,22 @@ export class OrderExports {
           : progress.failure !== undefined
             ? 'failed'
             : 'cancelled';
+      void slot.release();
+      if (request.problemReason === 'access-record') {
+        this.metrics.exports.inc({ ...labels, outcome: 'refused' });
+        return;
+      }
+      if (request.accessRecord) {
+        const { rows: orders, bytes } = progress;
+        const figures = { at: new Date(), orders, bytes, complete: outcome === 'complete' };
+        this.recorder.end(request.accessRecord, String(caller.id), figures);
+      }
       this.metrics.exports.inc({ ...labels, outcome });
       if (outcome === 'failed') {
         this.logger.error(`Aborted without its end: ${describe()}`, String(progress.failure));
       } else {
         this.logger.log(`${outcome === 'complete' ? 'Complete' : 'Cancelled by the client'}: ${describe()}`);
       }
-      void slot.release();
     });
 
     request.streamedExport = true;
@@ -152,10 +163,13 @@ async function* counted(
 async function* chunks(
   encoder: ExportEncoder,
   batches: AsyncGenerator<OrderElement[]>,
-  progress: { failure: unknown; complete: boolean },
+  progress: { bytes: number; failure: unknown; complete: boolean },
 ): AsyncGenerator<Buffer | string> {
   try {
-    yield* encoder.encode(batches);
+    for await (const chunk of encoder.encode(batches)) {
+      yield chunk;
+      progress.bytes += typeof chunk === 'string' ? Buffer.byteLength(chunk) : chunk.length;
+    }
     progress.complete = true;
   } catch (error) {
     progress.failure = error;

@@ -5,6 +5,7 @@ import { Auth, CurrentCaller } from '../auth/auth.decorator';
 import { Role, type Caller } from '../auth/role';
 import { sendConditionally } from '../common/conditional-response';
 import { DATA_STALENESS_HEADER, dataStalenessOf } from '../common/data-staleness';
+import { noteAccess, noteHandedOver } from './access-parameters';
 import { OrderExports } from './order-exports';
 import { ExportParameters, PageParameters } from './list-orders-request.decorator';
 import { ApiExportOrders, ApiListOrders } from './orders-api.decorator';
@@ -33,7 +34,9 @@ export class OrdersController {
     @Req() request: FastifyRequest,
     @Res() reply: FastifyReply,
   ): Promise<void> {
+    if (query.variant.othersOrders) noteAccess(request, query);
     const { page, continuation, walk, behindSeconds } = await this.ordersService.list(query);
+    if (query.variant.othersOrders) noteHandedOver(request, page.elements);
     const links = pageLinks(page.currentPage, page.totalPages, walk).map((link) => ({
       ...link,
       token:

@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
+import { AccessRecordsModule } from '../access-records/access-records.module';
 import { LocalTimeFormatter } from '../common/time/local-time';
 import type { AppConfig } from '../config/app.config';
 import { APP_CONFIG } from '../config/config.module';
@@ -17,7 +18,7 @@ import { ListOrdersQueryPipe } from './query/list-orders-query.pipe';
 import { DemoDataSeeder } from './seeding/demo-data';
 
 @Module({
-  imports: [DatabaseModule, RateLimitModule, TypeOrmModule.forFeature(ORDER_ENTITIES)],
+  imports: [DatabaseModule, RateLimitModule, AccessRecordsModule, TypeOrmModule.forFeature(ORDER_ENTITIES)],
   controllers: [OrdersController],
   providers: [
     OrdersService,

@@ -267,6 +267,8 @@ describe('OrdersService', () => {
         withConnection: <T>(work: (session: ReadSession) => Promise<T>) => work(session),
         // A refused plan is no failure of a server: the reads stay where they are.
         moveAfter: () => false,
+        // Never asked: the export is refused before its first batch.
+        position: () => Promise.resolve(undefined),
       });
       const batches = service.exportBatches(query({ filters: year, sort: byUpdate }), new AbortController().signal);
       await expect(batches.next()).rejects.toMatchObject({ problem: { status: 422 } });

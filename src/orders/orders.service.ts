@@ -182,7 +182,7 @@ export class OrdersService {
   async *exportBatches(
     query: ListOrdersQuery,
     cancelled: AbortSignal,
-    pinned?: (behindSeconds: number | undefined) => void,
+    pinned?: (behindSeconds: number | undefined, position: () => Promise<string | undefined>) => void,
   ): AsyncGenerator<OrderElement[]> {
     const { filters, sort, writerPosition } = query;
     let reads: PinnedReads;
@@ -236,7 +236,7 @@ export class OrdersService {
           throw refusalOf(error, filters, sort);
         });
         // Known once the first page is read: whether the export's server had what it must reflect.
-        if (!cursor) pinned?.(behindSeconds);
+        if (!cursor) pinned?.(behindSeconds, () => reads.position());
         const last = rows.at(-1);
         const bound = cursor?.bound ?? last?.newestOrderId;
         next =

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { createConnection, type Connection, type RowDataPacket } from 'mysql2/promise';
 import { buildServiceImage, ensureNodeBaseImage, PODMAN_RUN_OPTIONS, run } from '../../launchers/container-images';
@@ -44,6 +45,7 @@ describe('the container image', () => {
       JWT_ISSUER: TEST_ISSUER,
       JWT_AUDIENCE: TEST_AUDIENCE,
       PAGE_LINK_SECRET: 'the-image-test-page-link-secret-0123',
+      ACCESS_RECORD_SEAL_KEY: randomBytes(32).toString('base64'),
       PORT: String(port),
       METRICS_PORT: String(await freePort()),
       SHUTDOWN_GRACE_MS: String(GRACE_MS),

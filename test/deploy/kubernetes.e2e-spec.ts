@@ -1,4 +1,5 @@
 import { beforeAll, describe, expect, it } from '@jest/globals';
+import { randomBytes } from 'node:crypto';
 import { spawnSync } from 'node:child_process';
 import { parseAllDocuments } from 'yaml';
 import { toAppConfig } from '../../src/config/app.config';
@@ -42,6 +43,10 @@ describe('the Kubernetes manifests', () => {
   let manifests: Manifest[];
   const byKind = (kind: string) => manifests.find((manifest) => manifest.kind === kind) as Manifest;
   const podOf = (kind: 'Deployment' | 'Job') => (byKind(kind).spec as { template: { spec: PodSpec } }).template.spec;
+  const cronJobPods = () =>
+    manifests
+      .filter(({ kind }) => kind === 'CronJob')
+      .map((manifest) => (manifest.spec as { jobTemplate: { spec: { template: { spec: PodSpec } } } }).jobTemplate);
 
   beforeAll(() => {
     const rendered = spawnSync('kubectl', ['kustomize', 'deploy/kubernetes'], { encoding: 'utf8', timeout: 60_000 });
@@ -54,9 +59,11 @@ describe('the Kubernetes manifests', () => {
     manifests = parseAllDocuments(rendered.stdout).map((document) => document.toJSON() as Manifest);
   });
 
-  it('renders a Deployment, a Service, a PodDisruptionBudget, a HorizontalPodAutoscaler, a Job and a ConfigMap', () => {
+  it('renders a Deployment, a Service, a PodDisruptionBudget, a HorizontalPodAutoscaler, a Job, CronJobs and a ConfigMap', () => {
     expect(manifests.map((manifest) => manifest.kind).sort()).toEqual([
       'ConfigMap',
+      'CronJob',
+      'CronJob',
       'Deployment',
       'HorizontalPodAutoscaler',
       'Job',
@@ -91,8 +98,9 @@ describe('the Kubernetes manifests', () => {
   });
 
   it('runs every pod as a non-root user with a read-only root, no privileges and the default seccomp profile', () => {
-    for (const kind of ['Deployment', 'Job'] as const) {
-      const pod = podOf(kind);
+    const pods = [podOf('Deployment'), podOf('Job'), ...cronJobPods().map(({ spec }) => spec.template.spec)];
+    expect(pods).toHaveLength(4);
+    for (const pod of pods) {
       expect(pod.securityContext).toMatchObject({ runAsNonRoot: true, seccompProfile: { type: 'RuntimeDefault' } });
       for (const container of pod.containers) {
         expect(container.securityContext).toEqual({
@@ -129,6 +137,7 @@ describe('the Kubernetes manifests', () => {
     const secret = {
       JWT_SECRET: 'a-secret-of-the-deployment-0123456789',
       PAGE_LINK_SECRET: 'another-secret-of-the-deployment-0123',
+      ACCESS_RECORD_SEAL_KEY: randomBytes(32).toString('base64'),
       DB_PASSWORD: 'a-password',
     };
     const env = validateEnvironment({ ...config, ...secret });

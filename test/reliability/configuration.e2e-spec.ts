@@ -16,7 +16,12 @@ const start = (environment: Record<string, string>) =>
   });
 
 /** Each in production, with what production needs besides what is tried. */
-const PRODUCTION = { NODE_ENV: 'production', DB_TYPE: 'mysql', PAGE_LINK_SECRET: 'l'.repeat(40) };
+const PRODUCTION = {
+  NODE_ENV: 'production',
+  DB_TYPE: 'mysql',
+  PAGE_LINK_SECRET: 'l'.repeat(40),
+  ACCESS_RECORD_SEAL_KEY: Buffer.alloc(32, 1).toString('base64'),
+};
 
 /** Invalid configuration stops the process at start, with a message that names the variable (docs/API.md). */
 describe('starting with invalid configuration', () => {

@@ -48,6 +48,7 @@ describe('start-up banner', () => {
       NODE_ENV: 'production',
       JWT_SECRET: 'a-production-secret-that-is-long-enough-0123',
       PAGE_LINK_SECRET: 'a-page-link-secret-that-is-long-enough-0123',
+      ACCESS_RECORD_SEAL_KEY: Buffer.alloc(32, 2).toString('base64'),
     });
     service.child.kill('SIGTERM');
     expect(await service.exited).toBe(0);

@@ -2,7 +2,8 @@
  * Retry-After, and the reason under which the 503s are counted. */
 
 /** Why a request was answered 503, as `http_server_unavailable_total` labels it. */
-export type UnavailableReason = 'database' | 'timeout' | 'saturated' | 'identity-provider' | 'replica-behind';
+export type UnavailableReason =
+  'database' | 'timeout' | 'saturated' | 'identity-provider' | 'replica-behind' | 'access-record';
 
 export interface ProblemKind {
   type: string;
@@ -145,6 +146,15 @@ export const PROBLEMS = {
     when: 'JWKS mode: the token’s key is not known yet and the provider’s key set cannot be fetched. Keep the token.',
     retryAfterSeconds: 5,
     unavailableReason: 'identity-provider',
+  },
+  accessRecordUnavailable: {
+    type: '/problems/access-record-unavailable',
+    title: 'Service Unavailable',
+    status: 503,
+    detail: 'The access record of this request could not be committed, so no data is sent; try again shortly',
+    when: 'An administrator’s page or export whose access record (docs/API.md §21) could not be committed within the request’s deadline, or while no server takes writes. Members’ own orders are unaffected.',
+    retryAfterSeconds: 5,
+    unavailableReason: 'access-record',
   },
   shuttingDown: {
     type: '/problems/shutting-down',

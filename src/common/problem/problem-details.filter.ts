@@ -20,6 +20,8 @@ declare module 'fastify' {
   interface FastifyRequest {
     /** Why the request was answered 503, for whoever counts answers. */
     problemReason?: UnavailableReason;
+    /** The problem type answered, for the access record of the request (docs/API.md §21). */
+    problemType?: string;
   }
 }
 
@@ -123,6 +125,7 @@ export class UnavailableLogThrottle {
 /** Writes the answer; the request keeps the reason of a 503 for whoever counts answers. */
 function send(problem: Problem, request: FastifyRequest, reply: FastifyReply): void {
   request.problemReason = problem.reason;
+  request.problemType = problem.type;
   if (reply.sent) return;
   const answer = problemAnswer(problem, request.id);
   void reply

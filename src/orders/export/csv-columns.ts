@@ -23,7 +23,7 @@ const FORMULA_START = /^[=+\-@\t\r\uFF1D\uFF0B\uFF0D\uFF20]/;
 const NEEDS_QUOTES = /[",\r\n]/;
 
 /** One text cell by RFC 4180: quoted when it holds a comma, a quote or a line break, quotes doubled. */
-function textCell(text: string): string {
+export function textCell(text: string): string {
   const shown = FORMULA_START.test(text) ? `'${text}` : text;
   return NEEDS_QUOTES.test(shown) ? `"${shown.replaceAll('"', '""')}"` : shown;
 }

@@ -128,7 +128,7 @@ export class ListOrdersQueryPipe implements PipeTransform<ListOrdersRequest, Lis
     if (sort && !sort.ok) errors.push({ field: 'sort', message: sort.message });
     const filters = dto instanceof AdminOrdersQueryDto ? adminFiltersOf(dto, this.config.timeZone, errors) : {};
     const writerPosition = readAfterGtidOf(readAfterGtid, errors);
-    const reason = exportFormat ? reasonOf(givenReason, variant.exportNeedsReason, errors) : undefined;
+    const reason = exportFormat ? reasonOf(givenReason, variant.othersOrders, errors) : undefined;
     if (errors.length > 0 || !sort?.ok) {
       throw new InvalidParametersException(errors);
     }

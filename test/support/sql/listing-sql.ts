@@ -442,7 +442,11 @@ async function sendRequest(server: Server, request: ListingRequest): Promise<{ s
     pinned: ({ required }: ReadRequirements = {}): PinnedReads => {
       if (!holds(catalog, required)) throw new NoCapableServerException();
       // The catalogue's server never fails: an export stays where it is.
-      return { withConnection: (work) => connect(work), moveAfter: () => false };
+      return {
+        withConnection: (work) => connect(work),
+        moveAfter: () => false,
+        position: () => Promise.resolve(undefined),
+      };
     },
   } as unknown as ReadRouter;
   const repository = new OrdersRepository(server.dataSource, {
