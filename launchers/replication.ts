@@ -10,6 +10,14 @@ export const REPLICATED_DATABASE = 'orders_test';
 /** The service's own user: it reads, and may read replication status (docs/DEPLOYING.md, "Running several instances"). */
 const SERVICE_USER = { user: 'orders_service', password: 'service-secret' };
 const REPLICATION_USER = { user: 'replicator', password: 'replicator-secret' };
+/** The access records' account: INSERT on their tables alone (docs/DEPLOYING.md, "Access records"). */
+const RECORDS_USER = { user: 'orders_records', password: 'records-secret' };
+
+/** The variables that have the service write its access records through `RECORDS_USER`. */
+export const RECORDS_ACCOUNT_ENVIRONMENT = {
+  ACCESS_RECORD_DB_USERNAME: RECORDS_USER.user,
+  ACCESS_RECORD_DB_PASSWORD: RECORDS_USER.password,
+};
 
 export interface ReplicationUsers {
   service: { user: string; password: string };
@@ -38,7 +46,8 @@ export async function createReplicatedDatabase(
 
 /**
  * Once the schema exists, the rights the service's count fold needs (docs/DEPLOYING.md): it moves the counting rows
- * into the per-day totals and deletes them, and may write nothing else.
+ * into the per-day totals and deletes them, and may write nothing else; and the access records' account, which may
+ * INSERT them and nothing more.
  */
 export async function grantCountFolding(
   primaryRoot: Connection,
@@ -49,6 +58,10 @@ export async function grantCountFolding(
     GRANT INSERT, UPDATE ON ${database}.order_daily_counts TO '${service.user}'@'%';
     GRANT DELETE ON ${database}.order_count_changes TO '${service.user}'@'%';
     GRANT DELETE ON ${database}.order_count_moves TO '${service.user}'@'%';
+    CREATE USER IF NOT EXISTS '${RECORDS_USER.user}'@'%' IDENTIFIED BY '${RECORDS_USER.password}';
+    GRANT INSERT ON ${database}.access_records TO '${RECORDS_USER.user}'@'%';
+    GRANT INSERT ON ${database}.access_record_ends TO '${RECORDS_USER.user}'@'%';
+    GRANT INSERT ON ${database}.access_record_seals TO '${RECORDS_USER.user}'@'%';
   `);
 }
 
@@ -189,6 +202,7 @@ async function replicate(primary: ThrowawayMysql, replica: ThrowawayMysql): Prom
       DB_PASSWORD: SERVICE_USER.password,
       DB_DATABASE: REPLICATED_DATABASE,
       DB_REPLICAS: `127.0.0.1:${replica.port}`,
+      ...RECORDS_ACCOUNT_ENVIRONMENT,
     },
     waitInSync,
     setDelay,

@@ -11,7 +11,12 @@ import { buildDataSourceOptions } from '../../src/database/data-source-options';
 import { hasReached, parseGtidPosition, type GtidPosition } from '../../src/database/replication-lag';
 import { foldAllChanges } from '../../src/orders/counting/daily-counts';
 import { startThrowawayMysql, type ThrowawayMysql } from '../../launchers/mysql-server';
-import { createReplicatedDatabase, grantCountFolding, pointReplicaAt } from '../../launchers/replication';
+import {
+  createReplicatedDatabase,
+  grantCountFolding,
+  pointReplicaAt,
+  RECORDS_ACCOUNT_ENVIRONMENT,
+} from '../../launchers/replication';
 import { waitFor } from '../../launchers/wait-for';
 
 /** Where the pairs live between runs: seeding ten million orders is done once. */
@@ -207,7 +212,7 @@ export async function growthPair(orders: number, { copy }: { copy?: string } = {
     primary,
     replica,
     record,
-    environment: environmentOf(primary.port, SERVICE_USER, replica.port),
+    environment: { ...environmentOf(primary.port, SERVICE_USER, replica.port), ...RECORDS_ACCOUNT_ENVIRONMENT },
     root: (which) => rootConnection(which === 'primary' ? primary.port : replica.port),
     stop: async () => {
       await replica.stop();

@@ -16,6 +16,8 @@ export interface Verification {
   seals: number;
 }
 
+/** `entry 4 was` or `entries 4–6 were`. */
+const places = (from: number, to: number): string => (from === to ? `entry ${from} was` : `entries ${from}–${to} were`);
 const nameOf = (entry: StoredEntry): string => `${entry.table === 'record' ? 'record' : 'export end'} #${entry.id}`;
 const hashOf = (entry: StoredEntry): string => sha256(entry.table === 'record' ? recordForm(entry) : endForm(entry));
 
@@ -39,9 +41,7 @@ function chainProblems(chain: string, entries: StoredEntry[]): string[] {
     } else {
       const expected = previous?.seq ?? 0;
       if (entry.seq > expected + 1) {
-        problems.push(
-          `chain ${chain}: entries ${expected + 1}–${entry.seq - 1} were deleted (before ${nameOf(entry)})`,
-        );
+        problems.push(`chain ${chain}: ${places(expected + 1, entry.seq - 1)} deleted (before ${nameOf(entry)})`);
       } else if (entry.prevHash !== (previous?.hash ?? CHAIN_START)) {
         problems.push(`${where} does not follow the entry before it: inserted, or the chain rewritten`);
       }
@@ -102,9 +102,7 @@ export class ChainVerifier {
     for (const seal of chainSeals) {
       const sealed = bySeq.get(seal.seq);
       if (seal.seq > last) {
-        this.problems.push(
-          `chain ${chain}: entries ${last + 1}–${seal.seq} were cut away (sealed by seal #${seal.id})`,
-        );
+        this.problems.push(`chain ${chain}: ${places(last + 1, seal.seq)} cut away (sealed by seal #${seal.id})`);
       } else if (sealed && sealed.hash !== seal.hash) {
         this.problems.push(`chain ${chain} differs from seal #${seal.id} at ${seal.seq}: rewritten`);
       }
@@ -112,7 +110,7 @@ export class ChainVerifier {
     const final = chainSeals.find((seal) => seal.final);
     if (final && last > final.seq) {
       this.problems.push(
-        `chain ${chain}: entries ${final.seq + 1}–${last} follow its last seal #${final.id}: inserted`,
+        `chain ${chain}: ${places(final.seq + 1, last)} added after its last seal #${final.id}: inserted`,
       );
     }
     if (!final && Math.max(0, ...chainSeals.map(({ seq }) => seq)) < last) this.unsealed.push(chain);

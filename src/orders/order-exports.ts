@@ -95,7 +95,7 @@ export class OrderExports {
       return;
     }
 
-    request.exportPosition = await position;
+    request.exportPosition = (await position) || undefined;
     const progress = { rows: 0, bytes: 0, failure: undefined as unknown, complete: false };
     const startedAt = performance.now();
     const describe = () =>

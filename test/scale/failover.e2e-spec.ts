@@ -28,7 +28,7 @@ import {
 import { buildDataset, plantOrders } from '../support/data/dataset';
 import { startTestApp, type TestApp } from '../support/app/test-app';
 import { userToken } from '../support/app/tokens';
-import { startReaders } from '../support/app/failover-readers';
+import { startReaders, withoutRecord } from '../support/app/failover-readers';
 import { api } from '../support/app/api-client';
 import { describeReplicated } from '../support/jest/mariadb-only';
 
@@ -200,6 +200,9 @@ describeReplicated('a failover among configured servers, followed without a rest
   it('answered no 5xx while any server answered, no page silently stale, none current from the deposed server', async () => {
     const [read, writes] = [await readers.stop(), await writer.stop()];
     expect(read.failures).toEqual([]);
+    // No administrator's answer left without its record, which the promoted primary holds (docs/API.md §21).
+    expect(read.adminAnswered.length).toBeGreaterThan(0);
+    expect(await withoutRecord(pair.root('replica'), read.adminAnswered)).toEqual([]);
     const judged = judgePages(read.pages, writes, await survivingConcerts(pair.root('replica'), writes), promotedAt);
     // The writer committed on both primaries, and pages were served as current on both sides of the promotion.
     expect(writes.filter((write) => write.ackedAt < promotedAt).length).toBeGreaterThan(0);

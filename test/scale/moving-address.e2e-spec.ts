@@ -23,7 +23,7 @@ import {
   survivingConcerts,
   type ListedOrder,
 } from '../support/data/failover-writes';
-import { startReaders } from '../support/app/failover-readers';
+import { startReaders, withoutRecord } from '../support/app/failover-readers';
 import { buildDataset, plantOrders } from '../support/data/dataset';
 import { startTestApp, type TestApp } from '../support/app/test-app';
 import { userToken } from '../support/app/tokens';
@@ -211,6 +211,9 @@ describeReplicated('writers’ positions across a failover behind a moving addre
   it('answered no 5xx, no page silently stale, none current from the deposed server, while writes went on', async () => {
     const [read, writes] = [await readers.stop(), await writer.stop()];
     expect(read.failures).toEqual([]);
+    // No administrator's answer left without its record, which the promoted primary holds (docs/API.md §21).
+    expect(read.adminAnswered.length).toBeGreaterThan(0);
+    expect(await withoutRecord(pair.root('replica'), read.adminAnswered)).toEqual([]);
     expect(writes.filter((write) => write.ackedAt < promotedAt).length).toBeGreaterThan(0);
     expect(writes.filter((write) => write.ackedAt >= promotedAt).length).toBeGreaterThan(0);
     const judged = judgePages(read.pages, writes, await survivingConcerts(pair.root('replica'), writes), promotedAt);

@@ -17,6 +17,9 @@ export const TEST_JWT_SECRET = 'test-secret-for-the-e2e-suites-0123456789';
 export const TEST_ISSUER = 'https://id.tickets.test/';
 export const TEST_AUDIENCE = 'orders-api';
 
+/** The seal key of the access records the suites make: 32 bytes, as ACCESS_RECORD_SEAL_KEY takes them in base64. */
+export const TEST_SEAL_KEY = Buffer.alloc(32, 21);
+
 /** The environment every e2e app starts from; a suite overrides what it tests. */
 export const BASE_TEST_ENVIRONMENT: Record<string, string> = {
   NODE_ENV: 'test',
@@ -25,6 +28,7 @@ export const BASE_TEST_ENVIRONMENT: Record<string, string> = {
   JWT_SECRET: TEST_JWT_SECRET,
   JWT_ISSUER: TEST_ISSUER,
   JWT_AUDIENCE: TEST_AUDIENCE,
+  ACCESS_RECORD_SEAL_KEY: TEST_SEAL_KEY.toString('base64'),
   APP_TIMEZONE: 'Asia/Seoul',
   LOG_LEVEL: 'silent',
   // Suites run in parallel; the metrics suite gives its application a port of its own.
