@@ -13,7 +13,7 @@ import {
 const PARTITIONED_TABLES = ['access_records', 'access_record_ends'] as const;
 
 /** The first month kept: records of earlier months are past ACCESS_RECORD_RETENTION. */
-export const firstMonthKept = (now: Date, retentionMonths: number): string => addMonths(monthOf(now), -retentionMonths);
+const firstMonthKept = (now: Date, retentionMonths: number): string => addMonths(monthOf(now), -retentionMonths);
 
 export interface PurgeResult {
   dropped: string[];

@@ -347,7 +347,8 @@ describe('access records kept by two instances (docs/API.md §21)', () => {
     const month = DateTime.now().setZone('Asia/Seoul').toFormat('yyyy-MM');
     const report = command(['report', '--month', month, '--format', 'csv']);
     expect(report.status).toBe(0);
-    const [header, ...lines] = parse<string[]>(String(report.stdout));
+    const cells: string[][] = parse(String(report.stdout));
+    const [header, ...lines] = cells;
     const line = lines.find((cells) => cells[header.indexOf('identifier')] === '9200');
     // A spreadsheet would run the formula: the cell starts with a quote, as the CSV export's do.
     expect(line?.[header.indexOf('reasons')]).toBe(`'${HOSTILE_REASON}`);
