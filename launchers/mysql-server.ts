@@ -84,6 +84,8 @@ async function waitUntilReady(port: number, child: ChildProcess, errorLog: strin
 export interface ReplicationRole {
   role: 'primary' | 'replica';
   serverId: number;
+  /** A replica that HA tooling may promote and re-point others at logs what it applies, so that it can serve them. */
+  promotable?: boolean;
 }
 
 function replicationArguments(replication?: ReplicationRole): string[] {
@@ -92,7 +94,7 @@ function replicationArguments(replication?: ReplicationRole): string[] {
   return replication.role === 'primary'
     ? [...common, '--log-slave-updates']
     : // After a restart a replica resumes replicating by itself, as in production.
-      [...common, '--read-only=ON'];
+      [...common, '--read-only=ON', ...(replication.promotable ? ['--log-slave-updates'] : [])];
 }
 
 /**

@@ -126,12 +126,13 @@ export async function globalStatus(connection: Connection, name: string): Promis
 /**
  * A throw-away MariaDB primary and one replica in real GTID replication
  * (docs/API.md §11), with the schema migrated on the primary and replicated,
- * and the service's user created with the grants docs/DEPLOYING.md asks for.
+ * and the service's user created with the grants docs/DEPLOYING.md asks for; a `promotable` replica logs what it
+ * applies, as one that other replicas are re-pointed at after its promotion must.
  */
-export async function startReplicatedMysql(): Promise<ReplicatedMysql> {
+export async function startReplicatedMysql({ promotable = false } = {}): Promise<ReplicatedMysql> {
   const started = await Promise.allSettled([
     startThrowawayMysql({ role: 'primary', serverId: 1 }),
-    startThrowawayMysql({ role: 'replica', serverId: 2 }),
+    startThrowawayMysql({ role: 'replica', serverId: 2, promotable }),
   ]);
   const failure = started.find((result) => result.status === 'rejected');
   if (failure) {

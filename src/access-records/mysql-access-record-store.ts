@@ -1,6 +1,7 @@
 import { createConnection, createPool, type Pool, type PoolConnection, type RowDataPacket } from 'mysql2/promise';
 import type { DatabaseServer } from '../database/database-server';
 import type { DatabaseServers } from '../database/database-servers';
+import { contains, MARIADB_GTID_DIALECT, MYSQL_GTID_DIALECT } from '../database/gtid';
 import type { ConnectionOptions } from '../database/side-connection';
 import type { AccessRecord, DownloadEnd } from './access-record';
 import {
@@ -23,17 +24,27 @@ const PROBES = {
 const TABLE_ACCESS_DENIED = 'ER_TABLEACCESS_DENIED_ERROR';
 const ACCOUNT_CHECK_MS = 2000;
 
-/** The commit's position, and how a replica waits for it: MariaDB's own GTID, or MySQL's whole executed set. */
+/** The commit's position (MariaDB's own GTID, MySQL's whole executed set), how a replica applies it, and the column
+ * of its replication status that says what it has received. */
 const FLAVOURS = {
-  mariadb: { position: 'SELECT @@last_gtid AS position', wait: 'SELECT MASTER_GTID_WAIT(?, ?) AS waited' },
+  mariadb: {
+    position: 'SELECT @@last_gtid AS position',
+    dialect: MARIADB_GTID_DIALECT,
+    status: 'SHOW SLAVE STATUS',
+    received: 'Gtid_IO_Pos',
+  },
   mysql: {
     position: 'SELECT @@global.gtid_executed AS position',
-    wait: 'SELECT WAIT_FOR_EXECUTED_GTID_SET(?, ?) AS waited',
+    dialect: MYSQL_GTID_DIALECT,
+    status: 'SHOW REPLICA STATUS',
+    received: 'Retrieved_Gtid_Set',
   },
 } as const;
+/** How long a replica is given to apply a commit before it is asked whether it has received it. */
+const APPLY_WAIT_MS = 20;
 
 /** docs/API.md §21: the followed primary, through the records' account (INSERT, nothing more); a batch counts as
- * committed once a replica that may be promoted holds it too, so that a failover loses no record of an answer. */
+ * committed once a replica holds it too, so that a failover loses no record of an answer. */
 export class MysqlAccessRecordStore implements AccessRecordStore {
   private readonly pools = new Map<string, Pool>();
   private flavour?: keyof typeof FLAVOURS;
@@ -90,23 +101,36 @@ export class MysqlAccessRecordStore implements AccessRecordStore {
     return String(row?.position ?? '');
   }
 
-  /** Held once one replica that could be promoted (answering, not writable) has applied it; with none, the primary's
-   * commit is all there is. A replica that cannot confirm it in time leaves the batch uncommitted. */
+  /** Held once a replica that replicates (as the last health round found) has it, applied or only received: its
+   * relay log outlives the primary. With none replicating, the primary's commit is all there is. */
   private async heldByAReplica(position: string, deadline: number): Promise<void> {
-    const candidates = this.servers.replicas.filter(({ health }) => health.answering && health.role?.writable !== true);
-    if (candidates.length === 0 || position === '' || !this.flavour) return;
-    const { wait } = FLAVOURS[this.flavour];
-    const waits = candidates.map(async (server) => {
-      const seconds = Math.max(deadline - Date.now(), 1) / 1000;
-      const [[row]] = await this.poolOf(server).query<RowDataPacket[]>({
-        sql: wait,
-        values: [position, seconds],
-        timeout: Math.max(deadline - Date.now(), 1) + 500,
-      });
-      if (Number(row?.waited) !== 0) throw new NotInTimeError(`${server.name} did not apply ${position} in time`);
-    });
-    await Promise.any(waits).catch(() => {
-      throw new NotInTimeError(`No replica applied the access records' commit (${position}) in time`);
+    const dialect = this.flavour && FLAVOURS[this.flavour];
+    const target = dialect?.dialect.parse(position);
+    const candidates = this.servers.replicas.filter(({ health }) => health.answering && health.replicating);
+    if (!dialect || !target || target.text === '' || candidates.length === 0) return;
+    // MariaDB's GTID names the server that committed it; MySQL's set is compared by each source's UUID.
+    const committer = this.flavour === 'mariadb' ? Number(position.split('-')[1]) : undefined;
+    const held = async (server: DatabaseServer): Promise<void> => {
+      for (;;) {
+        const left = deadline - Date.now();
+        if (left <= 0) throw new NotInTimeError(`${server.name} did not receive ${position} in time`);
+        const [[row]] = await this.poolOf(server).query<RowDataPacket[]>({
+          sql: dialect.dialect.waitStatement,
+          values: [position, Math.min(left, APPLY_WAIT_MS) / 1000],
+          timeout: left + ACCOUNT_CHECK_MS,
+        });
+        const applied = dialect.dialect.reached(row?.waited);
+        // A replica re-pointed at another primary passes the position with that one's transactions, not this one.
+        const [status] = await server.check<RowDataPacket>(dialect.status);
+        if (committer !== undefined && Number(status?.Master_Server_Id) !== committer) {
+          throw new NotInTimeError(`${server.name} no longer follows the server that committed ${position}`);
+        }
+        const received = dialect.dialect.parse(String(status?.[dialect.received] ?? ''));
+        if (applied || (received && contains(received, target))) return;
+      }
+    };
+    await Promise.any(candidates.map(held)).catch(() => {
+      throw new NotInTimeError(`No replica received the access records' commit (${position}) in time`);
     });
   }
 

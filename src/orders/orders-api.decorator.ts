@@ -128,6 +128,7 @@ const LISTING_PROBLEMS = [
   'databaseTimeout',
   'serviceBusy',
   'identityProviderUnavailable',
+  'accessRecordUnavailable',
 ] as const;
 
 /** The OpenAPI description of GET /orders: parameters, both variants of the page, every error. */

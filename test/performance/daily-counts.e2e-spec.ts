@@ -539,7 +539,8 @@ describe('reverting OneCountRowPerStatusChange, on MariaDB', () => {
       );
       expect(Number(moves)).toBeGreaterThan(0);
 
-      // IdsAndConcertsPerDay first, then OneCountRowPerStatusChange.
+      // AccessRecords and IdsAndConcertsPerDay first, then OneCountRowPerStatusChange.
+      await dataSource.undoLastMigration();
       await dataSource.undoLastMigration();
       await dataSource.undoLastMigration();
       await writeLikeASale(connection, 8, { operations: 60, createdAt: nearTheMidnights });

@@ -18,9 +18,11 @@ import { waitFor } from '../../launchers/wait-for';
 import { expectProblem } from '../support/assertions/problem';
 import {
   hasApplied,
+  holdsAll,
   judgePages,
   LOST_CONCERT,
   placePaidOrder,
+  receivedBy,
   startWriter,
   survivingConcerts,
   type ListedOrder,
@@ -90,7 +92,7 @@ describeReplicated('a failover among configured servers, followed without a rest
   };
 
   beforeAll(async () => {
-    pair = await startReplicatedMysql();
+    pair = await startReplicatedMysql({ promotable: true });
     ({ server: second, root: secondRoot } = await startReplicaOf(pair.primary.port, 3));
     await plantOrders(pair.primaryDataSource, buildDataset(59, 100));
     await placeOn(pair.root('primary'));
@@ -133,10 +135,18 @@ describeReplicated('a failover among configured servers, followed without a rest
     // writer writes on, and it must hold nothing the promoted one lacks, as HA tooling ensures by promoting the most
     // up-to-date replica.
     await secondRoot.query('STOP SLAVE IO_THREAD');
+    // The one to promote has received at least what the other did: its IO thread may trail the other's by a moment.
+    const receivedBySecond = await receivedBy(secondRoot);
+    await waitFor('the replica to promote to have received what the other did', async () =>
+      holdsAll(await receivedBy(pair.root('replica')), receivedBySecond),
+    );
     await pair.root('replica').query('STOP SLAVE IO_THREAD');
     lost = await placeOn(pair.root('primary'), LOST_CONCERT);
     await pair.primary.kill();
-    // Promoted as orchestrator does, the other replica re-pointed to it.
+    // Promoted as orchestrator does, the other replica re-pointed to it. Its relay log is applied first: what it received, it
+    // keeps.
+    const received = await receivedBy(pair.root('replica'));
+    await waitFor('the replica to apply what it received', () => hasApplied(pair.root('replica'), received));
     await pair.root('replica').query('STOP SLAVE; RESET SLAVE ALL; SET GLOBAL read_only = OFF');
     promotedAt = Date.now();
     writerPort = pair.replica.port;

@@ -19,6 +19,7 @@ import {
   judgePages,
   LOST_CONCERT,
   placePaidOrder,
+  receivedBy,
   startWriter,
   survivingConcerts,
   type ListedOrder,
@@ -136,7 +137,10 @@ describeReplicated('writers’ positions across a failover behind a moving addre
     await pair.root('replica').query('STOP SLAVE IO_THREAD');
     lost = await placeOn(pair.root('primary'), LOST_CONCERT);
     await pair.primary.kill();
-    // Promoted as orchestrator does, the address moved to it, and the sale writes on.
+    // Promoted as orchestrator does, the address moved to it, and the sale writes on. Its relay log is applied first: what it received, it
+    // keeps.
+    const received = await receivedBy(pair.root('replica'));
+    await waitFor('the replica to apply what it received', () => hasApplied(pair.root('replica'), received));
     await pair.root('replica').query('STOP SLAVE; RESET SLAVE ALL; SET GLOBAL read_only = OFF');
     await address.moveTo(1);
     promotedAt = Date.now();

@@ -33,6 +33,18 @@ export async function hasApplied(connection: Connection, position: string): Prom
   return Number(reached) === 1;
 }
 
+/** What a replica's IO thread has received from its primary (MariaDB's `Gtid_IO_Pos`), applied or not. */
+export async function receivedBy(connection: Connection): Promise<string> {
+  const [[status]] = await connection.query<RowDataPacket[]>('SHOW SLAVE STATUS');
+  return String(status?.Gtid_IO_Pos ?? '');
+}
+
+/** Whether one GTID position (one domain, as the suites' servers write) holds everything of another. */
+export function holdsAll(position: string, other: string): boolean {
+  const sequenceOf = (text: string) => Number(text.split('-')[2] ?? 0);
+  return sequenceOf(position) >= sequenceOf(other);
+}
+
 /** A write of the continuous writer: whose order, the concert that tells it apart, and when its commit was acknowledged. */
 export interface AcknowledgedWrite {
   member: number;
