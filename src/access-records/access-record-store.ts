@@ -1,5 +1,5 @@
 import type { DataSource } from 'typeorm';
-import type { AccessRecord, DownloadEnd } from './access-record';
+import { canonicalJson, type AccessRecord, type DownloadEnd } from './access-record';
 import type { Seal } from './seal';
 
 /** What the records' account may do besides INSERT: `undefined` where it cannot be told. */
@@ -49,7 +49,7 @@ const recordValues = (record: AccessRecord): unknown[] => [
   record.address,
   record.requestId,
   record.action,
-  JSON.stringify(record.parameters),
+  canonicalJson(record.parameters),
   record.status,
   record.problem,
   record.orders,

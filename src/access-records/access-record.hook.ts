@@ -61,22 +61,26 @@ function recordOf(request: FastifyRequest, reply: FastifyReply, caller: Caller, 
 /** docs/API.md §21: an administrator's answer from the listing or an export leaves once its record is committed;
  * a record that cannot be committed in time turns it into a 503 with no data. */
 export function recordAdminAccess(fastify: FastifyInstance, recorder: AccessRecorder, budgetMs: number): void {
-  fastify.addHook('onSend', async (request: FastifyRequest, reply: FastifyReply, payload: unknown) => {
+  // A callback hook, not an async one: a member's answer passes without a promise of its own.
+  fastify.addHook('onSend', (request: FastifyRequest, reply: FastifyReply, payload: unknown, done) => {
     const caller = callerOf(request.tokenVerdict);
     const action = actionOf(request);
-    if (caller?.role !== Role.Admin || !action) return payload;
-    try {
-      const timeoutMs = Math.max(budgetMs - reply.elapsedTime, 1);
-      request.accessRecord = await recorder.record(recordOf(request, reply, caller, action), timeoutMs);
-      return payload;
-    } catch (error) {
-      if (!(error instanceof AccessRecordUnavailableError)) throw error;
-      if (payload instanceof Readable) payload.destroy();
-      request.problemReason = 'access-record';
-      const answer = problemAnswer(problemOf('accessRecordUnavailable'), request.id);
-      for (const header of DATA_HEADERS) void reply.removeHeader(header);
-      void reply.code(answer.status).headers(answer.headers);
-      return request.method === 'HEAD' ? '' : answer.body;
-    }
+    if (caller?.role !== Role.Admin || !action) return done(null, payload);
+    const timeoutMs = Math.max(budgetMs - reply.elapsedTime, 1);
+    recorder.record(recordOf(request, reply, caller, action), timeoutMs).then(
+      (record) => {
+        request.accessRecord = record;
+        done(null, payload);
+      },
+      (error: unknown) => {
+        if (!(error instanceof AccessRecordUnavailableError)) return done(error as Error);
+        if (payload instanceof Readable) payload.destroy();
+        request.problemReason = 'access-record';
+        const answer = problemAnswer(problemOf('accessRecordUnavailable'), request.id);
+        for (const header of DATA_HEADERS) void reply.removeHeader(header);
+        void reply.code(answer.status).headers(answer.headers);
+        done(null, request.method === 'HEAD' ? '' : answer.body);
+      },
+    );
   });
 }

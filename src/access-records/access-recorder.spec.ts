@@ -10,6 +10,7 @@ import { CHAIN_START, type AccessRecord, type AccessRecordFields, type DownloadE
 import { AccessRecordMetrics } from './access-record-metrics';
 import type { AccessRecordStore } from './access-record-store';
 import { ACCESS_RECORD_STORE, AccessRecorder, AccessRecordUnavailableError } from './access-recorder';
+import { RECORD_LANES } from './record-lane';
 import type { Seal } from './seal';
 
 const REVIEW_ORDERS = 1000;
@@ -31,6 +32,10 @@ class HeldStore implements AccessRecordStore {
   insert(records: readonly AccessRecord[], ends: readonly DownloadEnd[]): Promise<void> {
     this.batches.push({ records, ends });
     return new Promise((resolve, reject) => this.pending.push({ resolve, reject }));
+  }
+
+  get inFlight(): number {
+    return this.pending.length;
   }
 
   async settle(outcome: 'commit' | Error): Promise<void> {
@@ -119,19 +124,23 @@ describe('AccessRecorder', () => {
   const count = async (name: string) =>
     ((await registry.getSingleMetric(name)?.get())?.values ?? []).reduce((sum, { value }) => sum + value, 0);
 
-  it('commits the records that arrive while an INSERT is in flight in the next INSERT, each after the one before', async () => {
-    const first = recorder.record(recordOf('a'), 2000);
-    const rest = [recorder.record(recordOf('b'), 2000), recorder.record(recordOf('c'), 2000)];
-    await store.settle('commit');
-    await store.settle('commit');
-    const links = [await first, ...(await Promise.all(rest))];
-    expect(store.batches.map(({ records }) => records.map(({ requestId }) => requestId))).toEqual([['a'], ['b', 'c']]);
-    expect(links.map(({ seq }) => seq)).toEqual([1, 2, 3]);
-    expect(new Set(links.map(({ chain }) => chain)).size).toBe(1);
-    expect(links[0].prevHash).toBe(CHAIN_START);
-    expect(links[1].prevHash).toBe(links[0].hash);
-    expect(links[2].prevHash).toBe(links[1].hash);
-    expect(await count('access_records_total')).toBe(3);
+  it('commits the records that arrive while every lane has an INSERT in flight in their lane’s next INSERT', async () => {
+    // One record per lane, each INSERT in flight; then two more per lane, which wait.
+    const names = Array.from({ length: RECORD_LANES * 3 }, (_, index) => `r${index}`);
+    const links = names.map((name) => recorder.record(recordOf(name), 2000));
+    while (store.inFlight > 0) await store.settle('commit');
+    const linked = await Promise.all(links);
+    const inserted = store.batches.map(({ records }) => records.map(({ requestId }) => requestId));
+    expect(inserted).toHaveLength(RECORD_LANES * 2);
+    // The first lane's: its first record alone, then the two that waited for it, in one INSERT.
+    expect(inserted).toContainEqual(['r0']);
+    expect(inserted).toContainEqual([`r${RECORD_LANES}`, `r${RECORD_LANES * 2}`]);
+    const lane = [linked[0], linked[RECORD_LANES], linked[RECORD_LANES * 2]];
+    expect(lane.map(({ seq }) => seq)).toEqual([1, 2, 3]);
+    expect(new Set(lane.map(({ chain }) => chain)).size).toBe(1);
+    expect([lane[0].prevHash, lane[1].prevHash, lane[2].prevHash]).toEqual([CHAIN_START, lane[0].hash, lane[1].hash]);
+    expect(new Set(linked.map(({ chain }) => chain)).size).toBe(RECORD_LANES);
+    expect(await count('access_records_total')).toBe(names.length);
   });
 
   it('refuses the records of a failed INSERT, seals the chain at its last commit and begins another', async () => {
@@ -160,15 +169,20 @@ describe('AccessRecorder', () => {
 
   it('refuses a record not committed by its deadline, and never commits it later as served', async () => {
     jest.useFakeTimers();
-    const late = recorder.record(recordOf('a'), 2000);
-    const queued = recorder.record(recordOf('b'), 2000);
-    const refusals = expect(Promise.all([late, queued])).rejects.toEqual(new AccessRecordUnavailableError('timeout'));
+    const inFlight = Array.from({ length: RECORD_LANES }, (_, index) => recorder.record(recordOf(`f${index}`), 2000));
+    const queued = recorder.record(recordOf('queued'), 2000);
+    const refusals = Promise.allSettled([...inFlight, queued]);
     jest.advanceTimersByTime(2001);
-    await refusals;
+    const outcomes = await refusals;
+    expect(
+      outcomes.map((outcome) => (outcome.status === 'rejected' ? (outcome.reason as unknown) : outcome.value)),
+    ).toEqual(outcomes.map(() => new AccessRecordUnavailableError('timeout')));
     jest.useRealTimers();
-    await store.settle(new Error('Lock wait timeout exceeded'));
+    while (store.inFlight > 0) await store.settle(new Error('Lock wait timeout exceeded'));
     // The record refused while it waited for its turn is not sent afterwards.
-    expect(store.batches.map(({ records }) => records.map(({ requestId }) => requestId))).toEqual([['a']]);
+    expect(store.batches.flatMap(({ records }) => records.map(({ requestId }) => requestId))).not.toContain('queued');
+    expect(store.batches).toHaveLength(RECORD_LANES);
+    expect(await count('access_record_failures_total')).toBe(RECORD_LANES + 1);
   });
 
   it('flags a download past the review size, alone or with its caller’s downloads of the last 24 hours', async () => {

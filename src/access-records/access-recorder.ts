@@ -5,16 +5,14 @@ import {
   type BeforeApplicationShutdown,
   type OnApplicationBootstrap,
 } from '@nestjs/common';
-import { randomBytes, randomUUID } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { Clock } from '../common/time/clock';
 import { ACCESS_RECORDS_CONFIG } from '../config/config.module';
 import type { AccessRecordsConfig } from '../config/access-records.config';
 import { DatabaseServers } from '../database/database-servers';
 import {
-  CHAIN_START,
   endForm,
   recordForm,
-  sha256,
   type AccessRecord,
   type AccessRecordFields,
   type ChainLink,
@@ -23,7 +21,7 @@ import {
 } from './access-record';
 import { AccessRecordMetrics, type RecordFailure } from './access-record-metrics';
 import { timedOut, type AccessRecordStore } from './access-record-store';
-import { monthOf } from '../database/monthly-partitions';
+import { RECORD_LANES, RecordLane, type Chain, type Waiting } from './record-lane';
 import { SealKey, type UnsignedSeal } from './seal';
 
 export const ACCESS_RECORD_STORE = Symbol('ACCESS_RECORD_STORE');
@@ -41,44 +39,13 @@ export class AccessRecordUnavailableError extends Error {
   }
 }
 
-/** One instance's chain: its entries each carry their predecessor's hash; a month or a failure starts another. */
-interface Chain {
-  id: string;
-  month: string;
-  seq: number;
-  hash: string;
-  committed: { seq: number; hash: string };
-  sealedSeq: number;
-}
-
-interface Waiting {
-  entry: { record: AccessRecordFields } | { end: DownloadEndFields };
-  action: string;
-  deadline: number;
-  done: boolean;
-  resolve(link: ChainLink): void;
-  reject(error: AccessRecordUnavailableError): void;
-}
-
-const newChain = (month: string): Chain => ({
-  id: randomUUID(),
-  month,
-  seq: 0,
-  hash: CHAIN_START,
-  committed: { seq: 0, hash: CHAIN_START },
-  sealedSeq: 0,
-});
-
-/** docs/API.md §21: commits each admin request's record before its answer, several at a time (one INSERT for the
- * records that wait while another is in flight), in a chain of this instance's own: no row every request waits on. */
+/** docs/API.md §21: commits each admin request's record before its answer, in chains of this instance's own, each
+ * with one INSERT in flight that takes every record waiting for it: no row every request waits on. */
 @Injectable()
 export class AccessRecorder implements OnApplicationBootstrap, BeforeApplicationShutdown {
   private readonly logger = new Logger('AccessRecords');
   private readonly sealKey: SealKey;
-  private chain = newChain(monthOf(new Date()));
-  private retired: { chain: Chain; final: boolean }[] = [];
-  private queue: Waiting[] = [];
-  private flushing = false;
+  private readonly lanes = Array.from({ length: RECORD_LANES }, () => new RecordLane());
   private sealTimer?: NodeJS.Timeout;
   private readonly downloads: { at: number; identifier: string; orders: number }[] = [];
 
@@ -146,8 +113,10 @@ export class AccessRecorder implements OnApplicationBootstrap, BeforeApplication
         clearTimeout(timer);
         resolve(link);
       };
-      this.queue.push(waiting);
-      void this.flush();
+      // The least busy lane; the first of equals, so that records one at a time keep to one chain.
+      const lane = this.lanes.reduce((best, candidate) => (candidate.load < best.load ? candidate : best));
+      lane.queue.push(waiting);
+      void this.flush(lane);
     });
   }
 
@@ -170,30 +139,30 @@ export class AccessRecorder implements OnApplicationBootstrap, BeforeApplication
     return primaryIsCurrent && answering !== false && role?.writable !== false && role?.replicating !== true;
   }
 
-  private async flush(): Promise<void> {
-    if (this.flushing) return;
-    this.flushing = true;
+  private async flush(lane: RecordLane): Promise<void> {
+    if (lane.flushing) return;
+    lane.flushing = true;
     try {
-      while (this.queue.length > 0) {
+      while (lane.queue.length > 0) {
         // A request already answered 503 is not recorded as served.
-        const batch = this.queue.splice(0, MAX_BATCH).filter((waiting) => !waiting.done);
-        if (batch.length > 0) await this.commit(batch);
+        const batch = lane.queue.splice(0, MAX_BATCH).filter((waiting) => !waiting.done);
+        if (batch.length > 0) await this.commit(lane, batch);
       }
     } finally {
-      this.flushing = false;
+      lane.flushing = false;
     }
   }
 
-  private async commit(batch: Waiting[]): Promise<void> {
+  private async commit(lane: RecordLane, batch: Waiting[]): Promise<void> {
     const records: AccessRecord[] = [];
     const ends: DownloadEnd[] = [];
     const links = batch.map(({ entry }) => {
       if ('record' in entry) {
-        const link = this.link(entry.record.at, (chain) => recordForm({ ...entry.record, ...chain }));
+        const link = lane.link(entry.record.at, (place) => recordForm({ ...entry.record, ...place }));
         records.push({ ...entry.record, ...link });
         return link;
       }
-      const link = this.link(entry.end.at, (chain) => endForm({ ...entry.end, ...chain }));
+      const link = lane.link(entry.end.at, (place) => endForm({ ...entry.end, ...place }));
       ends.push({ ...entry.end, ...link });
       return link;
     });
@@ -203,66 +172,47 @@ export class AccessRecorder implements OnApplicationBootstrap, BeforeApplication
     } catch (error) {
       // Whether the batch was committed is unknown: this chain ends at what is known, and another begins.
       this.logger.error(`Access records not committed (${batch.length}); a new chain begins`, String(error));
-      this.retire(this.chain, false);
-      this.chain = newChain(this.chain.month);
+      lane.restart(false);
       const reason = timedOut(error) ? 'timeout' : 'database';
       for (const waiting of batch.filter(({ done }) => !done))
         this.settle(waiting, this.failed(waiting.action, reason));
-      void this.sealRetired();
+      void this.sealRetired(lane);
       return;
     }
-    for (const chain of [...this.retired.map((retired) => retired.chain), this.chain]) {
-      chain.committed = { seq: chain.seq, hash: chain.hash };
+    for (const chain of new Set(links.map(({ chain }) => chain))) {
+      const held = [...lane.retired.map((retired) => retired.chain), lane.chain].find(({ id }) => id === chain);
+      if (held) held.committed = { seq: held.seq, hash: held.hash };
     }
     batch.forEach((waiting, index) => {
       this.metrics.records.inc({ action: waiting.action, outcome: outcomeOf(waiting.entry) });
       this.settle(waiting, links[index]);
     });
-    void this.sealRetired();
+    void this.sealRetired(lane);
   }
 
-  /** The entry's place: next in the chain, or first of a new one when the month has changed. */
-  private link(at: Date, form: (chain: Omit<ChainLink, 'hash'>) => string): ChainLink {
-    const month = monthOf(at);
-    if (month !== this.chain.month) {
-      this.retire(this.chain, true);
-      this.chain = newChain(month);
-    }
-    const chain = this.chain;
-    const place = { chain: chain.id, seq: chain.seq + 1, prevHash: chain.hash };
-    const hash = sha256(form(place));
-    chain.seq = place.seq;
-    chain.hash = hash;
-    return { ...place, hash };
-  }
-
-  /** A chain ends at its last commit known, sealed there once the batch in flight is settled: as its last only when
-   * nothing after it can have been committed. */
-  private retire(chain: Chain, final: boolean): void {
-    this.retired.push({ chain, final });
-  }
-
-  private async sealRetired(): Promise<void> {
-    const retired = this.retired;
-    this.retired = [];
+  private async sealRetired(lane: RecordLane): Promise<void> {
+    const retired = lane.retired;
+    lane.retired = [];
     for (const { chain, final } of retired) await this.sealChain(chain, final);
   }
 
   /** docs/API.md §21: the head of this instance's chain, signed; at intervals, and finally when the instance stops. */
   async seal(final: boolean): Promise<void> {
     if (final) {
-      await this.flush();
-      await this.sealRetired();
+      await Promise.all(this.lanes.map((lane) => this.flush(lane)));
+      for (const lane of this.lanes) await this.sealRetired(lane);
     }
-    if (this.chain.committed.seq > this.chain.sealedSeq || (final && this.chain.committed.seq > 0)) {
-      await this.sealChain(this.chain, final);
+    for (const { chain } of this.lanes) {
+      if (chain.committed.seq > chain.sealedSeq || (final && chain.committed.seq > 0)) {
+        await this.sealChain(chain, final);
+      }
     }
   }
 
   private async sealChain(chain: Chain, final: boolean): Promise<void> {
     const { seq, hash } = chain.committed;
     if (seq === 0) return;
-    const others = await this.others();
+    const others = await this.others(chain.id);
     const unsigned: UnsignedSeal = { chain: chain.id, month: chain.month, seq, hash, at: new Date(), final, others };
     try {
       await this.store.insertSeal(this.sealKey.sign(unsigned), END_TIMEOUT_MS);
@@ -274,8 +224,9 @@ export class AccessRecorder implements OnApplicationBootstrap, BeforeApplication
     }
   }
 
-  /** The other chains' latest seals of the last day, read with the service's own account. */
-  private async others(): Promise<Record<string, number>> {
+  /** The other chains' latest seals of the last day (this instance's other lanes' too), read with the service's own
+   * account. */
+  private async others(own: string): Promise<Record<string, number>> {
     try {
       const since = new Date(Date.now() - DAY_MS).toISOString().replace('T', ' ').replace('Z', '');
       const rows: { chain: string; seq: number }[] = await this.servers.primary.dataSource.query(
@@ -283,7 +234,7 @@ export class AccessRecorder implements OnApplicationBootstrap, BeforeApplication
         [since],
       );
       return Object.fromEntries(
-        rows.filter(({ chain }) => chain !== this.chain.id).map(({ chain, seq }) => [chain, Number(seq)]),
+        rows.filter(({ chain }) => chain !== own).map(({ chain, seq }) => [chain, Number(seq)]),
       );
     } catch {
       return {};

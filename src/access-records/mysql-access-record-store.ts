@@ -12,6 +12,7 @@ import {
   type AccessRecordStore,
   type AccountReach,
 } from './access-record-store';
+import { RECORD_LANES } from './record-lane';
 import type { Seal } from './seal';
 
 /** Statements that change nothing, and fail unless the account may UPDATE or DELETE the records. */
@@ -56,15 +57,17 @@ export class MysqlAccessRecordStore implements AccessRecordStore {
 
   async insert(records: readonly AccessRecord[], ends: readonly DownloadEnd[], timeoutMs: number): Promise<void> {
     const deadline = Date.now() + timeoutMs;
+    // Read before the commit: a replica found replicating afterwards had received nothing of it anyway.
+    const candidates = this.servers.replicas.filter(({ health }) => health.answering && health.replicating);
     const position = await this.onPrimary(deadline, async (connection, timeout) => {
       const statements = statementsOf(records, ends);
       // One statement commits by itself; a record and an end together commit at once or not at all.
       if (statements.length > 1) await connection.query({ sql: 'START TRANSACTION', timeout: timeout() });
       for (const [sql, values] of statements) await connection.query({ sql, values, timeout: timeout() });
       if (statements.length > 1) await connection.query({ sql: 'COMMIT', timeout: timeout() });
-      return this.positionOf(connection, timeout);
+      return candidates.length === 0 ? '' : this.positionOf(connection, timeout);
     });
-    await this.heldByAReplica(position, deadline);
+    if (candidates.length > 0) await this.heldByAReplica(candidates, position, deadline);
   }
 
   async insertSeal(seal: Seal, timeoutMs: number): Promise<void> {
@@ -103,11 +106,10 @@ export class MysqlAccessRecordStore implements AccessRecordStore {
 
   /** Held once a replica that replicates (as the last health round found) has it, applied or only received: its
    * relay log outlives the primary. With none replicating, the primary's commit is all there is. */
-  private async heldByAReplica(position: string, deadline: number): Promise<void> {
+  private async heldByAReplica(candidates: DatabaseServer[], position: string, deadline: number): Promise<void> {
     const dialect = this.flavour && FLAVOURS[this.flavour];
     const target = dialect?.dialect.parse(position);
-    const candidates = this.servers.replicas.filter(({ health }) => health.answering && health.replicating);
-    if (!dialect || !target || target.text === '' || candidates.length === 0) return;
+    if (!dialect || !target || target.text === '') return;
     // MariaDB's GTID names the server that committed it; MySQL's set is compared by each source's UUID.
     const committer = this.flavour === 'mariadb' ? Number(position.split('-')[1]) : undefined;
     const held = async (server: DatabaseServer): Promise<void> => {
@@ -196,7 +198,8 @@ export class MysqlAccessRecordStore implements AccessRecordStore {
         ssl,
         user: this.account.username,
         password: this.account.password,
-        connectionLimit: 2,
+        // A connection per lane, and one for a seal or a check.
+        connectionLimit: RECORD_LANES + 1,
         connectTimeout: ACCOUNT_CHECK_MS,
         timezone: 'Z',
         charset: 'utf8mb4_unicode_ci',

@@ -20,9 +20,9 @@ import {
 /** What a newcomer can read through: the figures current only, the structure without its history, short decisions. */
 const WORD_BUDGETS: Record<string, number> = { 'docs/BENCHMARKS.md': 3500, 'docs/ARCHITECTURE.md': 2500 };
 const WORDS_PER_DECISION = 700;
-/** README, CHANGELOG and docs/ together: room for the API's sections (§22 pages by number), each document's own
- * budget unchanged. */
-const WORDS_IN_ALL = 37_000;
+/** README, CHANGELOG and docs/ together: room for the API's sections (§21 access records and their operation, §22
+ * pages by number), each document's own budget unchanged. */
+const WORDS_IN_ALL = 39_600;
 
 const PROBLEM_TYPES = Object.values(PROBLEMS)
   .map(({ type }) => type)
