@@ -128,7 +128,8 @@ export class AccessRecordReader {
         ...record,
         orders: end?.orders ?? record.orders,
         bytes: end?.bytes ?? null,
-        complete: record.action === 'download' ? (end?.complete ?? false) : null,
+        // A download answered with its data and no end yet is running, or its instance stopped before writing it.
+        complete: record.action === 'download' && record.status < 400 ? (end?.complete ?? false) : null,
         flagged: end?.flagged ?? false,
       };
     });

@@ -74,6 +74,8 @@ export function recordAdminAccess(fastify: FastifyInstance, recorder: AccessReco
       },
       (error: unknown) => {
         if (!(error instanceof AccessRecordUnavailableError)) return done(error as Error);
+        // A refusal hands over nothing: it keeps its own cause, the database's outage say, and the failure is counted.
+        if (reply.statusCode >= 400) return done(null, payload);
         if (payload instanceof Readable) payload.destroy();
         request.problemReason = 'access-record';
         const answer = problemAnswer(problemOf('accessRecordUnavailable'), request.id);
