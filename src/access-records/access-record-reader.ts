@@ -11,15 +11,20 @@ const timeOf = (value: unknown): Date =>
 const orNull = <T>(value: unknown, as: (value: unknown) => T): T | null =>
   value === null || value === undefined ? null : as(value);
 
+/** What records and ends share: their row, their place in a chain, and when they were made. */
+const placeOf = (row: Row) => ({
+  id: Number(row.id),
+  chain: String(row.chain),
+  seq: Number(row.seq),
+  prevHash: String(row.prev_hash),
+  hash: String(row.hash),
+  at: timeOf(row.recorded_at),
+});
+
 function recordOf(row: Row): StoredEntry {
   return {
     table: 'record',
-    id: Number(row.id),
-    chain: String(row.chain),
-    seq: Number(row.seq),
-    prevHash: String(row.prev_hash),
-    hash: String(row.hash),
-    at: timeOf(row.recorded_at),
+    ...placeOf(row),
     identifier: String(row.identifier),
     role: String(row.role),
     address: String(row.address),
@@ -39,12 +44,7 @@ function recordOf(row: Row): StoredEntry {
 function endOf(row: Row): StoredEntry {
   return {
     table: 'end',
-    id: Number(row.id),
-    chain: String(row.chain),
-    seq: Number(row.seq),
-    prevHash: String(row.prev_hash),
-    hash: String(row.hash),
-    at: timeOf(row.recorded_at),
+    ...placeOf(row),
     opensChain: String(row.opens_chain),
     opensSeq: Number(row.opens_seq),
     orders: Number(row.orders),
