@@ -26,8 +26,9 @@ const layer = (name, folder, allowed, why) => ({
  * decorators) compose its sub-folders, which never import them back. A sub-folder may use the model and the planner's
  * vocabulary at the feature's root, and the sub-folders below it:
  *
+ *   export/       an export: its batches, stream   dto/, query/, statements/, and the repository, the
+ *                 and bytes                        refusals, the access notes and the page's serializer
  *   query/        parameters into a query          dto/, paging/
- *   export/       an export's bytes                dto/
  *   statements/   the SQL of a plan                counting/
  *   dto/, paging/, counting/, seeding/             none
  */
@@ -44,14 +45,17 @@ const ORDERS_FOUNDATION = [
   'month-branches',
   'replica-indexes',
 ];
-const ordersFolder = (folder, allowed, why) => ({
+const ordersFolder = (folder, allowed, why, rootFiles = []) => ({
   name: `orders-${folder}`,
   comment: why,
   severity: 'error',
   from: { path: `^src/orders/${folder}/` },
   to: {
     path: '^src/orders/',
-    pathNot: [`^src/orders/(${[folder, ...allowed].join('|')})/`, `^src/orders/(${ORDERS_FOUNDATION.join('|')})\\.ts$`],
+    pathNot: [
+      `^src/orders/(${[folder, ...allowed].join('|')})/`,
+      `^src/orders/(${[...ORDERS_FOUNDATION, ...rootFiles].join('|')})\\.ts$`,
+    ],
   },
 });
 
@@ -137,14 +141,19 @@ module.exports = {
       [],
       'The documented shapes of requests and answers read nothing of how they are parsed or sent.',
     ),
-    ordersFolder('paging', [], 'The envelope, links and continuations work on the model alone.'),
+    ordersFolder('paging', [], 'Links and continuations work on the model alone.'),
     ordersFolder('counting', [], 'The per-day totals and their fold are below every statement that reads them.'),
     ordersFolder(
       'seeding',
       [],
       'Generated orders are written as the schema takes them, not as the listing reads them.',
     ),
-    ordersFolder('export', ['dto'], 'An export encodes elements; what to read and how to stream it sit above.'),
+    ordersFolder(
+      'export',
+      ['dto', 'query', 'statements'],
+      'An export reads its batches through the repository and streams them; the controller sits above.',
+      ['orders\\.repository', 'read-refusals', 'access-parameters', 'page-json'],
+    ),
     ordersFolder(
       'query',
       ['dto', 'paging'],

@@ -8,7 +8,7 @@ import { validateEnvironment } from '../src/config/environment';
 import { LocalTimeFormatter, toStoredDateTime } from '../src/common/time/local-time';
 import { toAdminOrder, toUserOrder } from '../src/orders/order-element';
 import type { OrderRow } from '../src/orders/model';
-import { buildPage } from '../src/orders/paging/page';
+import { OrdersPageDto } from '../src/orders/dto/orders-page.dto';
 import { parseEndBound, parseStartBound } from '../src/orders/query/date-bound';
 import { toOrderStatusCode } from '../src/orders/order-status';
 
@@ -187,7 +187,7 @@ async function list(request: IncomingMessage, response: ServerResponse): Promise
   const elements = rows.map((row) => toElement(row, byOrder.get(row.id) ?? [], time));
   response
     .writeHead(200, { 'Content-Type': 'application/json; charset=utf-8' })
-    .end(JSON.stringify(buildPage(elements, total, page, size)));
+    .end(JSON.stringify(OrdersPageDto.of(elements, total, page, size)));
 }
 
 createServer((request, response) => {

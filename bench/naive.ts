@@ -13,7 +13,7 @@ import { toAdminOrder, toUserOrder } from '../src/orders/order-element';
 import { Order } from '../src/orders/order.entity';
 import { SORT_COLUMNS } from '../src/orders/index-fit';
 import { OrdersService, type ListedPage } from '../src/orders/orders.service';
-import { buildPage } from '../src/orders/paging/page';
+import { OrdersPageDto } from '../src/orders/dto/orders-page.dto';
 import type { ListOrdersQuery } from '../src/orders/query/list-orders-query';
 
 /**
@@ -60,7 +60,7 @@ class NaiveOrdersService {
         this.time,
       ),
     );
-    return { page: buildPage(elements, total, query.page, query.size) };
+    return { page: OrdersPageDto.of(elements, total, query.page, query.size) };
   }
 }
 

@@ -14,7 +14,7 @@ import { toAccessRecordsConfig, type AccessRecordsConfig } from '../config/acces
 import { toDatabaseConfig } from '../config/database.config';
 import { validateEnvironment } from '../config/environment';
 import { buildDataSourceOptions } from '../database/data-source-options';
-import { textCell } from '../orders/export/csv-columns';
+import { textCell } from '../orders/export/export-columns';
 import { XlsxEncoder } from '../orders/export/xlsx-encoder';
 
 const USAGE = `Usage (docs/OPERATIONS.md, access records):

@@ -53,7 +53,7 @@ describe('DatabaseAdmission', () => {
     const finished: number[] = [];
     const all = Promise.all(
       Array.from({ length: 12 }, (_, index) =>
-        admission.withConnection(
+        admission.runAdmitted(
           async () => {
             await holdFor(5)();
             finished.push(index);
@@ -76,13 +76,11 @@ describe('DatabaseAdmission', () => {
     const { dataSource } = fakeDataSource();
     const admission = new DatabaseAdmission(dataSource, 1, clock, new StatementTimings(clock));
     // The estimate starts at 10 ms a request, so all six fit in the 200 ms budget; each then holds 60 ms.
-    const warmUp = admission.withConnection(holdFor(10), new RequestDeadline(200, clock));
+    const warmUp = admission.runAdmitted(holdFor(10), new RequestDeadline(200, clock));
     await jest.advanceTimersByTimeAsync(10);
     await warmUp;
     const outcomes = Promise.all(
-      Array.from({ length: 6 }, () =>
-        outcomeOf(admission.withConnection(holdFor(60), new RequestDeadline(200, clock))),
-      ),
+      Array.from({ length: 6 }, () => outcomeOf(admission.runAdmitted(holdFor(60), new RequestDeadline(200, clock)))),
     );
     await jest.advanceTimersByTimeAsync(400);
     // Turns come at 0, 60, 120 and 180 ms; at 190 ms (the budget less the estimate) the last two give up.
@@ -92,14 +90,14 @@ describe('DatabaseAdmission', () => {
   it('refuses at once when the wait list is longer than the deadline can drain at the measured pace', async () => {
     const { dataSource } = fakeDataSource();
     const admission = new DatabaseAdmission(dataSource, 1, clock, new StatementTimings(clock));
-    const warmUp = admission.withConnection(holdFor(30), new RequestDeadline(200, clock));
+    const warmUp = admission.runAdmitted(holdFor(30), new RequestDeadline(200, clock));
     await jest.advanceTimersByTimeAsync(30);
     await warmUp;
     const started = clock.now();
     const settledAt: number[] = [];
     const outcomes = Promise.all(
       Array.from({ length: 12 }, () =>
-        outcomeOf(admission.withConnection(holdFor(30), new RequestDeadline(200, clock))).then((outcome) => {
+        outcomeOf(admission.runAdmitted(holdFor(30), new RequestDeadline(200, clock))).then((outcome) => {
           settledAt.push(clock.now() - started);
           return outcome;
         }),
@@ -119,7 +117,7 @@ describe('DatabaseAdmission', () => {
     const { dataSource } = fakeDataSource();
     const timings = new StatementTimings(clock);
     const admission = new DatabaseAdmission(dataSource, 1, clock, timings);
-    const stuck = admission.withConnection(
+    const stuck = admission.runAdmitted(
       async () => {
         // A statement the server does not answer for 300 ms.
         const sent = timings.sent();
@@ -128,7 +126,7 @@ describe('DatabaseAdmission', () => {
       },
       new RequestDeadline(200, clock),
     );
-    const behind = outcomeOf(admission.withConnection(holdFor(1), new RequestDeadline(200, clock)));
+    const behind = outcomeOf(admission.runAdmitted(holdFor(1), new RequestDeadline(200, clock)));
     await jest.advanceTimersByTimeAsync(300);
     await expect(behind).resolves.toBe('database');
     await stuck;
@@ -139,7 +137,7 @@ describe('DatabaseAdmission', () => {
     const admission = new DatabaseAdmission(dataSource, Number.POSITIVE_INFINITY, clock, new StatementTimings(clock));
     const all = Promise.all(
       Array.from({ length: 20 }, () =>
-        admission.withConnection(holdFor(5), new RequestDeadline(Number.POSITIVE_INFINITY, clock)),
+        admission.runAdmitted(holdFor(5), new RequestDeadline(Number.POSITIVE_INFINITY, clock)),
       ),
     );
     await jest.advanceTimersByTimeAsync(5);
@@ -150,9 +148,9 @@ describe('DatabaseAdmission', () => {
   it('lets work without a deadline wait as long as it takes, never refusing it', async () => {
     const { dataSource } = fakeDataSource();
     const admission = new DatabaseAdmission(dataSource, 1, clock, new StatementTimings(clock));
-    const request = admission.withConnection(holdFor(5000), new RequestDeadline(10_000, clock));
+    const request = admission.runAdmitted(holdFor(5000), new RequestDeadline(10_000, clock));
     const fold = outcomeOf(
-      admission.withConnection(holdFor(10), new RequestDeadline(Number.POSITIVE_INFINITY, clock), { paced: false }),
+      admission.runAdmitted(holdFor(10), new RequestDeadline(Number.POSITIVE_INFINITY, clock), { paced: false }),
     );
     await jest.advanceTimersByTimeAsync(5010);
     await request;
@@ -162,19 +160,17 @@ describe('DatabaseAdmission', () => {
   it('gives background work its turn without letting its length change the pace requests are judged by', async () => {
     const { dataSource } = fakeDataSource();
     const admission = new DatabaseAdmission(dataSource, 1, clock, new StatementTimings(clock));
-    const warmUp = admission.withConnection(holdFor(30), new RequestDeadline(200, clock));
+    const warmUp = admission.runAdmitted(holdFor(30), new RequestDeadline(200, clock));
     await jest.advanceTimersByTimeAsync(30);
     await warmUp;
     // A fold that holds the only connection for 150 ms, then seven requests queued behind it.
-    const fold = admission.withConnection(holdFor(150), new RequestDeadline(Number.POSITIVE_INFINITY, clock), {
+    const fold = admission.runAdmitted(holdFor(150), new RequestDeadline(Number.POSITIVE_INFINITY, clock), {
       paced: false,
     });
     await jest.advanceTimersByTimeAsync(150);
     await fold;
     const outcomes = Promise.all(
-      Array.from({ length: 7 }, () =>
-        outcomeOf(admission.withConnection(holdFor(30), new RequestDeadline(200, clock))),
-      ),
+      Array.from({ length: 7 }, () => outcomeOf(admission.runAdmitted(holdFor(30), new RequestDeadline(200, clock)))),
     );
     await jest.advanceTimersByTimeAsync(400);
     // Judged at 30 ms a request, as before the fold: all seven wait, six are served and the last gives up at 170 ms,
@@ -198,7 +194,7 @@ describe('DatabaseAdmission', () => {
         }) as unknown as QueryRunner,
     } as unknown as DataSource;
     const admission = new DatabaseAdmission(dataSource, 2, clock, new StatementTimings(clock));
-    await admission.withConnection(
+    await admission.runAdmitted(
       () => {
         admission.retireConnections();
         expect(idle.destroy).toHaveBeenCalledTimes(1);

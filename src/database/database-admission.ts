@@ -57,7 +57,8 @@ export class DatabaseAdmission {
     return this.waiting.length;
   }
 
-  async withConnection<T>(
+  /** Runs `work` on a connection of this pool once admitted, and gives the connection back however it ends. */
+  async runAdmitted<T>(
     work: (runner: QueryRunner) => Promise<T>,
     deadline: RequestDeadline,
     options: { paced?: boolean } = {},

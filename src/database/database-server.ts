@@ -7,7 +7,7 @@ import { DatabaseAdmission } from './database-admission';
 import { reasonOf } from './database-errors';
 import { contains, union, type AppliedTransactions } from './gtid';
 import { EMBEDDED_CATALOG, UNKNOWN_CATALOG, type ServerCatalog } from './server-catalog';
-import { SideConnection, type ConnectionOptions } from './side-connection';
+import { SideConnection } from './side-connection';
 import { serverStateOf, type ServerHealth, type ServerState } from './server-state';
 import { StatementTimings } from './statement-timings';
 
@@ -29,8 +29,8 @@ export class DatabaseServer {
   /** When a request last found this server failing; a check started before that cannot clear it. */
   private failedAt = Number.NEGATIVE_INFINITY;
   private loggedState?: ServerState;
-  private readonly probe = new SideConnection(() => this.dataSource.options as ConnectionOptions);
-  private readonly positionConnection = new SideConnection(() => this.dataSource.options as ConnectionOptions);
+  private readonly probe: SideConnection;
+  private readonly positionConnection: SideConnection;
   /** What waits on this replica saw it apply since it was last found not replicating. */
   private confirmed?: AppliedTransactions;
   // Logged under the context operators know these lines by (docs/OPERATIONS.md).
@@ -60,6 +60,8 @@ export class DatabaseServer {
     private readonly clock: Clock,
   ) {
     this.timings = new StatementTimings(clock);
+    this.probe = new SideConnection(dataSource);
+    this.positionConnection = new SideConnection(dataSource);
     this.admission = new DatabaseAdmission(
       dataSource,
       config.type === 'mysql' ? config.poolSize : Number.POSITIVE_INFINITY,
@@ -154,7 +156,7 @@ export class DatabaseServer {
     if (this.clock.now() - this.resolvedAt < RESOLVE_INTERVAL_MS) return;
     this.resolvedAt = this.clock.now();
     this.resolving = true;
-    const fresh = new SideConnection(() => this.dataSource.options as ConnectionOptions);
+    const fresh = new SideConnection(this.dataSource);
     fresh
       .query<RowDataPacket>('SELECT @@server_id AS id')
       .then(([row]) => {

@@ -6,7 +6,9 @@ import { DataSource, type DataSourceOptions } from 'typeorm';
 import { InvalidConfigurationError } from '../config/environment';
 import { buildDataSourceOptions } from './data-source-options';
 import { DatabaseServers } from './database-servers';
+import { Freshness } from './freshness';
 import { ReadRouter } from './read-router';
+import { ServerChoice } from './server-choice';
 import { DatabaseHealthMonitor } from './database-health-monitor';
 import { RequestDeadlines } from './request-deadline';
 import { tlsMisconfigurationOf } from './tls-misconfiguration';
@@ -34,7 +36,7 @@ import { tlsMisconfigurationOf } from './tls-misconfiguration';
       },
     }),
   ],
-  providers: [DatabaseServers, DatabaseHealthMonitor, RequestDeadlines, ReadRouter],
-  exports: [DatabaseServers, DatabaseHealthMonitor, ReadRouter],
+  providers: [DatabaseServers, DatabaseHealthMonitor, RequestDeadlines, ServerChoice, Freshness, ReadRouter],
+  exports: [DatabaseServers, DatabaseHealthMonitor, Freshness, ReadRouter],
 })
 export class DatabaseModule {}

@@ -1,6 +1,7 @@
-import type { Clock } from '../common/time/clock';
+import { Injectable } from '@nestjs/common';
+import { Clock } from '../common/time/clock';
 import type { DatabaseServer } from './database-server';
-import type { DatabaseServers } from './database-servers';
+import { DatabaseServers } from './database-servers';
 import type { GtidDialect, ReplicationPosition } from './gtid';
 import { PrimaryPositions } from './primary-positions';
 import type { ReadSession } from './read-session';
@@ -50,6 +51,7 @@ const MIN_STALENESS_S = 0.001;
 export type Verdict = number | undefined | 'primary-serves';
 
 /** docs/API.md §19: what a read must reflect, and whether the server chosen does. */
+@Injectable()
 export class Freshness {
   private readonly positions: PrimaryPositions;
   readonly served = Object.fromEntries(SERVED_BY.map((by) => [by, 0])) as Record<ServedBy, number>;
@@ -58,7 +60,7 @@ export class Freshness {
     private readonly servers: DatabaseServers,
     clock: Clock,
   ) {
-    this.positions = new PrimaryPositions(() => servers.primary, clock);
+    this.positions = new PrimaryPositions(servers, clock);
   }
 
   /** The position `server` must have applied to serve: the writer's, else the primary's as of now. */

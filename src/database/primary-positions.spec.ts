@@ -25,7 +25,7 @@ const settled = () => new Promise((resolve) => setImmediate(resolve));
 describe('PrimaryPositions (docs/API.md §19)', () => {
   it('answers a request that came while a read ran with the next read, which serves every request that came meanwhile', async () => {
     const { primary, pending, positionReads } = primaryAnsweringByHand();
-    const positions = new PrimaryPositions(() => primary, clock);
+    const positions = new PrimaryPositions({ primary }, clock);
     const first = positions.read();
     await settled();
     expect(positionReads()).toBe(1);
@@ -44,7 +44,7 @@ describe('PrimaryPositions (docs/API.md §19)', () => {
 
   it('starts a read of its own for a request that comes when none runs', async () => {
     const { primary, pending, positionReads } = primaryAnsweringByHand();
-    const positions = new PrimaryPositions(() => primary, clock);
+    const positions = new PrimaryPositions({ primary }, clock);
     const first = positions.read();
     await settled();
     pending[0]('0-1-10');
@@ -63,7 +63,7 @@ describe('PrimaryPositions (docs/API.md §19)', () => {
       .mockResolvedValueOnce('10.11.19-MariaDB')
       .mockRejectedValueOnce(Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' }))
       .mockResolvedValueOnce('0-1-20');
-    const positions = new PrimaryPositions(() => ({ readVariable }) as unknown as DatabaseServer, clock);
+    const positions = new PrimaryPositions({ primary: { readVariable } as unknown as DatabaseServer }, clock);
     await expect(positions.read()).rejects.toMatchObject({ code: 'ECONNREFUSED' });
     await expect(positions.read()).resolves.toMatchObject({ text: '0-1-20' });
   });
@@ -74,7 +74,7 @@ describe('PrimaryPositions (docs/API.md §19)', () => {
       // A MariaDB primary that answers something no MariaDB writes.
       .mockResolvedValueOnce('10.11.19-MariaDB')
       .mockResolvedValueOnce('garbage');
-    const positions = new PrimaryPositions(() => ({ readVariable }) as unknown as DatabaseServer, clock);
+    const positions = new PrimaryPositions({ primary: { readVariable } as unknown as DatabaseServer }, clock);
     await expect(positions.read()).rejects.toBeInstanceOf(UnreadablePositionError);
   });
 });

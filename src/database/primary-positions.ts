@@ -1,5 +1,6 @@
 import type { Clock } from '../common/time/clock';
 import type { DatabaseServer } from './database-server';
+import type { DatabaseServers } from './database-servers';
 import { CHECK_INTERVAL_MS } from './database-health-monitor';
 import { gtidDialectOf, type GtidDialect, type ReplicationPosition } from './gtid';
 import { HISTORY_STATEMENTS, parseHistory, type WriteHistory } from './write-history';
@@ -13,11 +14,11 @@ export class UnreadablePositionError extends Error {
 
 /** One read of the primary at a time: a request arriving meanwhile joins the next, which starts after it came, so a
  * burst costs the primary one statement per round trip rather than one per request. */
-class CoalescedRead<T> {
+abstract class CoalescedRead<T> {
   private running?: Promise<T>;
   private next?: Promise<T>;
 
-  constructor(private readonly readOnce: () => Promise<T>) {}
+  protected abstract readOnce(): Promise<T>;
 
   read(): Promise<T> {
     const running = this.running;
@@ -54,13 +55,13 @@ interface ReadHistory {
  * history by origin, against which a writer's position is checked. */
 export class PrimaryPositions {
   private learned?: GtidDialect;
-  private readonly positions = new CoalescedRead(() => this.readPosition());
-  private readonly histories = new CoalescedRead(() => this.readHistory());
+  private readonly positions = new PositionReads(this);
+  private readonly histories = new HistoryReads(this);
   private lastHistory?: ReadHistory;
 
-  /** `primary` names the server followed as the primary at each read: it changes when a promotion is followed. */
+  /** `servers.primary` is the server followed as the primary at each read: it changes when a promotion is followed. */
   constructor(
-    private readonly primary: () => DatabaseServer,
+    private readonly servers: Pick<DatabaseServers, 'primary'>,
     private readonly clock: Clock,
   ) {}
 
@@ -82,28 +83,50 @@ export class PrimaryPositions {
   /** The followed primary's history as read within the last health round, if it was: a write it holds stays held. */
   recentHistory(): WriteHistory | undefined {
     const last = this.lastHistory;
-    if (!last || last.of !== this.primary() || this.clock.now() - last.at > CHECK_INTERVAL_MS) return undefined;
+    if (!last || last.of !== this.servers.primary || this.clock.now() - last.at > CHECK_INTERVAL_MS) return undefined;
     return last.history;
   }
 
   private async dialectOf(): Promise<GtidDialect> {
-    return (this.learned ??= gtidDialectOf(await this.primary().readVariable('SELECT @@version AS version')));
+    return (this.learned ??= gtidDialectOf(await this.servers.primary.readVariable('SELECT @@version AS version')));
   }
 
-  private async readPosition(): Promise<ReplicationPosition> {
+  /** Read by PositionReads, one at a time. */
+  async readPosition(): Promise<ReplicationPosition> {
     const dialect = await this.dialectOf();
-    const position = dialect.parse(await this.primary().readVariable(dialect.positionStatement));
+    const position = dialect.parse(await this.servers.primary.readVariable(dialect.positionStatement));
     if (!position) throw new UnreadablePositionError(dialect.flavour);
     return position;
   }
 
-  private async readHistory(): Promise<WriteHistory> {
+  /** Read by HistoryReads, one at a time. */
+  async readHistory(): Promise<WriteHistory> {
     const { flavour } = await this.dialectOf();
-    const of = this.primary();
+    const of = this.servers.primary;
     const at = this.clock.now();
     const history = parseHistory(flavour, await of.readVariable(HISTORY_STATEMENTS[flavour]));
     if (!history) throw new UnreadablePositionError(flavour);
     this.lastHistory = { history, of, at };
     return history;
+  }
+}
+
+class PositionReads extends CoalescedRead<ReplicationPosition> {
+  constructor(private readonly positions: PrimaryPositions) {
+    super();
+  }
+
+  protected readOnce(): Promise<ReplicationPosition> {
+    return this.positions.readPosition();
+  }
+}
+
+class HistoryReads extends CoalescedRead<WriteHistory> {
+  constructor(private readonly positions: PrimaryPositions) {
+    super();
+  }
+
+  protected readOnce(): Promise<WriteHistory> {
+    return this.positions.readHistory();
   }
 }

@@ -1,4 +1,6 @@
-import type { DataSource, ObjectLiteral, SelectQueryBuilder } from 'typeorm';
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource, type ObjectLiteral, type SelectQueryBuilder } from 'typeorm';
 
 /** A request's values, by the parameter names its query builder uses. */
 export type QueryValues = Record<string, unknown>;
@@ -19,10 +21,11 @@ interface Marker {
 const MAX_SHAPES = 1000;
 
 /** The query builder's SQL, built once per query shape and reused. */
+@Injectable()
 export class QueryShapes {
   private readonly shapes = new Map<string, Shape>();
 
-  constructor(private readonly dataSource: DataSource) {}
+  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
 
   /** The SQL and parameters for `values`; `build` runs only the first time `key` is seen, with the names of `values`. */
   statement(key: string, values: QueryValues, build: () => SelectQueryBuilder<ObjectLiteral>): [string, unknown[]] {

@@ -10,10 +10,10 @@ import { DatabaseSaturatedError, DatabaseUnavailableError } from './database-err
 import type { DatabaseServer } from './database-server';
 import type { ServerHealth } from './server-state';
 import { DatabaseServers } from './database-servers';
-import { LostPositionError, MalformedPositionError, UncommittedPositionError } from './freshness';
+import { Freshness, LostPositionError, MalformedPositionError, UncommittedPositionError } from './freshness';
 import { ReadRouter } from './read-router';
 import { ReadSession, giveUpAfterMs } from './read-session';
-import { NoCapableServerException, ReplicasBehindError, type ServerRequirement } from './server-choice';
+import { NoCapableServerException, ReplicasBehindError, ServerChoice, type ServerRequirement } from './server-choice';
 import { catalogOf, type CatalogRow } from './server-catalog';
 import { parseGtidPosition } from './replication-lag';
 import { RequestDeadlines } from './request-deadline';
@@ -28,6 +28,7 @@ const idleLoop: EventLoopDelay = { recentMs: () => 0 };
 /** A primary and two replicas that are never connected to: routing decides from the health the checks recorded. */
 function router(deadlineMs = 2000): {
   reads: ReadRouter;
+  served: Freshness['served'];
   servers: DatabaseServers;
   primary: DatabaseServer;
   one: DatabaseServer;
@@ -44,7 +45,9 @@ function router(deadlineMs = 2000): {
     }),
   );
   const servers = new DatabaseServers(new DataSource(buildDataSourceOptions(config)), config, clock);
-  const reads = new ReadRouter(servers, new RequestDeadlines(config, clock, idleLoop), clock);
+  const freshness = new Freshness(servers, clock);
+  const deadlines = new RequestDeadlines(config, clock, idleLoop);
+  const reads = new ReadRouter(servers, deadlines, new ServerChoice(servers), freshness);
   const [primary, one, two] = servers.all;
   // The pools are opened by TypeORM and the background check, which do not run here; routing reads only this flag.
   for (const server of [primary, one, two]) Object.defineProperty(server.dataSource, 'isInitialized', { value: true });
@@ -61,7 +64,7 @@ function router(deadlineMs = 2000): {
             : PRIMARY_POSITION,
       ),
     );
-  return { reads, servers, primary, one, two, variables };
+  return { reads, served: freshness.served, servers, primary, one, two, variables };
 }
 
 const PRIMARY_POSITION = '0-1-500';
@@ -86,16 +89,16 @@ const serverOf = (servers: DatabaseServers, runner: QueryRunner) =>
 /** A statement that the server answers as `answer` does, sent as the session sends every statement. */
 const statement = <T>(session: ReadSession, answer: () => Promise<T>): Promise<T> => {
   jest.spyOn(session.runner, 'query').mockImplementationOnce(answer as () => Promise<never>);
-  return session.query<T>('page', ['SELECT 1', []]);
+  return session.read<[T]>('page', [['SELECT 1', []]]).then(([result]) => result);
 };
 
 /** How far behind an export's first batch says its server may be. */
 const firstBatchBehind = (pinned: ReturnType<ReadRouter['pinned']>) =>
-  pinned.withConnection((session) => Promise.resolve(session.behindSeconds));
+  pinned.batch((session) => Promise.resolve(session.behindSeconds));
 
 /** Runs one request and tells which server its statements ran on. */
 const servedBy = ({ reads, servers }: { reads: ReadRouter; servers: DatabaseServers }) =>
-  reads.withConnection(({ runner }) => Promise.resolve(serverOf(servers, runner)));
+  reads.unitOfWork(({ runner }) => Promise.resolve(serverOf(servers, runner)));
 
 const connectionReset = () => Object.assign(new Error('read ECONNRESET'), { code: 'ECONNRESET' });
 
@@ -136,7 +139,7 @@ describe('ReadRouter', () => {
       const served = [];
       for (let index = 0; index < 4; index += 1) {
         served.push(
-          await reads.withConnection(({ runner }) => Promise.resolve(serverOf(servers, runner)), { required: needsX }),
+          await reads.unitOfWork(({ runner }) => Promise.resolve(serverOf(servers, runner)), { required: needsX }),
         );
       }
       expect(served).toEqual(['replica-2', 'replica-2', 'replica-2', 'replica-2']);
@@ -146,9 +149,7 @@ describe('ReadRouter', () => {
       const setup = router();
       found(setup.one, healthy);
       const work = jest.fn(() => Promise.resolve('read'));
-      await expect(setup.reads.withConnection(work, { required: needsX })).rejects.toBeInstanceOf(
-        NoCapableServerException,
-      );
+      await expect(setup.reads.unitOfWork(work, { required: needsX })).rejects.toBeInstanceOf(NoCapableServerException);
       expect(() => setup.reads.pinned({ required: needsX })).toThrow(NoCapableServerException);
       expect(work).not.toHaveBeenCalled();
     });
@@ -167,7 +168,7 @@ describe('ReadRouter', () => {
 
     /** Which server a shape only `x` bounds was read from, and how far behind the request was told it is. */
     const readNeedingX = ({ reads, servers }: ReturnType<typeof router>) =>
-      reads.withConnection(
+      reads.unitOfWork(
         ({ runner, behindSeconds }) => Promise.resolve({ server: serverOf(servers, runner), behindSeconds }),
         { required: needsX },
       );
@@ -206,12 +207,12 @@ describe('ReadRouter', () => {
       found(setup.one, { ...behind, lagSeconds: 61 });
       found(setup.two, { answering: false, replicating: false, problem: 'ECONNREFUSED' });
       const work = jest.fn(() => Promise.resolve('read'));
-      const refused = await setup.reads.withConnection(work, { required: needsX }).catch((error: unknown) => error);
+      const refused = await setup.reads.unitOfWork(work, { required: needsX }).catch((error: unknown) => error);
       expect(refused).toBeInstanceOf(ReplicasBehindError);
       expect(refused).toMatchObject({ behindSeconds: 61, maxStalenessSeconds: 60 });
       expect(() => setup.reads.pinned({ required: needsX })).toThrow(ReplicasBehindError);
       found(setup.one, { answering: false, replicating: false, problem: 'ECONNREFUSED' });
-      await expect(setup.reads.withConnection(work, { required: needsX })).rejects.toBeInstanceOf(ReplicasBehindError);
+      await expect(setup.reads.unitOfWork(work, { required: needsX })).rejects.toBeInstanceOf(ReplicasBehindError);
       expect(work).not.toHaveBeenCalled();
     });
 
@@ -239,7 +240,7 @@ describe('ReadRouter', () => {
         heldBeforeRead: false,
       };
       expect(
-        await reads.withConnection(({ runner }) => Promise.resolve(serverOf(servers, runner)), {
+        await reads.unitOfWork(({ runner }) => Promise.resolve(serverOf(servers, runner)), {
           required: smallTable,
         }),
       ).toBe('primary');
@@ -250,7 +251,7 @@ describe('ReadRouter', () => {
     /** A replica healthy by DB_REPLICA_MAX_LAG_S that has not applied the primary's newest transactions. */
     const secondsBehind: ServerHealth = { ...behind, lagSeconds: 1.2 };
     const readOf = (setup: ReturnType<typeof router>, serves?: ServerRequirement, writerPosition?: string) =>
-      setup.reads.withConnection(
+      setup.reads.unitOfWork(
         ({ runner, behindSeconds }) => Promise.resolve({ server: serverOf(setup.servers, runner), behindSeconds }),
         { required: serves, writerPosition },
       );
@@ -259,7 +260,7 @@ describe('ReadRouter', () => {
     /** A read's attempts by server, the first `failing` of them failing as a connection reset; and how far behind. */
     const attemptsOf = async (setup: ReturnType<typeof router>, failing = 0) => {
       const attempts: string[] = [];
-      const served = await setup.reads.withConnection(({ runner, behindSeconds }) => {
+      const served = await setup.reads.unitOfWork(({ runner, behindSeconds }) => {
         attempts.push(serverOf(setup.servers, runner));
         return attempts.length <= failing ? Promise.reject(connectionReset()) : Promise.resolve(behindSeconds);
       });
@@ -275,7 +276,7 @@ describe('ReadRouter', () => {
       await expect(readOf(setup)).resolves.toEqual({ server: 'replica-1', behindSeconds: undefined });
       expect(wait).not.toHaveBeenCalled();
       expect(positionReads(setup)).toBe(1);
-      expect(setup.reads.served).toMatchObject({ replica: 1, primary: 0 });
+      expect(setup.served).toMatchObject({ replica: 1, primary: 0 });
     });
 
     it('waits for a replica that had not applied it, and then knows it has', async () => {
@@ -289,7 +290,7 @@ describe('ReadRouter', () => {
       expect(wait.mock.calls[0][2]).toBe(50);
       await expect(readOf(setup)).resolves.toEqual({ server: 'replica-1', behindSeconds: undefined });
       expect(wait).toHaveBeenCalledTimes(1);
-      expect(setup.reads.served).toMatchObject({ 'replica-after-wait': 1, replica: 1 });
+      expect(setup.served).toMatchObject({ 'replica-after-wait': 1, replica: 1 });
     });
 
     it('reads what the primary can serve from the primary when the replica has not caught up within the bound', async () => {
@@ -300,7 +301,7 @@ describe('ReadRouter', () => {
       const { attempts, served } = await attemptsOf(setup);
       expect(attempts).toEqual(['primary']);
       expect(served).toBeUndefined();
-      expect(setup.reads.served).toMatchObject({ 'primary-after-wait': 1, stale: 0 });
+      expect(setup.served).toMatchObject({ 'primary-after-wait': 1, stale: 0 });
       // Not the replica's failure: it stays in turn.
       expect(setup.one.isHealthyReplica()).toBe(true);
     });
@@ -313,7 +314,7 @@ describe('ReadRouter', () => {
       const { attempts, served } = await attemptsOf(setup, 1);
       expect(attempts).toEqual(['primary', 'replica-1']);
       expect(served).toBeGreaterThan(0);
-      expect(setup.reads.served).toMatchObject({ stale: 1, 'primary-after-wait': 0 });
+      expect(setup.served).toMatchObject({ stale: 1, 'primary-after-wait': 0 });
       expect(setup.primary.health.answering).toBe(false);
       expect(setup.one.health.answering).toBe(true);
     });
@@ -324,7 +325,7 @@ describe('ReadRouter', () => {
       jest.spyOn(ReadSession.prototype, 'waitFor').mockResolvedValue(false);
       found(setup.one, { ...behind, lagSeconds: 8 });
       const attempts: string[] = [];
-      const served = await setup.reads.withConnection(
+      const served = await setup.reads.unitOfWork(
         ({ runner, behindSeconds }) => {
           attempts.push(serverOf(setup.servers, runner));
           return attempts.length === 1 ? Promise.reject(connectionReset()) : Promise.resolve(behindSeconds);
@@ -333,7 +334,7 @@ describe('ReadRouter', () => {
       );
       expect(attempts).toEqual(['primary', 'replica-1']);
       expect(served).toBeGreaterThanOrEqual(8);
-      expect(setup.reads.served).toMatchObject({ stale: 1, 'primary-after-wait': 0 });
+      expect(setup.served).toMatchObject({ stale: 1, 'primary-after-wait': 0 });
     });
 
     it('says a shape only replicas serve may be behind when its replica has not applied it, whatever its lag', async () => {
@@ -344,7 +345,7 @@ describe('ReadRouter', () => {
       const { server, behindSeconds } = await readOf(setup, needsX);
       expect(server).toBe('replica-1');
       expect(behindSeconds).toBeGreaterThan(0);
-      expect(setup.reads.served).toMatchObject({ stale: 1 });
+      expect(setup.served).toMatchObject({ stale: 1 });
     });
 
     it('says a replica’s answer may be behind while the primary does not answer', async () => {
@@ -371,7 +372,7 @@ describe('ReadRouter', () => {
       expect(historyReads(setup)).toBe(1);
       // That write is there; every other write the primary had is not shown to be.
       expect(behindSeconds).toBeGreaterThan(0);
-      expect(setup.reads.served).toMatchObject({ 'writer-position': 1 });
+      expect(setup.served).toMatchObject({ 'writer-position': 1 });
     });
 
     it('refuses a writer’s position the primary’s history lost, though its sequence is passed (docs/API.md §20)', async () => {
@@ -423,7 +424,7 @@ describe('ReadRouter', () => {
       expect(server).toBe('primary');
       // The write is not shown to be there: a write lost in a failover must never read as present.
       expect(behindSeconds).toBeGreaterThan(0);
-      expect(setup.reads.served).toMatchObject({ stale: 1 });
+      expect(setup.served).toMatchObject({ stale: 1 });
     });
 
     it('refuses a writer’s position of another kind of server, and one ahead of the primary', async () => {
@@ -451,7 +452,7 @@ describe('ReadRouter', () => {
         await expect(readOf(setup, undefined, position)).resolves.toMatchObject({ server: 'replica-1' });
       }
       expect(setup.variables).not.toHaveBeenCalled();
-      expect(setup.reads.served).toMatchObject({ 'writer-position': 4 });
+      expect(setup.served).toMatchObject({ 'writer-position': 4 });
       // Another server's write shares the domain's sequence: only the history tells whether it was lost with it.
       await expect(readOf(setup, undefined, '0-2-310')).rejects.toBeInstanceOf(LostPositionError);
       expect(historyReads(setup)).toBe(1);
@@ -531,7 +532,7 @@ describe('ReadRouter', () => {
     const { reads, servers, one, two } = setup;
     found(one, healthy);
     const attempts: string[] = [];
-    const served = await reads.withConnection(({ runner }) => {
+    const served = await reads.unitOfWork(({ runner }) => {
       attempts.push(serverOf(servers, runner));
       if (attempts.length === 1) return Promise.reject(connectionReset());
       return Promise.resolve(serverOf(servers, runner));
@@ -551,7 +552,7 @@ describe('ReadRouter', () => {
     const attempts: string[] = [];
     // The first read's connection is reset, as a server killed under it would reset it.
     const failure = await exported
-      .withConnection(({ runner }) => {
+      .batch(({ runner }) => {
         attempts.push(serverOf(servers, runner));
         return Promise.reject(connectionReset());
       })
@@ -563,9 +564,7 @@ describe('ReadRouter', () => {
     expect(exported.moveAfter(wrongQuery)).toBe(false);
     expect(exported.moveAfter(failure)).toBe(true);
     expect(one.health.answering).toBe(false);
-    await expect(exported.withConnection(({ runner }) => Promise.resolve(serverOf(servers, runner)))).resolves.toBe(
-      'primary',
-    );
+    await expect(exported.batch(({ runner }) => Promise.resolve(serverOf(servers, runner)))).resolves.toBe('primary');
     // With no other server answering, there is nowhere to move to.
     expect(exported.moveAfter(new DatabaseUnavailableError(connectionReset()))).toBe(false);
   });
@@ -576,14 +575,14 @@ describe('ReadRouter', () => {
     let attempts = 0;
     const timedOut = new DatabaseUnavailableError(new Error('deadline'), true);
     await expect(
-      reads.withConnection(() => {
+      reads.unitOfWork(() => {
         attempts += 1;
         return Promise.reject(timedOut);
       }),
     ).rejects.toBe(timedOut);
     const wrongQuery = Object.assign(new Error('You have an error in your SQL syntax'), { code: 'ER_PARSE_ERROR' });
     await expect(
-      reads.withConnection(() => {
+      reads.unitOfWork(() => {
         attempts += 1;
         return Promise.reject(wrongQuery);
       }),
@@ -597,7 +596,7 @@ describe('ReadRouter', () => {
     found(one, healthy);
     let attempts = 0;
     await expect(
-      reads.withConnection(() => {
+      reads.unitOfWork(() => {
         attempts += 1;
         return Promise.reject(connectionReset());
       }),
@@ -605,7 +604,7 @@ describe('ReadRouter', () => {
     // Tried once more, never a third time.
     expect(attempts).toBe(2);
     // A further request finds nothing answering, tries the primary as the last resort and fails the same way.
-    await expect(reads.withConnection(() => Promise.reject(connectionReset()))).rejects.toBeInstanceOf(
+    await expect(reads.unitOfWork(() => Promise.reject(connectionReset()))).rejects.toBeInstanceOf(
       DatabaseUnavailableError,
     );
     // Each server's change was logged once, not once per failing request.
@@ -621,7 +620,7 @@ describe('ReadRouter', () => {
         [],
         Object.assign(new Error('refused'), { code: 'ECONNREFUSED' }),
       );
-      const error = await reads.withConnection(() => Promise.reject(refused)).catch((caught: unknown) => caught);
+      const error = await reads.unitOfWork(() => Promise.reject(refused)).catch((caught: unknown) => caught);
       expect(error).toBeInstanceOf(DatabaseUnavailableError);
       expect(error).toMatchObject({ timedOut: false });
       expect((error as DatabaseUnavailableError).cause).toBe(refused);
@@ -629,7 +628,7 @@ describe('ReadRouter', () => {
 
     it('leaves any other failure alone (a 500)', async () => {
       const bug = new TypeError('x is undefined');
-      await expect(router().reads.withConnection(() => Promise.reject(bug))).rejects.toBe(bug);
+      await expect(router().reads.unitOfWork(() => Promise.reject(bug))).rejects.toBe(bug);
     });
 
     describe('with the clock under the test’s control', () => {
@@ -647,7 +646,7 @@ describe('ReadRouter', () => {
         // Hung: the check sent when its statement is overdue goes unanswered too.
         const asked = jest.spyOn(one, 'answersWithin').mockResolvedValue(false);
         const attempts: string[] = [];
-        const served = reads.withConnection((session) => {
+        const served = reads.unitOfWork((session) => {
           attempts.push(serverOf(servers, session.runner));
           // The replica hangs; the primary answers at once.
           return attempts.length === 1
@@ -672,7 +671,7 @@ describe('ReadRouter', () => {
         found(one, healthy);
         // Nothing else runs there, but the check sent when the statement is overdue is answered: the server runs.
         const asked = jest.spyOn(one, 'answersWithin').mockResolvedValue(true);
-        const served = reads.withConnection((session) =>
+        const served = reads.unitOfWork((session) =>
           statement(session, () => new Promise<string>((resolve) => setTimeout(() => resolve('slow page'), 1500))).then(
             (page) => `${page} from ${serverOf(servers, session.runner)}`,
           ),
@@ -687,7 +686,7 @@ describe('ReadRouter', () => {
       it('does not give up on a slow statement while the server answers others, nor on the last server', async () => {
         const { reads, servers, one } = router(2000);
         found(one, healthy);
-        const slow = reads.withConnection((session) =>
+        const slow = reads.unitOfWork((session) =>
           statement(session, () => new Promise<string>((resolve) => setTimeout(() => resolve('slow page'), 1500))),
         );
         // Meanwhile the replica answers other statements: it is slow, not hung.
@@ -698,7 +697,7 @@ describe('ReadRouter', () => {
         expect(one.health.answering).toBe(true);
         // The replica stops answering: the primary is the last server, and its statements are waited for.
         found(one, { answering: false, replicating: false, problem: 'ECONNREFUSED' });
-        const onPrimary = reads.withConnection((session) =>
+        const onPrimary = reads.unitOfWork((session) =>
           statement(session, () => new Promise<string>((resolve) => setTimeout(() => resolve('late page'), 1500))),
         );
         await jest.advanceTimersByTimeAsync(1500);
@@ -715,7 +714,7 @@ describe('ReadRouter', () => {
           code: 'PROTOCOL_SEQUENCE_TIMEOUT',
         });
         const answer = reads
-          .withConnection(
+          .unitOfWork(
             (session) =>
               statement(session, () => new Promise((_, reject) => setTimeout(() => reject(driverTimeout), 2010))),
             { required: needsX },
@@ -739,7 +738,7 @@ describe('ReadRouter', () => {
         let told = false;
         const batch = reads
           .pinned()
-          .withConnection((session) =>
+          .batch((session) =>
             statement(session, () => new Promise((_, reject) => setTimeout(() => reject(driverTimeout), 2010))),
           )
           .catch((caught: unknown) => caught)
@@ -755,7 +754,7 @@ describe('ReadRouter', () => {
         found(one, healthy);
         let attempts = 0;
         const error = reads
-          .withConnection((session) => {
+          .unitOfWork((session) => {
             attempts += 1;
             return statement(session, () => new Promise(() => undefined));
           })
@@ -770,7 +769,7 @@ describe('ReadRouter', () => {
         const { reads, primary } = router(100);
         // No replica is healthy: the primary serves, with nowhere to retry.
         const busy = reads
-          .withConnection(async (session) => {
+          .unitOfWork(async (session) => {
             // Quick statements, one after another, until the budget is gone: the time is this process's own.
             for (;;) await statement(session, () => new Promise((resolve) => setTimeout(resolve, 2)));
           })

@@ -1,10 +1,16 @@
-import { Injectable } from '@nestjs/common';
-import { Clock } from '../common/time/clock';
+import { Inject, Injectable, Optional } from '@nestjs/common';
 import { asUnavailable, isMissingIndex, isServerFailure, reasonOf } from './database-errors';
 import type { DatabaseServer } from './database-server';
 import { DatabaseServers } from './database-servers';
-import { Freshness, type Target, type Verdict } from './freshness';
-import { ReadSession, ServerNotAnsweringError, type SessionOptions, type StatementObserver } from './read-session';
+import { Freshness, type Target } from './freshness';
+import type { ConnectionLease } from './database-admission';
+import {
+  ReadSession,
+  ServerNotAnsweringError,
+  STATEMENT_OBSERVER,
+  type SessionOptions,
+  type StatementObserver,
+} from './read-session';
 import { RequestDeadlines, type RequestDeadline } from './request-deadline';
 import { NoCapableServerException, ServerChoice, holds, type ServerRequirement } from './server-choice';
 
@@ -14,19 +20,46 @@ export interface ReadRequirements {
   writerPosition?: string;
 }
 
-interface UnitOfWork<T> {
-  work: (session: ReadSession) => Promise<T>;
-  required?: ServerRequirement;
-  deadline: RequestDeadline;
-  target: Promise<Target | undefined>;
-}
+/** A unit of work: its reads on the one connection it is given, retried whole on another server if its own fails. */
+export type UnitOfWork<T> = (session: ReadSession) => Promise<T>;
 
 /** `wait` for the target (the primary stands in for a late replica), `pinned` without that, `stale`, or `none`. */
 type Check = 'wait' | 'pinned' | 'stale' | 'none';
 
+/** A batch of pinned reads: its server, whether the server was checked by an earlier batch, and the export's signal. */
+interface PinnedBatch {
+  server: DatabaseServer;
+  behindSeconds?: number;
+  checked: boolean;
+  cancelled?: AbortSignal;
+}
+
+/** One try of the unit on one server; `standingInFor`: the primary serves for a replica that had not caught up. */
+interface Attempt {
+  server: DatabaseServer;
+  check: Check;
+  options: AttemptOptions;
+  retried: boolean;
+  standingInFor?: { replica: DatabaseServer; behindSeconds?: number };
+}
+
+/** What every attempt of a unit shares: its deadline, the position to reflect, and what its server must hold. */
+interface Unit {
+  deadline: RequestDeadline;
+  target: Promise<Target | undefined>;
+  required?: ServerRequirement;
+  pinned: boolean;
+}
+
+/** An attempt's connection, checked: its session, or none where the primary should serve instead. */
+interface Opened {
+  session?: ReadSession;
+  lease: ConnectionLease;
+}
+
 /** Reads kept on one server, each with its own connection and deadline (an export's batches). */
 export interface PinnedReads {
-  withConnection<T>(work: (session: ReadSession) => Promise<T>, cancelled?: AbortSignal): Promise<T>;
+  batch<T>(work: UnitOfWork<T>, cancelled?: AbortSignal): Promise<T>;
   /** After a failure of the server itself, before anything read was sent: the reads start over on another server. */
   moveAfter(error: unknown): boolean;
   /** The server's GTID position now, as an export's access record keeps it; none on the embedded database. */
@@ -47,76 +80,75 @@ const failureReason = (error: unknown): string =>
 /** docs/API.md §11, a unit of work: a server picked, admitted, checked for freshness, one connection, one retry elsewhere. */
 @Injectable()
 export class ReadRouter {
-  private readonly choice: ServerChoice;
-  private readonly freshness: Freshness;
-  private observer?: StatementObserver;
-
   constructor(
     private readonly servers: DatabaseServers,
     private readonly deadlines: RequestDeadlines,
-    clock: Clock,
-  ) {
-    this.choice = new ServerChoice(servers);
-    this.freshness = new Freshness(servers, clock);
-  }
+    private readonly choice: ServerChoice,
+    private readonly freshness: Freshness,
+    @Optional() @Inject(STATEMENT_OBSERVER) private readonly observer?: StatementObserver,
+  ) {}
 
-  get served(): Freshness['served'] {
-    return this.freshness.served;
-  }
-
-  /** Told of every listing statement (metrics and traces live above this layer). */
-  observeStatements(observer: StatementObserver): void {
-    this.observer = observer;
-  }
-
-  async withConnection<T>(
-    work: (session: ReadSession) => Promise<T>,
+  /** Runs `work` on a connection of the server routing picks, and once more on another if that server fails. Its
+   * attempts are one loop, so that the work is called from here: a page's statements are a few frames from its
+   * controller. `batch`: one of pinned reads, on their server and never retried. */
+  async unitOfWork<T>(
+    work: UnitOfWork<T>,
     { required, writerPosition }: ReadRequirements = {},
+    batch?: PinnedBatch,
   ): Promise<T> {
-    const first = this.choice.first(required);
     const deadline = this.deadlines.start();
-    const target = this.freshness.targetOf(first.server, writerPosition);
+    const first = batch ?? this.choice.first(required);
+    const check: Check = !batch ? 'wait' : batch.checked ? 'none' : 'pinned';
+    const target =
+      check === 'none' ? Promise.resolve(undefined) : this.freshness.targetOf(first.server, writerPosition);
     // Awaited by every attempt; observed here too, so that a refusal is never an unhandled rejection.
     target.catch(() => undefined);
-    const unit: UnitOfWork<T> = { work, deadline, target, required };
-    const mayGiveUp = this.choice.hasOtherThan(first.server, required);
-    try {
-      return await deadline.race(
-        this.firstThenSecond(unit, first.server, { mayGiveUp, behindSeconds: first.behindSeconds }),
-      );
-    } catch (error) {
-      throw asUnavailable(error);
+    const unit: Unit = { deadline, target, required, pinned: batch !== undefined };
+    // A batch is not a request: how long it holds its connection says nothing of when the next one is answered.
+    const options: AttemptOptions = batch
+      ? { cancelled: batch.cancelled, behindSeconds: batch.behindSeconds, paced: false }
+      : { mayGiveUp: this.choice.hasOtherThan(first.server, required), behindSeconds: first.behindSeconds };
+    let attempt: Attempt = { server: first.server, check, options, retried: false };
+    for (;;) {
+      const opening = this.open(attempt, unit);
+      let done: Promise<T> | undefined;
+      try {
+        const opened = await deadline.race(opening);
+        if (!opened.session) {
+          attempt = this.primaryStandsIn(attempt);
+          continue;
+        }
+        const { session } = opened;
+        done = work(session).finally(() => this.close(opened));
+        const result = await deadline.race(done);
+        if (attempt.standingInFor) this.freshness.current('primary-after-wait');
+        return result;
+      } catch (error) {
+        // What is still running gives its connection back when it ends; a batch's failure is told only then.
+        const settled = done ?? opening.then((late) => this.close(late));
+        if (batch) await settled.catch(() => undefined);
+        else settled.catch(() => undefined);
+        attempt = this.nextAfter(error, attempt, unit);
+      }
     }
   }
 
   /** Reads that must all come from the server routing picks now; each call is one batch with its own deadline. */
-  pinned({ required, writerPosition }: ReadRequirements = {}): PinnedReads {
-    let { server, behindSeconds } = this.choice.first(required);
-    let started = false;
+  pinned(requirements: ReadRequirements = {}): PinnedReads {
+    let { server, behindSeconds } = this.choice.first(requirements.required);
+    let checked = false;
     return {
-      withConnection: async <T>(work: (session: ReadSession) => Promise<T>, cancelled?: AbortSignal) => {
-        const check: Check = started ? 'none' : 'pinned';
-        started = true;
-        const deadline = this.deadlines.start();
-        const target =
-          check === 'pinned' ? this.freshness.targetOf(server, writerPosition) : Promise.resolve(undefined);
-        const unit: UnitOfWork<T> = { work, deadline, target, required };
-        // A batch is not a request: how long it holds its connection says nothing of when the next one is answered.
-        const batch = this.attempt(unit, server, { cancelled, behindSeconds, paced: false }, check);
-        try {
-          return await deadline.race(batch);
-        } catch (error) {
-          // Told once its connection is back: an export that fails holds nothing when its answer ends.
-          await batch.catch(() => undefined);
-          throw asUnavailable(error);
-        }
+      batch: <T>(work: UnitOfWork<T>, cancelled?: AbortSignal) => {
+        const batch: PinnedBatch = { server, behindSeconds, checked, cancelled };
+        checked = true;
+        return this.unitOfWork(work, requirements, batch);
       },
       moveAfter: (error: unknown): boolean => {
         if (!isServerFailure(error)) return false;
-        const second = this.choice.second(required, server);
+        const second = this.choice.second(requirements.required, server);
         if (second === server) return false;
         server.markFailed(failureReason(error));
-        [server, behindSeconds, started] = [second, undefined, false];
+        [server, behindSeconds, checked] = [second, undefined, false];
         return true;
       },
       position: async () => {
@@ -130,69 +162,65 @@ export class ReadRouter {
     };
   }
 
-  private async firstThenSecond<T>(unit: UnitOfWork<T>, first: DatabaseServer, options: AttemptOptions): Promise<T> {
-    try {
-      return await this.attempt(unit, first, options, 'wait');
-    } catch (error) {
-      // Out of time: the deadline has answered already, and the driver's own timeout tells of a slow shape.
-      if (unit.deadline.remainingMs() <= 0) throw error;
-      if (isMissingIndex(error)) {
-        // Its indexes changed since they were read: forgotten until the next check reads them.
-        first.forgetCatalog();
-      } else {
-        if (!isServerFailure(error)) throw error;
-        first.markFailed(failureReason(error));
-      }
-      if (this.servers.replicas.length === 0) throw error;
-      const second = this.choice.second(unit.required, first);
-      if (second === first) throw isMissingIndex(error) ? new NoCapableServerException() : error;
-      return await this.attempt(unit, second, {}, 'wait');
-    }
-  }
-
-  /** One attempt on one server: admitted, checked for freshness, then the work, on one connection. */
-  private async attempt<T>(
-    unit: UnitOfWork<T>,
-    server: DatabaseServer,
-    options: AttemptOptions,
-    check: Check,
-  ): Promise<T> {
+  /** The attempt's server admits a connection, which is checked for freshness; none if the primary should serve. */
+  private async open({ server, check, options }: Attempt, unit: Unit): Promise<Opened> {
     const target = check === 'wait' || check === 'pinned' ? await unit.target : undefined;
     const lease = await server.admission.acquire(unit.deadline, { paced: options.paced });
     const session = new ReadSession(lease.runner, unit.deadline, server, { ...options, observer: this.observer });
-    let verdict: Verdict;
+    const opened = { session, lease };
+    if (check === 'none') return opened;
     try {
-      if (check !== 'none') {
-        verdict = await this.freshness.verdict(
-          server,
-          session,
-          target,
-          check === 'wait' && this.primaryServes(unit.required),
-        );
-      }
+      const primaryServes = check === 'wait' && this.primaryServes(unit.required);
+      const verdict = await this.freshness.verdict(server, session, target, primaryServes);
       if (verdict !== 'primary-serves') {
-        if (check !== 'none') session.behindSeconds = verdict;
-        return await unit.work(session);
+        session.behindSeconds = verdict;
+        return opened;
       }
+    } catch (error) {
+      await this.close(opened);
+      throw error;
+    }
+    await this.close(opened);
+    return { lease };
+  }
+
+  private async close({ session, lease }: Opened): Promise<void> {
+    try {
+      await session?.end();
     } finally {
-      await session.end();
       await lease.release();
     }
-    return await this.primaryStandsIn(unit, server, options);
   }
 
   /** The replica had not caught up in time: the primary serves; failing, the replica does, saying how far behind. */
-  private async primaryStandsIn<T>(unit: UnitOfWork<T>, replica: DatabaseServer, options: AttemptOptions): Promise<T> {
-    const { primary } = this.servers;
-    try {
-      const result = await this.attempt(unit, primary, {}, 'none');
-      this.freshness.current('primary-after-wait');
-      return result;
-    } catch (failure) {
-      if (unit.deadline.remainingMs() <= 0 || !isServerFailure(failure)) throw failure;
-      primary.markFailed(reasonOf(failure));
-      return await this.attempt(unit, replica, { behindSeconds: options.behindSeconds }, 'stale');
+  private primaryStandsIn({ server, options, retried }: Attempt): Attempt {
+    const standingInFor = { replica: server, behindSeconds: options.behindSeconds };
+    return { server: this.servers.primary, check: 'none', options: {}, retried, standingInFor };
+  }
+
+  /** After a failed attempt: the one to make next, or the failure to answer with. */
+  private nextAfter(error: unknown, attempt: Attempt, { deadline, required, pinned }: Unit): Attempt {
+    // Out of time: the deadline has answered already, and the driver's own timeout tells of a slow shape.
+    if (pinned || deadline.remainingMs() <= 0) throw asUnavailable(error);
+    const { server, standingInFor, retried } = attempt;
+    if (standingInFor) {
+      if (!isServerFailure(error)) throw asUnavailable(error);
+      server.markFailed(reasonOf(error));
+      const options = { behindSeconds: standingInFor.behindSeconds };
+      return { server: standingInFor.replica, check: 'stale', options, retried };
     }
+    if (retried) throw asUnavailable(error);
+    if (isMissingIndex(error)) {
+      // Its indexes changed since they were read: forgotten until the next check reads them.
+      server.forgetCatalog();
+    } else {
+      if (!isServerFailure(error)) throw asUnavailable(error);
+      server.markFailed(failureReason(error));
+    }
+    if (this.servers.replicas.length === 0) throw asUnavailable(error);
+    const second = this.choice.second(required, server);
+    if (second === server) throw asUnavailable(isMissingIndex(error) ? new NoCapableServerException() : error);
+    return { server: second, check: 'wait', options: {}, retried: true };
   }
 
   /** What the primary holds is read current, from it if need be; asked at each attempt, as the primary may fail. */

@@ -3,7 +3,13 @@ import type { QueryRunner } from 'typeorm';
 import type { Clock } from '../common/time/clock';
 import type { DatabaseServer } from './database-server';
 import { RequestDeadline } from './request-deadline';
-import { ReadSession, SNAPSHOT_STATEMENTS } from './read-session';
+import {
+  ReadSession,
+  SNAPSHOT_STATEMENTS,
+  type LastOnConnection,
+  type Statement,
+  type StatementKind,
+} from './read-session';
 import { EMBEDDED_CATALOG, UNKNOWN_CATALOG, type ServerCatalog } from './server-catalog';
 import { StatementTimings } from './statement-timings';
 
@@ -12,6 +18,12 @@ const clock: Clock = { now: () => Date.now() };
 /** As the router runs a unit of work: the work, then the session's end, whatever the work's outcome. */
 const unitOfWork = <T>(session: ReadSession, work: (session: ReadSession) => Promise<T>): Promise<T> =>
   work(session).finally(() => session.end());
+
+/** One statement sent alone, as the repository sends a page: its own result. */
+const one = async (session: ReadSession, kind: StatementKind, statement: Statement, options?: LastOnConnection) => {
+  const [result] = await session.read<[unknown]>(kind, [statement], options);
+  return result;
+};
 
 describe('ReadSession', () => {
   it('stops the statement of a reader that no longer wants it, and keeps its connection out of the pool', async () => {
@@ -38,7 +50,7 @@ describe('ReadSession', () => {
     const session = new ReadSession(runner, new RequestDeadline(2000, clock), server as unknown as DatabaseServer, {
       cancelled: cancelled.signal,
     });
-    const statement = session.query('page', ['SELECT 1', []]);
+    const statement = session.read('page', [['SELECT 1', []]]);
     cancelled.abort();
     expect(interrupt).toHaveBeenCalledWith(42);
     expect(connection.destroy).not.toHaveBeenCalled();
@@ -81,9 +93,9 @@ describe('ReadSession', () => {
         session.beginSnapshot();
         session.beginSnapshot();
         return [
-          await session.query('page', ['SELECT 1', []]),
-          await session.query('page', ['SELECT 2', []]),
-          await session.query('page', ['SELECT 3', []], { last: true }),
+          await one(session, 'page', ['SELECT 1', []]),
+          await one(session, 'page', ['SELECT 2', []]),
+          await one(session, 'page', ['SELECT 3', []], { last: true }),
         ];
       });
       expect(sent).toEqual([`${begin};\nSELECT 1`, 'SELECT 2', `SELECT 3;\n${end}`]);
@@ -97,7 +109,7 @@ describe('ReadSession', () => {
       await expect(
         unitOfWork(failed.attempt, async (session) => {
           session.beginSnapshot();
-          await session.query('page', ['SELECT 1', []]);
+          await one(session, 'page', ['SELECT 1', []]);
           throw new Error('the page failed');
         }),
       ).rejects.toThrow('the page failed');
@@ -107,8 +119,8 @@ describe('ReadSession', () => {
       await expect(
         unitOfWork(lastFailed.attempt, async (session) => {
           session.beginSnapshot();
-          await session.query('page', ['SELECT 1', []]);
-          return session.query('page', ['SELECT 2', []], { last: true });
+          await one(session, 'page', ['SELECT 1', []]);
+          return one(session, 'page', ['SELECT 2', []], { last: true });
         }),
       ).rejects.toThrow('Connection lost');
       expect(lastFailed.sent).toEqual([`${begin};\nSELECT 1`, `SELECT 2;\n${end}`, end]);
@@ -119,7 +131,7 @@ describe('ReadSession', () => {
       await expect(
         unitOfWork(lost.attempt, async (session) => {
           session.beginSnapshot();
-          return session.query('page', ['SELECT 1', []]);
+          return one(session, 'page', ['SELECT 1', []]);
         }),
       ).resolves.toBe('result of SELECT 1');
       expect(lost.sent).toEqual([`${begin};\nSELECT 1`, end]);
@@ -129,13 +141,13 @@ describe('ReadSession', () => {
     it('sends statements in one round trip, between the snapshot’s statements, each answered its own result', async () => {
       const { attempt, sent, recorded } = recordingRunner();
       const answers = await unitOfWork(attempt, async (session) => {
-        const alone = await session.queries('count', [['SELECT 1', [1]]]);
+        const alone = await session.read('count', [['SELECT 1', [1]]]);
         session.beginSnapshot();
-        const page = await session.query('page', ['SELECT 2', []]);
+        const page = await one(session, 'page', ['SELECT 2', []]);
         return [
           alone,
           page,
-          await session.queries(
+          await session.read(
             'count+seats',
             [
               ['SELECT 3', [3]],
@@ -157,7 +169,7 @@ describe('ReadSession', () => {
     it('sends them one at a time to the embedded database, which takes one statement at a time', async () => {
       const { attempt, sent } = recordingRunner(undefined, EMBEDDED_CATALOG);
       const answers = await unitOfWork(attempt, (session) =>
-        session.queries('count+seats', [
+        session.read('count+seats', [
           ['SELECT 3', [3]],
           ['SELECT 4', [4]],
         ]),
@@ -175,7 +187,7 @@ describe('ReadSession', () => {
 
       const none = recordingRunner();
       await expect(
-        unitOfWork(none.attempt, (session) => session.query('page', ['SELECT 1', []], { last: true })),
+        unitOfWork(none.attempt, (session) => one(session, 'page', ['SELECT 1', []], { last: true })),
       ).resolves.toBe('result of SELECT 1');
       expect(none.sent).toEqual(['SELECT 1']);
     });

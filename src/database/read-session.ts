@@ -16,6 +16,9 @@ export interface StatementObserver {
   started(kind: StatementKind, server: ServerName): (error?: unknown) => void;
 }
 
+/** The provider told of every listing statement: metrics and traces live above the database layer. */
+export const STATEMENT_OBSERVER = Symbol('STATEMENT_OBSERVER');
+
 /** `last`: the work sends nothing more on this connection, so a snapshot it holds ends in the same round trip. */
 export interface LastOnConnection {
   last?: boolean;
@@ -28,6 +31,17 @@ export const SNAPSHOT_STATEMENTS = {
 } as const;
 
 export const STATEMENT_SEPARATOR = ';\n';
+
+/** One round trip's text and values, and which of its results are the statements' own. */
+interface RoundTrip {
+  sql: string;
+  parameters: readonly unknown[];
+  endsSnapshot?: boolean;
+  /** Where the statements' results start among the round trip's, and how many; none: the answer is the one's own. */
+  results?: { from: number; count: number };
+}
+
+const oneStatement = (sql: string, parameters: readonly unknown[]): RoundTrip => ({ sql, parameters });
 
 /** MySQL waits forever on a timeout of 0. */
 const MIN_WAIT_S = 0.001;
@@ -65,6 +79,7 @@ export interface SessionOptions {
 /** One unit of work's connection to one server and its deadline. */
 export class ReadSession {
   private snapshot: 'none' | 'asked' | 'held' = 'none';
+  private interrupted?: HeldConnection['databaseConnection'];
   behindSeconds?: number;
 
   constructor(
@@ -85,20 +100,43 @@ export class ReadSession {
     if (this.snapshot === 'none') this.snapshot = 'asked';
   }
 
-  async query<T>(kind: StatementKind, statement: Statement, options: LastOnConnection = {}): Promise<T> {
-    const [result] = await this.queries<[T]>(kind, [statement], options);
-    return result;
-  }
-
-  /** Statements in one round trip (docs/adr/0022), between the snapshot's beginning and, when `last`, its end. */
-  async queries<T extends unknown[]>(
-    kind: StatementKind,
+  /** Statements in one round trip (docs/adr/0022), between the snapshot's beginning and, when `last`, its end; the
+   * embedded database runs them one at a time. `kind` names them to the observer; a freshness check has none. */
+  async read<T extends unknown[]>(
+    kind: StatementKind | undefined,
     statements: readonly Statement[],
     { last = false }: LastOnConnection = {},
   ): Promise<T> {
-    const ended = this.options.observer?.started(kind, this.server.name);
+    const ended = kind && this.options.observer?.started(kind, this.server.name);
+    const trips = this.roundTrips(statements, last);
+    const results: unknown[] = [];
     try {
-      const results = await (this.catalog.embedded ? this.oneByOne(statements) : this.inOneRoundTrip(statements, last));
+      for (const trip of trips) {
+        const { cancelled, mayGiveUp } = this.options;
+        cancelled?.throwIfAborted();
+        this.deadline.check();
+        if (mayGiveUp && !this.server.health.answering) {
+          throw new ServerNotAnsweringError(`${this.server.name} stopped answering before the statement was sent`);
+        }
+        const interrupt = () => this.interrupt();
+        cancelled?.addEventListener('abort', interrupt, { once: true });
+        const sent = this.server.timings.sent();
+        try {
+          const running = this.timed(
+            this.runner.query(trip.sql, trip.parameters as unknown[]) as Promise<unknown>,
+            sent,
+          );
+          const answered = await (mayGiveUp ? this.unlessSilent(running, sent) : running);
+          const own = trip.results;
+          results.push(...(own ? (answered as unknown[]).slice(own.from, own.from + own.count) : [answered]));
+        } finally {
+          cancelled?.removeEventListener('abort', interrupt);
+          // KILL QUERY names a thread, not a statement: the connection is closed rather than reused by another request.
+          this.interrupted?.destroy();
+          this.interrupted = undefined;
+        }
+      }
+      if (trips.at(-1)?.endsSnapshot) this.snapshot = 'none';
       ended?.();
       return results as T;
     } catch (error) {
@@ -107,36 +145,35 @@ export class ReadSession {
     }
   }
 
-  private async oneByOne(statements: readonly Statement[]): Promise<unknown[]> {
-    const results: unknown[] = [];
-    for (const [sql, parameters] of statements) results.push(await this.send(sql, parameters));
-    return results;
-  }
-
-  private async inOneRoundTrip(statements: readonly Statement[], last: boolean): Promise<unknown[]> {
+  /** How the statements are sent: one round trip with the snapshot's statements around them, or one by one. */
+  private roundTrips(statements: readonly Statement[], last: boolean): RoundTrip[] {
+    if (this.catalog.embedded) return statements.map(([sql, parameters]) => oneStatement(sql, parameters));
     const begins = this.snapshot === 'asked';
     // Held once sent: whether a failed round trip began it is unknown, and a COMMIT that ends none is harmless.
     if (begins) this.snapshot = 'held';
     const ends = last && this.snapshot === 'held';
-    if (statements.length === 1 && !begins && !ends) return [await this.send(...statements[0])];
+    if (statements.length === 1 && !begins && !ends) return [oneStatement(...statements[0])];
     const sent = [
       ...(begins ? [SNAPSHOT_STATEMENTS.begin] : []),
       ...statements.map(([sql]) => sql),
       ...(ends ? [SNAPSHOT_STATEMENTS.end] : []),
     ];
-    const answered = await this.send<unknown>(
-      sent.join(STATEMENT_SEPARATOR),
-      statements.flatMap(([, values]) => values),
-    );
-    if (ends) this.snapshot = 'none';
-    const results = sent.length === 1 ? [answered] : (answered as unknown[]);
-    return results.slice(begins ? 1 : 0, (begins ? 1 : 0) + statements.length);
+    return [
+      {
+        sql: sent.join(STATEMENT_SEPARATOR),
+        parameters: statements.flatMap(([, values]) => values),
+        endsSnapshot: ends,
+        results: sent.length === 1 ? undefined : { from: begins ? 1 : 0, count: statements.length },
+      },
+    ];
   }
 
   /** Waits on this connection, up to `boundMs` and the deadline, until the server has applied `position`. */
   async waitFor(dialect: GtidDialect, position: ReplicationPosition, boundMs: number): Promise<boolean> {
     const seconds = Math.max(MIN_WAIT_S, Math.min(boundMs, this.deadline.remainingMs()) / 1000);
-    const [row] = await this.send<{ waited: unknown }[]>(dialect.waitStatement, [position.text, seconds]);
+    const [[row]] = await this.read<[{ waited: unknown }[]]>(undefined, [
+      [dialect.waitStatement, [position.text, seconds]],
+    ]);
     return dialect.reached(row?.waited);
   }
 
@@ -151,22 +188,10 @@ export class ReadSession {
     }
   }
 
-  private async send<T>(sql: string, parameters: readonly unknown[]): Promise<T> {
-    const { cancelled, mayGiveUp } = this.options;
-    cancelled?.throwIfAborted();
-    this.deadline.check();
-    if (mayGiveUp && !this.server.health.answering) {
-      throw new ServerNotAnsweringError(`${this.server.name} stopped answering before the statement was sent`);
-    }
-    let interrupted: HeldConnection['databaseConnection'];
-    const interrupt = () => {
-      interrupted = (this.runner as unknown as HeldConnection).databaseConnection;
-      if (typeof interrupted?.threadId === 'number') void this.server.interrupt(interrupted.threadId);
-    };
-    cancelled?.addEventListener('abort', interrupt, { once: true });
+  /** The statement's time, told to the server's timings whether it is answered or not. */
+  private timed<T>(running: Promise<T>, sent: Sent): Promise<T> {
     const { timings } = this.server;
-    const sent = timings.sent();
-    const running = (this.runner.query(sql, parameters as unknown[]) as Promise<T>).then(
+    return running.then(
       (result) => {
         timings.answered(sent);
         return result;
@@ -177,13 +202,12 @@ export class ReadSession {
         throw error;
       },
     );
-    try {
-      return await (mayGiveUp ? this.unlessSilent(running, sent) : running);
-    } finally {
-      cancelled?.removeEventListener('abort', interrupt);
-      // KILL QUERY names a thread, not a statement: the connection is closed rather than reused by another request.
-      interrupted?.destroy();
-    }
+  }
+
+  /** A cancelled export's statement is stopped on the server, and its connection closed once it ends. */
+  private interrupt(): void {
+    this.interrupted = (this.runner as unknown as HeldConnection).databaseConnection;
+    if (typeof this.interrupted?.threadId === 'number') void this.server.interrupt(this.interrupted.threadId);
   }
 
   /** The statement's answer, unless its server is silent past its give-up time and a check then goes unanswered. */

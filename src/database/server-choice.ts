@@ -1,5 +1,6 @@
+import { Injectable } from '@nestjs/common';
 import type { DatabaseServer } from './database-server';
-import type { DatabaseServers } from './database-servers';
+import { DatabaseServers } from './database-servers';
 import { progressOf } from './replication-lag';
 import type { ServerCatalog } from './server-catalog';
 
@@ -46,6 +47,7 @@ export interface Choice {
 }
 
 /** Which server serves a read. */
+@Injectable()
 export class ServerChoice {
   private nextReplica = 0;
 

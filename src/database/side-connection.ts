@@ -19,10 +19,11 @@ export interface ConnectionOptions {
 export class SideConnection {
   private connection?: Promise<Connection>;
 
-  constructor(private readonly options: () => ConnectionOptions) {}
+  /** `dataSource`: the pool's, whose options are read at each connection: a moved address is followed. */
+  constructor(private readonly dataSource: { readonly options: object }) {}
 
   async query<T extends RowDataPacket>(sql: string): Promise<T[]> {
-    const { host, port, username, password, database, ssl } = this.options();
+    const { host, port, username, password, database, ssl } = this.dataSource.options as ConnectionOptions;
     const connection = (this.connection ??= this.retiredOnClose({
       host,
       port,

@@ -3,7 +3,7 @@ import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom
 import { JWKS_KEY_SET, type JwksKeySet } from '../auth/jwks-key-set';
 import { UNAVAILABLE_REASONS } from '../common/problem/problem-catalogue';
 import { DatabaseServers } from '../database/database-servers';
-import { ReadRouter } from '../database/read-router';
+import { Freshness } from '../database/freshness';
 
 /** What a request's variant label can be: decided by the token's role, `none` before one is known. */
 export type Variant = 'user' | 'admin' | 'none';
@@ -77,7 +77,7 @@ export class Metrics {
     registers: [this.registry],
   });
 
-  constructor(servers: DatabaseServers, reads: ReadRouter, @Inject(JWKS_KEY_SET) keySet: JwksKeySet | null) {
+  constructor(servers: DatabaseServers, freshness: Freshness, @Inject(JWKS_KEY_SET) keySet: JwksKeySet | null) {
     collectDefaultMetrics({ register: this.registry });
     // Every reason is exported from the start, so that rates and alerts see a 0 rather than no series.
     for (const reason of UNAVAILABLE_REASONS) this.unavailable.inc({ reason }, 0);
@@ -189,12 +189,12 @@ export class Metrics {
         }
       },
     });
-    // The router counts how it served each read, and the key set its fetches: those layers know nothing of metrics.
+    // Freshness counts how each read was served, and the key set its fetches: those layers know nothing of metrics.
     this.countedElsewhere(
       'orders_listing_reads_total',
       'Pages and exports of the listing by how they were served: primary; replica (known to hold every write before the request); replica-after-wait; writer-position (a Read-After-Gtid the replica held); primary-after-wait (the replica had not caught up within DB_REPLICA_WAIT_MS); stale (a replica, with Data-Staleness).',
       'served',
-      reads.served,
+      freshness.served,
     );
     if (keySet) {
       this.countedElsewhere(

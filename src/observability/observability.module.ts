@@ -1,6 +1,7 @@
 import { Global, Module } from '@nestjs/common';
 import { AuthModule } from '../auth/auth.module';
 import { DatabaseModule } from '../database/database.module';
+import { STATEMENT_OBSERVER } from '../database/read-session';
 import { Metrics } from './metrics';
 import { MetricsServer } from './metrics-server';
 import { ObservedStatements } from './observed-statements';
@@ -10,7 +11,14 @@ import { Tracing } from './tracing';
 @Global()
 @Module({
   imports: [DatabaseModule, AuthModule],
-  providers: [Metrics, MetricsServer, Tracing, ObservedStatements],
-  exports: [Metrics],
+  providers: [
+    Metrics,
+    MetricsServer,
+    Tracing,
+    ObservedStatements,
+    // Global, so that the database module's read router is given it without importing this module.
+    { provide: STATEMENT_OBSERVER, useExisting: ObservedStatements },
+  ],
+  exports: [Metrics, STATEMENT_OBSERVER],
 })
 export class ObservabilityModule {}

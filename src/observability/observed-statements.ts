@@ -5,12 +5,11 @@ import { performance } from 'node:perf_hooks';
 import { DataSource } from 'typeorm';
 import type { ServerName } from '../database/database-server';
 import { DatabaseHealthMonitor } from '../database/database-health-monitor';
-import { ReadRouter } from '../database/read-router';
 import type { StatementKind, StatementObserver } from '../database/read-session';
 import { Metrics } from './metrics';
 import { tracer } from './tracing';
 
-/** Times each listing statement into `db_client_operation_duration_seconds` and, when the request's trace is
+/** The read router's STATEMENT_OBSERVER. Times each listing statement into `db_client_operation_duration_seconds` and, when the request's trace is
  * recorded, traces it as a child span: its kind and server, never its values. */
 @Injectable()
 export class ObservedStatements implements StatementObserver {
@@ -20,11 +19,9 @@ export class ObservedStatements implements StatementObserver {
     private readonly metrics: Metrics,
     @InjectDataSource() dataSource: DataSource,
     monitor: DatabaseHealthMonitor,
-    reads: ReadRouter,
   ) {
     this.system = dataSource.options.type === 'mysql' ? 'mysql' : 'sqlite';
     monitor.onCheck((server, seconds) => metrics.statementDuration.observe({ statement: 'ping', server }, seconds));
-    reads.observeStatements(this);
   }
 
   started(statement: StatementKind, server: ServerName): (error?: unknown) => void {

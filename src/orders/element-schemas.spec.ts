@@ -3,9 +3,10 @@ import { FastifyAdapter } from '@nestjs/platform-fastify';
 import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
 import { Test } from '@nestjs/testing';
 import type { ObjectSchema } from 'fast-json-stringify';
-import { objectSchemaOf } from './page-json';
-import { elementFields, type ElementField, type FieldKind } from './dto/element-fields';
+import { objectSchemaOf, pageSchemaOf } from './page-json';
+import { apiPropertiesOf, elementFields, type ElementField, type FieldKind } from './dto/element-fields';
 import { AdminOrderDto, UserOrderDto } from './dto/order.dto';
+import { OrdersPageDto } from './dto/orders-page.dto';
 
 type Property = { type?: string; anyOf?: Property[]; $ref?: string };
 
@@ -53,7 +54,7 @@ async function openApiSchemas(): Promise<Record<string, { properties?: Record<st
   const app = moduleRef.createNestApplication(new FastifyAdapter());
   try {
     const document = SwaggerModule.createDocument(app, new DocumentBuilder().build(), {
-      extraModels: [UserOrderDto, AdminOrderDto],
+      extraModels: [UserOrderDto, AdminOrderDto, OrdersPageDto],
     });
     return document.components?.schemas as Record<string, { properties?: Record<string, Property> }>;
   } finally {
@@ -65,7 +66,7 @@ describe('the element: one definition, the DTO classes (docs/API.md §4)', () =>
   it('is described alike by the OpenAPI document, the page serializer and the DTO, in the same order', async () => {
     const schemas = await openApiSchemas();
     for (const dto of [UserOrderDto, AdminOrderDto]) {
-      expect(disagreements(schemas[dto.name], objectSchemaOf(dto), elementFields(dto))).toEqual([]);
+      expect(disagreements(schemas[dto.name], objectSchemaOf(elementFields(dto)), elementFields(dto))).toEqual([]);
     }
     expect(elementFields(AdminOrderDto).map(({ name }) => name)).toEqual([
       'orderId',
@@ -82,7 +83,7 @@ describe('the element: one definition, the DTO classes (docs/API.md §4)', () =>
 
   it('reports a field planted in any one of the three', async () => {
     const openApi = (await openApiSchemas()).AdminOrderDto;
-    const serializer = objectSchemaOf(AdminOrderDto);
+    const serializer = objectSchemaOf(elementFields(AdminOrderDto));
     const fields = elementFields(AdminOrderDto);
     const planted = { type: 'string' } as const;
     expect(
@@ -106,5 +107,18 @@ describe('the element: one definition, the DTO classes (docs/API.md §4)', () =>
         fields.map((field) => ({ ...field, kind: 'text' })),
       ),
     ).toHaveLength(2);
+  });
+
+  it('describes the page envelope alike in the OpenAPI document, the page serializer and OrdersPageDto', async () => {
+    const openApi = (await openApiSchemas()).OrdersPageDto;
+    const declared = apiPropertiesOf(OrdersPageDto).map(({ name, metadata }) => `${name}: ${String(metadata.type)}`);
+    const typesOf = (properties: Record<string, unknown> = {}) =>
+      Object.entries(properties).map(([name, property]) => `${name}: ${(property as { type?: string }).type}`);
+    expect(typesOf(openApi.properties)).toEqual(declared);
+    for (const element of [UserOrderDto, AdminOrderDto])
+      expect(typesOf(pageSchemaOf(element).properties)).toEqual(declared);
+    // The page the service builds has the same keys, in the same order.
+    expect(Object.keys(OrdersPageDto.of([], 0, 1, 20))).toEqual(declared.map((entry) => entry.split(':')[0]));
+    expect(declared).toContain('elements: array');
   });
 });

@@ -1,7 +1,9 @@
 import { describe, expect, it } from '@jest/globals';
 import { Role } from '../auth/role';
 import { LocalTimeFormatter } from '../common/time/local-time';
-import { listingVariantOf } from './listing-variant';
+import { AdminOrderDto, UserOrderDto } from './dto/order.dto';
+import { listingVariantOf, scopedFilters } from './listing-variant';
+import { elementsOf } from './order-element';
 import type { OrderRow } from './model';
 
 const row: OrderRow = {
@@ -19,12 +21,12 @@ const administrator = listingVariantOf({ id: 1, role: Role.Admin });
 
 describe('listingVariantOf', () => {
   it('scopes a member to their own orders, whatever filters are given', () => {
-    expect(member(7).scope({ userId: 8, status: 'REFUNDED', createdFrom: 0 })).toEqual({ userId: 7 });
+    expect(scopedFilters(member(7), { userId: 8, status: 'REFUNDED', createdFrom: 0 })).toEqual({ userId: 7 });
   });
 
   it('reads an administrator’s filters as they are', () => {
     const filters = { userId: 8, status: 'REFUNDED' as const, createdFrom: 0 };
-    expect(administrator.scope(filters)).toEqual(filters);
+    expect(scopedFilters(administrator, filters)).toEqual(filters);
   });
 
   it('refuses an administrator’s filters and sort field to a member, and takes them from an administrator', () => {
@@ -40,10 +42,12 @@ describe('listingVariantOf', () => {
     expect(new Set([member(7).walkOwner, member(8).walkOwner, administrator.walkOwner]).size).toBe(3);
   });
 
-  it('writes a member’s elements and CSV without userId, and an administrator’s with it second', () => {
-    expect(Object.keys(member(7).toElement(row, [], time))).not.toContain('userId');
-    expect(Object.keys(administrator.toElement(row, [], time))[1]).toBe('userId');
-    expect(member(7).csv.columns).not.toContain('userId');
-    expect(administrator.csv.columns[1]).toBe('userId');
+  it('writes a member’s elements and export columns without userId, and an administrator’s with it second', () => {
+    expect(member(7).element).toBe(UserOrderDto);
+    expect(administrator.element).toBe(AdminOrderDto);
+    expect(Object.keys(elementsOf([row], [], member(7).element, time)[0])).not.toContain('userId');
+    expect(Object.keys(elementsOf([row], [], administrator.element, time)[0])[1]).toBe('userId');
+    expect(member(7).columns.columns).not.toContain('userId');
+    expect(administrator.columns.columns[1]).toBe('userId');
   });
 });

@@ -1,14 +1,10 @@
 import { Role, type Caller } from '../auth/role';
-import type { LocalTimeFormatter } from '../common/time/local-time';
-import type { AdminOrderDto, OrderElement, SeatDto, UserOrderDto } from './dto/order.dto';
+import { AdminOrderDto, UserOrderDto, type OrderElement } from './dto/order.dto';
 import { ADMIN_FILTERS, AdminOrdersQueryDto, USER_PARAMETERS, UserOrdersQueryDto } from './dto/orders-query.dto';
-import { ADMIN_CSV, USER_CSV, type CsvColumns } from './export/csv-columns';
-import { toAdminOrder, toUserOrder } from './order-element';
-import { adminPageJson, userPageJson } from './page-json';
-import type { Page } from './paging/page';
-import { ADMIN_SORT_FIELDS, USER_SORT_FIELDS, type OrderFilters, type OrderRow, type SortField } from './model';
+import { ADMIN_COLUMNS, USER_COLUMNS, type ExportColumns } from './export/export-columns';
+import { ADMIN_SORT_FIELDS, USER_SORT_FIELDS, type OrderFilters, type SortField } from './model';
 
-/** What a listing is for the caller who asks, resolved once at the edge (`listingVariantOf`). */
+/** What a listing is for the caller who asks, resolved once at the edge (`listingVariantOf`): data only. */
 export interface ListingVariant<Element extends OrderElement = OrderElement> {
   /** The parameters the variant takes, and the class that validates their values. */
   readonly parameters: ReadonlySet<string>;
@@ -18,12 +14,12 @@ export interface ListingVariant<Element extends OrderElement = OrderElement> {
   readonly sortFields: readonly SortField[];
   /** Who may follow a walk begun for this variant: the administrators' view, or one member's own orders. */
   readonly walkOwner: string;
-  /** The orders read for the filters the query gives. */
-  scope(filters: OrderFilters): OrderFilters;
-  toElement(row: OrderRow, seats: SeatDto[], time: LocalTimeFormatter): Element;
-  /** A page of its elements as JSON, with their keys in the contract's order. */
-  pageJson(page: Page<Element>): string;
-  readonly csv: CsvColumns<Element>;
+  /** The member whose own orders these are; none for an administrator, who reads the filters given. */
+  readonly memberId?: number;
+  /** The class of its elements: pages and exports write their fields, in its order. */
+  readonly element: typeof AdminOrderDto | typeof UserOrderDto;
+  /** The fields an export writes (CSV and XLSX columns) and may be narrowed to. */
+  readonly columns: ExportColumns<Element>;
   /** Others' orders: every request leaves an access record, and an export says why (docs/API.md §21). */
   readonly othersOrders: boolean;
 }
@@ -34,10 +30,8 @@ const ADMINISTRATOR: ListingVariant<AdminOrderDto> = {
   readsFilters: true,
   sortFields: ADMIN_SORT_FIELDS,
   walkOwner: Role.Admin,
-  scope: (filters) => filters,
-  toElement: toAdminOrder,
-  pageJson: adminPageJson,
-  csv: ADMIN_CSV,
+  element: AdminOrderDto,
+  columns: ADMIN_COLUMNS,
   othersOrders: true,
 };
 
@@ -46,20 +40,19 @@ const MEMBER = {
   queryDto: UserOrdersQueryDto,
   readsFilters: false,
   sortFields: USER_SORT_FIELDS,
-  toElement: toUserOrder,
-  pageJson: userPageJson,
-  csv: USER_CSV,
+  element: UserOrderDto,
+  columns: USER_COLUMNS,
   othersOrders: false,
 } as const;
 
-/** A member's variant: their own orders, whatever the query says, without `userId` in the elements. */
-const memberVariant = (memberId: number): ListingVariant<UserOrderDto> => ({
-  ...MEMBER,
-  walkOwner: `${Role.User}:${memberId}`,
-  scope: () => ({ userId: memberId }),
-});
-
 /** The one place past authentication where the caller's role decides anything. */
 export function listingVariantOf(caller: Caller): ListingVariant {
-  return caller.role === Role.Admin ? ADMINISTRATOR : memberVariant(caller.id);
+  return caller.role === Role.Admin
+    ? ADMINISTRATOR
+    : { ...MEMBER, walkOwner: `${Role.User}:${caller.id}`, memberId: caller.id };
+}
+
+/** The orders read for the filters the query gives: a member's own, whatever the query says. */
+export function scopedFilters(variant: ListingVariant, filters: OrderFilters): OrderFilters {
+  return variant.memberId === undefined ? filters : { userId: variant.memberId };
 }

@@ -20,8 +20,9 @@ export interface OrderRow {
   status: string;
   createdAt: Date | string;
   updatedAt: Date | string;
-  /** The highest order id at the time of reading, on each row of a page read without a cursor: a walk's bound. */
-  newestOrderId?: number;
+  /** The highest order id at the time of reading, on each row of a page read without a cursor: a walk's bound. The
+   * drivers return `MAX(id)` as they return a BIGINT: MySQL's as a string, SQLite's as a number. */
+  newestOrderId?: number | string;
 }
 
 /** The fields a listing sorts by: a member's, and an administrator's, who may also sort by member. */

@@ -12,7 +12,7 @@ import {
   STATUS_VALUES,
 } from './dto/orders-query.dto';
 import { OrdersPageDto } from './dto/orders-page.dto';
-import { BOM_QUERY, FIELDS_QUERY, REASON_QUERY } from './export-queries';
+import { BOM_QUERY, FIELDS_QUERY, REASON_QUERY } from './export/export-queries';
 import { EXPORT_MEDIA_TYPES } from './export/export-format';
 import { ORDER_STATUS_CODES, ORDER_STATUS_LABELS } from './order-status';
 import { DEFAULT_SORT } from './query/sort';

@@ -6,9 +6,10 @@ import { Role, type Caller } from '../auth/role';
 import { sendConditionally } from '../common/conditional-response';
 import { DATA_STALENESS_HEADER, dataStalenessOf } from '../common/data-staleness';
 import { noteAccess, noteHandedOver } from './access-parameters';
-import { OrderExports } from './order-exports';
+import { OrderExports } from './export/order-exports';
 import { ExportParameters, PageParameters } from './list-orders-request.decorator';
 import { ApiExportOrders, ApiListOrders } from './orders-api.decorator';
+import { pageJsonOf } from './page-json';
 import { OrdersService } from './orders.service';
 import { ContinuationTokens } from './paging/continuation';
 import { linkHeader, pageLinks } from './paging/link-header';
@@ -47,7 +48,7 @@ export class OrdersController {
     const link = linkHeader(ORDERS_PATH, query.echoedParameters, links);
     if (link) void reply.header('Link', link);
     if (behindSeconds !== undefined) void reply.header(DATA_STALENESS_HEADER, dataStalenessOf(behindSeconds));
-    void sendConditionally(request, reply, query.variant.pageJson(page));
+    void sendConditionally(request, reply, pageJsonOf(query.variant.element)(page));
   }
 
   /** Every matching order as CSV, streamed. */

@@ -1,268 +1,173 @@
-import { Inject, Injectable } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource } from 'typeorm';
-import { DATABASE_CONFIG } from '../config/config.module';
-import type { DatabaseConfig } from '../config/database.config';
-import { QueryShapes } from '../database/query-shapes';
-import type { LastOnConnection, ReadSession, StatementKind } from '../database/read-session';
-import type { ServerRequirement } from '../database/server-choice';
-import type { ServerCatalog } from '../database/server-catalog';
-import { Order } from './order.entity';
-import type { OrderColumn, OrdersIndex } from './index-fit';
-import { boundingIndexes, QueryPlanner, type MatchSizes, type QueryPlan } from './query-plan';
-import { REPLICA_INDEXES } from './replica-indexes';
-import { CountStatements, sizesOf, type CountOptions } from './statements/count-statement';
+import { Injectable } from '@nestjs/common';
+import { ReadRouter, type PinnedReads } from '../database/read-router';
+import type { ReadSession, StatementKind } from '../database/read-session';
+import type { KeysetCursor, OrderFilters, OrderRow, SortKey } from './model';
+import { ORDERS_TABLE, PagePlans, type CountRow } from './page-plans';
+import type { MatchSizes } from './query-plan';
+import { mostPassed } from './skip-limits';
+import { CountStatements, sizesOf } from './statements/count-statement';
 import { PageStatements, type PageRequest } from './statements/page-statement';
 import { SeatStatements, type SeatRow } from './statements/seat-statement';
-import { DayCountStatements, dayCountsOf } from './statements/day-counts-statement';
-import type { OrderFilters, OrderRow, SortKey } from './model';
-import { boundedColumnOf } from './range-bounds';
-import { DAY_MS, reversed, sortShapeOf } from './statements/statement-parts';
-import { dayHolding, DEEP_OFFSET, fromNearerEnd } from './paging/page-reach';
 
-const ORDERS_TABLE = 'orders';
-
-type CountRow = Record<string, number | string | null>;
-
-/** Which filters a listing has, and its sort: what routing needs of it is the same for any values. */
-const shapeOf = (filters: OrderFilters, sort: SortKey[]): string =>
-  `${[filters.userId, filters.concertId, filters.status, filters.createdFrom, filters.createdBefore]
-    .map((value) => (value === undefined ? '-' : '+'))
-    .join('')}|${sortShapeOf(sort)}`;
-
-/** As many shapes as QueryShapes keeps: a flood of odd sort orders does not grow memory. */
-const MAX_REQUIREMENTS = 1000;
-
-/** What a page's plan may start from: counts already read for its walk, or the bound of the walk to count. */
-export interface KnownSizes {
-  sizes?: MatchSizes;
-  newestOrderId?: number;
+/** A page to read: by number (its offset), or followed from a continuation's cursor. */
+export interface PageQuery {
+  filters: OrderFilters;
+  sort: SortKey[];
+  size: number;
+  offset: number;
+  cursor?: KeysetCursor;
+  /** A writer's position the page must reflect (docs/API.md §19). */
+  writerPosition?: string;
 }
 
-type ServerPlan = CountsFirst | ReadyPlan | RefusedPlan;
-
-/** The best plan depends on how many orders match: count them (`sizes`), then plan again with the counts. */
-interface CountsFirst {
-  kind: 'counts-first';
-}
-
-/** Read through `read` (none on the embedded database, which chooses itself), with the counts where they were read. */
-export interface ReadyPlan {
-  kind: 'ready';
-  read?: QueryPlan;
-  sizes?: MatchSizes;
-}
-
-/** The plan would sort more orders whole for each page than this server sorts within the deadline. */
-export interface RefusedPlan {
-  kind: 'refused';
-  /** Orders the plan would sort whole for each page, and the most this server sorts within the deadline. */
-  sortedWhole: number;
-  maxSortedWhole: number;
-}
-
-/** A deep page by number: its listing's total, and the page as read from its day (`byDay`) or the nearer end; none past
- * the end. */
-export interface PageReach {
+/** A page as read: its orders in sort order, their seats, and the total of its listing (or of its walk). */
+export interface PageRead {
+  rows: OrderRow[];
+  seats: SeatRow[];
   total: number;
-  read?: PageRequest;
-  reversed: boolean;
-  byDay: boolean;
-  /** From the nearer end: the counts the read's plan weighs, read with the total rather than again. */
-  sizes?: MatchSizes;
+  /** On a followed page: whether its walk has orders past it, in the direction it was followed. */
+  more: boolean;
+  /** The newest order when the walk began: orders placed since stay out of its pages. None on an empty page. */
+  walkBound?: number;
+  /** Read from a replica behind past DB_REPLICA_MAX_LAG_S, at most this many seconds behind. */
+  behindSeconds?: number;
 }
 
-/** The listing's reads: a page of `orders` alone in a deferred join, a count, and its seats in one `IN (...)`. */
+/** One batch of an export: its orders, whether more follow, and the counts its plan read, kept for the next batch. */
+export interface ExportBatchRead {
+  rows: OrderRow[];
+  more: boolean;
+  /** The export's walk's bound: the newest order when its first batch was read. */
+  walkBound?: number;
+  sizes?: MatchSizes;
+  behindSeconds?: number;
+}
+
+/** The plan would sort more orders whole for each page than the server sorts within the deadline. */
+export class TooManyToSortError extends Error {
+  constructor(
+    readonly sortedWhole: number,
+    readonly maxSortedWhole: number,
+  ) {
+    super(`${sortedWhole} orders to sort whole, more than ${maxSortedWhole}`);
+  }
+}
+
+/** A page by number lies further from both ends of its listing than a server passes in time. */
+export class PageOutOfReachError extends Error {
+  constructor(
+    readonly total: number,
+    readonly passed: number,
+    readonly most: number,
+  ) {
+    super(`${passed} orders to pass, more than ${most}`);
+  }
+}
+
+/** A page by offset neither empty nor full is the last, and tells the total, as an empty first page does. */
+function totalOfPage(rowCount: number, offset: number, size: number): number | undefined {
+  if (rowCount > 0 && rowCount < size) return offset + rowCount;
+  return rowCount === 0 && offset === 0 ? 0 : undefined;
+}
+
+/** The walk's bound a page read without a cursor carries, as a number whichever driver read it. */
+const walkBoundOf = (row: OrderRow | undefined): number | undefined =>
+  row?.newestOrderId === undefined ? undefined : Number(row.newestOrderId);
+
+/** The listing's reads, each in one unit of work: a page of `orders` alone in a deferred join, its count, and its
+ * seats in one `IN (...)`. */
 @Injectable()
 export class OrdersRepository {
-  private readonly pages: PageStatements;
-  private readonly counts: CountStatements;
-  private readonly seats: SeatStatements;
-  private readonly dayCounts: DayCountStatements;
-  /** The entity's indexes, which every server holds; none on SQLite, whose `INDEXED BY` fails rather than choosing. */
-  private readonly schemaIndexes?: readonly OrdersIndex[];
-  /** A planner per catalog: each server's indexes, the replicas' own among them, as last read. */
-  private readonly planners = new WeakMap<ServerCatalog, QueryPlanner>();
-  private readonly fullSortMaxOrders: number;
-  /** What a server must hold, by shape: a shape's requirement depends on which filters it has, not their values. */
-  private readonly requirements = new Map<string, ServerRequirement | undefined>();
+  constructor(
+    private readonly reads: ReadRouter,
+    private readonly plans: PagePlans,
+    private readonly pages: PageStatements,
+    private readonly counts: CountStatements,
+    private readonly seats: SeatStatements,
+  ) {}
 
-  constructor(@InjectDataSource() dataSource: DataSource, @Inject(DATABASE_CONFIG) config: DatabaseConfig) {
-    const shapes = new QueryShapes(dataSource);
-    this.pages = new PageStatements(dataSource, shapes);
-    this.counts = new CountStatements(dataSource, shapes);
-    this.seats = new SeatStatements(dataSource, shapes);
-    this.dayCounts = new DayCountStatements(dataSource, shapes);
-    this.fullSortMaxOrders = config.type === 'mysql' ? config.fullSortMaxOrders : Number.POSITIVE_INFINITY;
-    if (dataSource.options.type === 'mysql' || dataSource.options.type === 'mariadb') {
-      this.schemaIndexes = dataSource.getMetadata(Order).indices.map((index) => ({
-        name: index.name,
-        columns: index.columns.map((column) => column.propertyName as OrderColumn),
-      }));
-    }
-  }
-
-  /** The plans a server can run: through the schema's indexes and the replica indexes it holds. */
-  private plannerFor(catalog: ServerCatalog): QueryPlanner | undefined {
-    if (!this.schemaIndexes) return undefined;
-    let planner = this.planners.get(catalog);
-    if (!planner) {
-      const held = catalog.indexes(ORDERS_TABLE);
-      const candidates = [...this.schemaIndexes, ...REPLICA_INDEXES];
-      planner = new QueryPlanner(
-        held.size === 0 ? this.schemaIndexes : candidates.filter((index) => held.has(index.name)),
-      );
-      this.planners.set(catalog, planner);
-    }
-    return planner;
-  }
-
-  /** docs/API.md §14: how a page is read on the session's server, from its shape or from the counts read first. */
-  async plan(
-    request: PageRequest,
-    session: ReadSession,
-    { sizes, newestOrderId }: KnownSizes = {},
-  ): Promise<ReadyPlan | RefusedPlan> {
-    const first = this.planOn(request, session, sizes);
-    return first.kind === 'counts-first'
-      ? this.planOn(request, session, await this.sizes(request, session, newestOrderId))
-      : first;
-  }
-
-  /** docs/API.md §22: a page by number past DEEP_OFFSET, counted in its page's snapshot, read from its day or the nearer
-   * end; undefined where OFFSET serves (a shallow or followed page, small embedded tables, no snapshot). */
-  reach(request: PageRequest, session: ReadSession): Promise<PageReach> | undefined {
-    const { cursor, offset } = request;
-    if (cursor || offset < DEEP_OFFSET || !this.plannerFor(session.catalog) || !session.catalog.readsOneSnapshot) {
-      return undefined;
-    }
-    return this.reachDeep(request, session);
-  }
-
-  private async reachDeep(request: PageRequest, session: ReadSession): Promise<PageReach> {
-    const { filters, sort, offset, limit } = request;
-    session.beginSnapshot();
-    const [first] = sort;
-    if (first.field === 'createdAt' && filters.userId === undefined && filters.concertId === undefined) {
-      const days = dayCountsOf(await session.query<CountRow[]>('count', this.dayCounts.statement(filters)));
-      const total = days.reduce((sum, { orders }) => sum + orders, 0);
-      const newestFirst = first.direction === 'DESC';
-      const at = dayHolding(newestFirst ? days.reverse() : days, offset);
-      if (!at) return { total, reversed: false, byDay: true };
-      // The rest of the range from that day on: the page starts within it, and may run on into the next days.
-      const { createdFrom, createdBefore } = filters;
-      const dayEdge = (at.day + (newestFirst ? 1 : 0)) * DAY_MS;
-      const narrowed = newestFirst
-        ? { ...filters, createdBefore: createdBefore === undefined ? dayEdge : Math.min(createdBefore, dayEdge) }
-        : { ...filters, createdFrom: createdFrom === undefined ? dayEdge : Math.max(createdFrom, dayEdge) };
-      return { total, read: { ...request, filters: narrowed, offset: at.offset }, reversed: false, byDay: true };
-    }
-    const sizes = await this.sizes(request, session);
-    const total = sizes.matching;
-    const end = fromNearerEnd(offset, limit, total);
-    if (!end) return { total, reversed: false, byDay: false };
-    const read = { ...request, sort: end.reversed ? reversed(sort) : sort, offset: end.offset, limit: end.limit };
-    return { total, read, reversed: end.reversed, byDay: false, sizes };
-  }
-
-  /** An index bounding the shape's work by its page, or a table small enough to sort whole; once per shape. */
-  requirementOf(filters: OrderFilters, sort: SortKey[]): ServerRequirement | undefined {
-    if (!this.schemaIndexes) return undefined;
-    const shape = shapeOf(filters, sort);
-    if (!this.requirements.has(shape)) {
-      const anyIndexOf = boundingIndexes([...this.schemaIndexes, ...REPLICA_INDEXES], filters, sort);
-      if (this.requirements.size >= MAX_REQUIREMENTS) {
-        this.requirements.delete(this.requirements.keys().next().value as string);
+  /** A page, its seats and its total on one connection: planned, counted first where the plan needs it, and a deep
+   * page by number read from where it lies (docs/API.md §14, §22). */
+  async readPage({ filters, sort, size, offset, cursor, writerPosition }: PageQuery): Promise<PageRead> {
+    // One order past a followed page tells whether its walk goes on.
+    const request: PageRequest = { filters, sort, limit: cursor ? size + 1 : size, offset, cursor };
+    const newestOrderId = cursor?.bound;
+    const required = this.plans.requirementOf(filters, sort);
+    const onOneConnection = async (session: ReadSession): Promise<PageRead> => {
+      const reaching = this.plans.reach(request, session);
+      const reach = reaching && (await reaching);
+      if (reach && !reach.read) {
+        return { rows: [], seats: [], total: reach.total, more: false, behindSeconds: session.behindSeconds };
       }
-      this.requirements.set(
-        shape,
-        anyIndexOf && {
-          table: ORDERS_TABLE,
-          anyIndexOf,
-          sortsWholeUpTo: this.fullSortMaxOrders,
-          heldBeforeRead: new QueryPlanner(this.schemaIndexes).bounded(filters, sort),
-        },
-      );
-    }
-    return this.requirements.get(shape);
+      const wanted = reach?.read ?? request;
+      // A followed page counts the orders of its walk: those matching now, but for any placed since it began.
+      const plan = await this.plans.plan(wanted, session, { newestOrderId, sizes: reach?.sizes });
+      if (plan.kind === 'refused') throw new TooManyToSortError(plan.sortedWhole, plan.maxSortedWhole);
+      if (reach && !reach.byDay) {
+        // A day's orders bound a jump; from the nearer end, what the server passes in time bounds the page.
+        const most = mostPassed(plan.read, sort[0].field, reach.total, session.catalog.estimatedRows(ORDERS_TABLE));
+        if (wanted.offset > most) throw new PageOutOfReachError(reach.total, wanted.offset, most);
+      }
+      const page = this.pages.statement(wanted, plan.read, plan.sizes?.bounds);
+      const [found] = await session.read<[OrderRow[]]>('page', [page]);
+      // Backwards, the order past the page is its first (the outer ORDER BY puts the rows back in sort order).
+      const rows = cursor?.direction === 'before' ? found.slice(-size) : found.slice(0, size);
+      if (reach?.reversed) rows.reverse();
+      const known =
+        reach?.total ?? plan.sizes?.matching ?? (cursor ? undefined : totalOfPage(rows.length, offset, size));
+      // The count and the seats in one round trip (docs/adr/0022), the last statements on the connection.
+      const statements =
+        known === undefined ? [this.counts.statement(filters, { withTable: false, newestOrderId })] : [];
+      if (rows.length > 0) statements.push(this.seats.statement(rows.map((row) => row.id)));
+      const kind: StatementKind = statements.length > 1 ? 'count+seats' : known === undefined ? 'count' : 'seats';
+      const results = statements.length > 0 ? await session.read<unknown[]>(kind, statements, { last: true }) : [];
+      return {
+        rows,
+        seats: rows.length > 0 ? (results.at(-1) as SeatRow[]) : [],
+        total: known ?? sizesOf((results[0] as CountRow[])[0], undefined).matching,
+        more: found.length > size,
+        walkBound: newestOrderId ?? walkBoundOf(rows[0]),
+        behindSeconds: session.behindSeconds,
+      };
+    };
+    // Awaited, so that a trace shows the repository between the service and the router, as it is.
+    return await this.reads.unitOfWork(onOneConnection, { required, writerPosition });
   }
 
-  /** The page's plan on the session's server, for the rows it wants (offset and size, or a followed page's size). */
-  private planOn(request: PageRequest, session: ReadSession, sizes: MatchSizes): ReadyPlan | RefusedPlan;
-  private planOn(request: PageRequest, session: ReadSession, sizes?: MatchSizes): ServerPlan;
-  private planOn(
-    { filters, sort, limit, offset, cursor }: PageRequest,
-    session: ReadSession,
-    sizes?: MatchSizes,
-  ): ServerPlan {
-    const { catalog } = session;
-    const planner = this.plannerFor(catalog);
-    if (!planner) return { kind: 'ready', sizes };
-    const most = this.mostReadWhole(catalog);
-    const read = planner.plan(filters, sort, (cursor ? 0 : offset) + limit, sizes, most);
-    if (!read) return { kind: 'counts-first' };
-    // A plan chosen without the sizes is bounded by its page, or by a member's or concert's orders.
-    if ('readWhole' in read && most !== Number.POSITIVE_INFINITY) {
-      const whole = read.readWhole ?? catalog.estimatedRows(ORDERS_TABLE);
-      if (whole > most) return { kind: 'refused', sortedWhole: whole, maxSortedWhole: most };
-    }
-    return { kind: 'ready', read, sizes };
+  /** The reads of one export: every batch from the server routing picks now (docs/API.md §13). */
+  exportReads(filters: OrderFilters, sort: SortKey[], writerPosition?: string): PinnedReads {
+    return this.reads.pinned({ required: this.plans.requirementOf(filters, sort), writerPosition });
   }
 
-  private mostReadWhole(catalog: ServerCatalog): number {
-    return catalog.embedded || catalog.estimatedRows(ORDERS_TABLE) <= this.fullSortMaxOrders
-      ? Number.POSITIVE_INFINITY
-      : this.fullSortMaxOrders;
-  }
-
-  /** The page's orders, read as the plan says: one statement (PageStatements.statement says how it is built). */
-  findPage(
+  /** An export's batch of orders, planned with the counts of its first batch: every batch is one walk's. */
+  readBatch(
+    reads: PinnedReads,
     request: PageRequest,
-    { read, sizes }: ReadyPlan,
-    session: ReadSession,
-    onConnection: LastOnConnection = {},
-  ): Promise<OrderRow[]> {
-    return session.query<OrderRow[]>('page', this.pages.statement(request, read, sizes?.bounds), onConnection);
+    sizes: MatchSizes | undefined,
+    cancelled: AbortSignal,
+  ): Promise<ExportBatchRead> {
+    return reads.batch(async (session) => {
+      const batch = { ...request, limit: request.limit + 1 };
+      const plan = await this.plans.plan(batch, session, { sizes });
+      if (plan.kind === 'refused') throw new TooManyToSortError(plan.sortedWhole, plan.maxSortedWhole);
+      const statement = this.pages.statement(batch, plan.read, plan.sizes?.bounds);
+      const [rows] = await session.read<[OrderRow[]]>('page', [statement], { last: true });
+      return {
+        rows: rows.slice(0, request.limit),
+        more: rows.length > request.limit,
+        walkBound: request.cursor?.bound ?? walkBoundOf(rows[0]),
+        sizes: plan.sizes,
+        behindSeconds: session.behindSeconds,
+      };
+    }, cancelled);
   }
 
-  /** The counts a plan weighs, and where the matches lie in the sort's column (docs/adr/0020). */
-  private async sizes(
-    { filters, sort }: Pick<PageRequest, 'filters' | 'sort'>,
-    session: ReadSession,
-    newestOrderId?: number,
-  ): Promise<MatchSizes> {
-    const planner = this.plannerFor(session.catalog);
-    const wanted = planner?.sizesWanted(filters) ?? { table: false, range: false, span: false };
-    // Only where the counts and the page can read one snapshot: otherwise the bounds could leave a match out.
-    const bounds = planner && session.catalog.readsOneSnapshot ? boundedColumnOf(filters, sort) : undefined;
-    if (bounds) session.beginSnapshot();
-    return this.readSizes(
-      filters,
-      { withTable: wanted.table, withRange: wanted.range, withSpan: wanted.span, newestOrderId, bounds },
-      session,
-    );
-  }
-
-  private async readSizes(filters: OrderFilters, options: CountOptions, session: ReadSession): Promise<MatchSizes> {
-    const [row] = await session.query<CountRow[]>('count', this.counts.statement(filters, options));
-    return sizesOf(row, options.bounds);
-  }
-
-  findSeats(orderIds: number[], session: ReadSession, onConnection: LastOnConnection = {}): Promise<SeatRow[]> {
+  /** The seats of a batch's orders, on a connection of its own. */
+  readSeats(reads: PinnedReads, orderIds: number[], cancelled: AbortSignal): Promise<SeatRow[]> {
     if (orderIds.length === 0) return Promise.resolve([]);
-    return session.query<SeatRow[]>('seats', this.seats.statement(orderIds), onConnection);
-  }
-
-  /** A page's seats and exact total in one round trip (docs/adr/0022): the page's last statements on its connection. */
-  async findSeatsAndCount(
-    orderIds: number[],
-    { filters, newestOrderId }: { filters: OrderFilters; newestOrderId?: number },
-    session: ReadSession,
-  ): Promise<{ seats: SeatRow[]; total: number }> {
-    const statements = [this.counts.statement(filters, { withTable: false, newestOrderId })];
-    if (orderIds.length > 0) statements.push(this.seats.statement(orderIds));
-    const kind: StatementKind = statements.length > 1 ? 'count+seats' : 'count';
-    const [[row], seats = []] = await session.queries<[CountRow[], SeatRow[]?]>(kind, statements, { last: true });
-    return { seats, total: sizesOf(row, undefined).matching };
+    return reads.batch(async (session) => {
+      const [seats] = await session.read<[SeatRow[]]>('seats', [this.seats.statement(orderIds)]);
+      return seats;
+    }, cancelled);
   }
 }

@@ -1,40 +1,40 @@
 import type { Type } from '@nestjs/common';
 import fastJson, { type ObjectSchema, type Schema } from 'fast-json-stringify';
-import { elementFields, type FieldKind } from './dto/element-fields';
-import { AdminOrderDto, SeatDto, UserOrderDto } from './dto/order.dto';
-import type { Page } from './paging/page';
+import { apiPropertiesOf, elementFields, type ElementField, type FieldKind } from './dto/element-fields';
+import { AdminOrderDto, SeatDto, UserOrderDto, type ElementDto, type OrderElement } from './dto/order.dto';
+import { OrdersPageDto } from './dto/orders-page.dto';
 
 /** Serializes a page to the bytes `JSON.stringify` would write, compiled once from its schema. */
-export type PageJson<Element> = (page: Page<Element>) => string;
+type PageJson = (page: OrdersPageDto<OrderElement>) => string;
 
-/** A DTO's fields as a JSON schema's properties, in the DTO's order, which is the order they are written in. */
-export function objectSchemaOf(dto: Type): ObjectSchema {
-  const jsonType = (kind: FieldKind): Schema =>
-    kind === 'seats'
-      ? { type: 'array', items: objectSchemaOf(SeatDto) }
-      : { type: kind === 'integer' ? 'integer' : kind === 'number' ? 'number' : 'string' };
-  return {
-    type: 'object',
-    properties: Object.fromEntries(elementFields(dto).map(({ name, kind }) => [name, jsonType(kind)])),
-  };
+const jsonTypeOf = (kind: FieldKind): Schema =>
+  kind === 'seats'
+    ? { type: 'array', items: objectSchemaOf(elementFields(SeatDto)) }
+    : { type: kind === 'integer' ? 'integer' : kind === 'number' ? 'number' : 'string' };
+
+/** Fields of an element's DTO as a JSON schema's properties, in the DTO's order: the order they are written in. */
+export function objectSchemaOf(fields: readonly ElementField[]): ObjectSchema {
+  return { type: 'object', properties: Object.fromEntries(fields.map(({ name, kind }) => [name, jsonTypeOf(kind)])) };
 }
 
-/** The page envelope around elements of `element`'s schema. */
-const pageSchemaOf = (element: Type): ObjectSchema => ({
-  type: 'object',
-  properties: {
-    totalPages: { type: 'integer' },
-    totalElementCount: { type: 'integer' },
-    currentPage: { type: 'integer' },
-    currentElementCount: { type: 'integer' },
-    perPageNumber: { type: 'integer' },
-    firstPage: { type: 'boolean' },
-    lastPage: { type: 'boolean' },
-    hasNextPage: { type: 'boolean' },
-    hasPrevious: { type: 'boolean' },
-    elements: { type: 'array', items: objectSchemaOf(element) },
-  },
-});
+/** The envelope as OrdersPageDto declares it, its elements of `element`'s schema. */
+export function pageSchemaOf(element: Type): ObjectSchema {
+  const properties = apiPropertiesOf(OrdersPageDto).map(({ name, metadata: { type } }): [string, Schema] => [
+    name,
+    type === 'array' ? { type: 'array', items: objectSchemaOf(elementFields(element)) } : { type: type as 'integer' },
+  ]);
+  return { type: 'object', properties: Object.fromEntries(properties) };
+}
 
-export const userPageJson: PageJson<UserOrderDto> = fastJson(pageSchemaOf(UserOrderDto));
-export const adminPageJson: PageJson<AdminOrderDto> = fastJson(pageSchemaOf(AdminOrderDto));
+/** An element's fields as one JSON object, as NDJSON writes each line: the DTO's order, only the fields given. */
+export function elementJsonOf(fields: readonly ElementField[]): (element: OrderElement) => string {
+  return fastJson(objectSchemaOf(fields));
+}
+
+const PAGE_JSON = new Map<ElementDto, PageJson>([
+  [UserOrderDto, fastJson(pageSchemaOf(UserOrderDto))],
+  [AdminOrderDto, fastJson(pageSchemaOf(AdminOrderDto))],
+]);
+
+/** A page of `element`s as JSON, its keys in the DTOs' order. */
+export const pageJsonOf = (element: ElementDto): PageJson => PAGE_JSON.get(element)!;

@@ -8,7 +8,7 @@ import request from 'supertest';
 import { waitFor } from '../../launchers/wait-for';
 import type { Counter } from 'prom-client';
 import { Metrics } from '../../src/observability/metrics';
-import { EXPORT_BATCH_SIZE } from '../../src/orders/orders.service';
+import { EXPORT_BATCH_SIZE } from '../../src/orders/export/export-batches';
 import { expectProblem } from '../support/assertions/problem';
 import { adminQuery, inverted, written } from '../support/data/arbitraries';
 import { TcpProxy } from '../support/faults/tcp-proxy';

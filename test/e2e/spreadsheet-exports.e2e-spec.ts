@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { parse } from 'csv-parse/sync';
 import type request from 'supertest';
-import { XLSX_ROWS_PER_SHEET } from '../../src/orders/order-exports';
-import { EXPORT_BATCH_SIZE } from '../../src/orders/orders.service';
+import { XLSX_ROWS_PER_SHEET } from '../../src/orders/export/order-exports';
+import { EXPORT_BATCH_SIZE } from '../../src/orders/export/export-batches';
 import { XLSX_MEDIA_TYPE } from '../../src/orders/export/xlsx-encoder';
 import { api, withReason } from '../support/app/api-client';
 import { flatXmlRows, SpreadsheetProgram } from '../support/app/spreadsheet-program';

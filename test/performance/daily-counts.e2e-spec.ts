@@ -6,7 +6,9 @@ import { CountChangesOffTheWritePath1764028800000 } from '../../src/database/mig
 import { PENDING_ROWS } from '../../src/orders/counting/daily-counts';
 import { OrderCountFolding } from '../../src/orders/counting/order-count-folding';
 import type { OrderFilters } from '../../src/orders/model';
-import { OrdersRepository } from '../../src/orders/orders.repository';
+import { PagePlans } from '../../src/orders/page-plans';
+import { CountStatements, sizesOf } from '../../src/orders/statements/count-statement';
+import { PageStatements } from '../../src/orders/statements/page-statement';
 import { MonotonicClock } from '../../src/common/time/clock';
 import { DatabaseServers } from '../../src/database/database-servers';
 import { RequestDeadline } from '../../src/database/request-deadline';
@@ -115,7 +117,7 @@ describe('exact totals under a sale’s concurrent writes on MariaDB', () => {
 
   /** The repository's count and COUNT(*) at one snapshot: what a listing would answer at that moment, and the truth. */
   async function countsAtOneSnapshot(): Promise<Array<{ name: string; listed: number; counted: number }>> {
-    const repository = context.app.get(OrdersRepository);
+    const counts = context.app.get(CountStatements);
     const { primary } = context.app.get(DatabaseServers);
     const runner = context.dataSource.createQueryRunner();
     try {
@@ -124,7 +126,11 @@ describe('exact totals under a sale’s concurrent writes on MariaDB', () => {
       for (const { name, filters, where } of TOTALS) {
         const deadline = new RequestDeadline(Infinity, new MonotonicClock());
         const session = new ReadSession(runner, deadline, primary);
-        const { total: listed } = await repository.findSeatsAndCount([], { filters }, session);
+        // The count a page whose total is unknown sends (docs/API.md §5).
+        const [[row]] = await session.read<[Array<Record<string, number | string | null>>]>('count', [
+          counts.statement(filters, { withTable: false }),
+        ]);
+        const listed = sizesOf(row, undefined).matching;
         const [{ total }] = (await runner.query(`SELECT COUNT(*) AS total FROM orders ${where}`)) as Array<{
           total: number;
         }>;
@@ -278,7 +284,8 @@ describe('exact totals under a sale’s concurrent writes on MariaDB', () => {
   });
 
   it('reads the counts and the page of a bounded walk in one snapshot, and gives the connection back outside it (docs/adr/0020)', async () => {
-    const repository = context.app.get(OrdersRepository);
+    const plans = context.app.get(PagePlans);
+    const pages = context.app.get(PageStatements);
     const { primary } = context.app.get(DatabaseServers);
     const runner = context.dataSource.createQueryRunner();
     const request = {
@@ -295,7 +302,7 @@ describe('exact totals under a sale’s concurrent writes on MariaDB', () => {
     try {
       const session = new ReadSession(runner, new RequestDeadline(Infinity, new MonotonicClock()), primary);
       const readOnce = async () => {
-        const plan = await repository.plan(request, session);
+        const plan = await plans.plan(request, session);
         if (plan.kind !== 'ready' || !plan.sizes) throw new Error(`planned ${plan.kind} without counts`);
         const { sizes } = plan;
         const heldThen = await inTransaction();
@@ -304,7 +311,9 @@ describe('exact totals under a sale’s concurrent writes on MariaDB', () => {
           `INSERT INTO orders (user_id, concert_id, total_price, status, created_at, updated_at)
            VALUES (2, 2, 12.00, 'REFUNDED', '2027-05-01 10:00:00', '2027-05-01 10:00:00')`,
         );
-        const rows = await repository.findPage(request, plan, session);
+        const [rows] = await session.read<[Array<{ id: number }>]>('page', [
+          pages.statement(request, plan.read, plan.sizes?.bounds),
+        ]);
         const [{ total }] = (await runner.query(
           `SELECT COUNT(*) AS total FROM orders WHERE status = 'REFUNDED'`,
         )) as Array<{

@@ -3,7 +3,7 @@ import fc from 'fast-check';
 import { DateTime } from 'luxon';
 import { foldAllChanges } from '../../src/orders/counting/daily-counts';
 import { DEEP_OFFSET } from '../../src/orders/paging/page-reach';
-import { OrdersRepository, type PageReach } from '../../src/orders/orders.repository';
+import { PagePlans, type PageReach } from '../../src/orders/page-plans';
 import { buildDataset, plantOrders, STATUSES, type TestOrder } from '../support/data/dataset';
 import {
   ADMIN_SORT_FIELDS,
@@ -100,7 +100,7 @@ describe.each(['sqlite', 'mysql'] as const)('pages by number on %s (docs/API.md 
 
   /** How the deep pages were read: by day, from the nearer end (reversed or not), or by OFFSET (none). */
   const readsOfDeepPages = () => {
-    const reach = jest.spyOn(context.app.get(OrdersRepository), 'reach');
+    const reach = jest.spyOn(context.app.get(PagePlans), 'reach');
     return {
       kinds: async () => {
         const found = await Promise.all(reach.mock.results.map(({ value }) => value as Promise<PageReach | undefined>));

@@ -6,7 +6,7 @@ import { toDatabaseConfig } from '../../src/config/database.config';
 import { validateEnvironment } from '../../src/config/environment';
 import { DatabaseServers } from '../../src/database/database-servers';
 import type { ServedBy } from '../../src/database/freshness';
-import { ReadRouter } from '../../src/database/read-router';
+import { Freshness } from '../../src/database/freshness';
 import { startReplicatedMysql, REPLICATED_DATABASE, type ReplicatedMysql } from '../../launchers/replication';
 import { waitFor } from '../../launchers/wait-for';
 import { expectProblem } from '../support/assertions/problem';
@@ -84,7 +84,7 @@ describeReplicated('a member sees the order they have just paid for (docs/API.md
     writer = pair.root('primary');
     await writer.query(`USE ${REPLICATED_DATABASE}`);
     app = await startTestApp({ ...pair.environment, ...LARGE });
-    served = app.app.get(ReadRouter).served;
+    served = app.app.get(Freshness).served;
   }, 120_000);
 
   afterAll(async () => {

@@ -14,7 +14,7 @@ import { AccessRecorder } from '../../src/access-records/access-recorder';
 import { sqlTime } from '../../src/access-records/access-record-store';
 import { SealKey } from '../../src/access-records/seal';
 import { Metrics } from '../../src/observability/metrics';
-import { EXPORT_BATCH_SIZE } from '../../src/orders/orders.service';
+import { EXPORT_BATCH_SIZE } from '../../src/orders/export/export-batches';
 import { expectProblem } from '../support/assertions/problem';
 import { buildDataset, MEMBERS, plantOrders } from '../support/data/dataset';
 import { freshMysqlDatabase, mysqlEnvironment, type MysqlTarget } from '../support/app/test-database';

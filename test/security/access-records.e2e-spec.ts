@@ -5,7 +5,7 @@ import { AccessRecordReader, type ListedRecord } from '../../src/access-records/
 import { AccessRecorder } from '../../src/access-records/access-recorder';
 import { ChainVerifier } from '../../src/access-records/chain-verification';
 import { SealKey, keyIdOf, publicKeyOf } from '../../src/access-records/seal';
-import { EXPORT_BATCH_SIZE } from '../../src/orders/orders.service';
+import { EXPORT_BATCH_SIZE } from '../../src/orders/export/export-batches';
 import { expectProblem } from '../support/assertions/problem';
 import { buildDataset, MEMBERS, plantOrders } from '../support/data/dataset';
 import { freshMysqlDatabase, mysqlEnvironment } from '../support/app/test-database';

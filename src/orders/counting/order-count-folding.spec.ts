@@ -90,7 +90,7 @@ function folding(table: CountingTables): OrderCountFolding {
   // two metrics it updates after each scheduled fold.
   const dataSource = { options: { type: 'mysql' } } as unknown as DataSource;
   const servers = {
-    primary: { admission: { withConnection: (work: (runner: QueryRunner) => unknown) => work(table.runner()) } },
+    primary: { admission: { runAdmitted: (work: (runner: QueryRunner) => unknown) => work(table.runner()) } },
   } as unknown as DatabaseServers;
   const metrics = {
     countChangesFolded: { inc: () => undefined },

@@ -122,7 +122,7 @@ export class OrderCountFolding implements OnApplicationBootstrap, OnApplicationS
     if (this.dataSource.options.type !== 'mysql') return this.foldEmbedded();
     // A pooled connection taken through the primary's admission, so that a fold never holds one a request was promised.
     const unbounded = new RequestDeadline(Number.POSITIVE_INFINITY, this.clock);
-    return await this.servers.primary.admission.withConnection((runner) => this.foldOn(runner, from), unbounded, {
+    return await this.servers.primary.admission.runAdmitted((runner) => this.foldOn(runner, from), unbounded, {
       paced: false,
     });
   }

@@ -11,10 +11,25 @@ export interface ElementField {
 }
 
 /** What `@ApiProperty` recorded of a property: every field of an element names its type. */
-interface PropertyMetadata {
+export interface PropertyMetadata {
   type?: unknown;
   isArray?: boolean;
   pattern?: string;
+}
+
+/** A DTO's properties in its declared order, with what their `@ApiProperty` decorators recorded: the same that the
+ * OpenAPI document shows, so that serializers and export columns follow the DTO. */
+export function apiPropertiesOf(dto: Type): Array<{ name: string; metadata: PropertyMetadata }> {
+  const prototype = dto.prototype as object;
+  const keys = (Reflect.getMetadata(DECORATORS.API_MODEL_PROPERTIES_ARRAY, prototype) ?? []) as string[];
+  return keys.map((key) => {
+    // Swagger records each property as `:name`.
+    const name = key.slice(1);
+    return {
+      name,
+      metadata: Reflect.getMetadata(DECORATORS.API_MODEL_PROPERTIES, prototype, name) as PropertyMetadata,
+    };
+  });
 }
 
 function kindOf(name: string, { type, isArray, pattern }: PropertyMetadata): FieldKind {
@@ -25,17 +40,12 @@ function kindOf(name: string, { type, isArray, pattern }: PropertyMetadata): Fie
   throw new Error(`${name}: its @ApiProperty names no type a page or an export can write`);
 }
 
-/** The fields of a DTO in its declared order, read from the metadata its `@ApiProperty` decorators record: the
- * same that the OpenAPI document shows, so that the page's serializer and the export's columns follow the DTO. */
+/** The fields of an element's DTO in its declared order, each with the kind it is written as. */
 export function elementFields<Element>(
   dto: Type<Element>,
 ): ReadonlyArray<ElementField & { name: keyof Element & string }> {
-  const prototype = dto.prototype as object;
-  const keys = (Reflect.getMetadata(DECORATORS.API_MODEL_PROPERTIES_ARRAY, prototype) ?? []) as string[];
-  return keys.map((key) => {
-    // Swagger records each property as `:name`.
-    const name = key.slice(1) as keyof Element & string;
-    const metadata = Reflect.getMetadata(DECORATORS.API_MODEL_PROPERTIES, prototype, name) as PropertyMetadata;
-    return { name, kind: kindOf(name, metadata) };
-  });
+  return apiPropertiesOf(dto).map(({ name, metadata }) => ({
+    name: name as keyof Element & string,
+    kind: kindOf(name, metadata),
+  }));
 }

@@ -77,3 +77,6 @@ export class UserOrderDto extends OmitType(AdminOrderDto, ['userId'] as const) {
 
 /** An element of either variant, as pages and exports write it. */
 export type OrderElement = UserOrderDto | AdminOrderDto;
+
+/** The class of either variant's elements, which a listing variant names. */
+export type ElementDto = typeof AdminOrderDto | typeof UserOrderDto;

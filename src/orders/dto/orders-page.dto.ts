@@ -1,11 +1,12 @@
 import { ClosedSchema } from '../../common/openapi/closed-schema';
 import { ApiExtraModels, ApiProperty, getSchemaPath } from '@nestjs/swagger';
-import { AdminOrderDto, UserOrderDto } from './order.dto';
+import { AdminOrderDto, UserOrderDto, type OrderElement } from './order.dto';
 
-/** The page envelope of docs/API.md §4, as documented; the service builds it as a plain object. */
+/** The page envelope of docs/API.md §4: the OpenAPI document, the page's type and its serializer all read it, in this
+ * order. `of` builds it as a plain object. */
 @ApiExtraModels(UserOrderDto, AdminOrderDto)
 @ClosedSchema()
-export class OrdersPageDto {
+export class OrdersPageDto<Element extends OrderElement = OrderElement> {
   @ApiProperty({ type: 'integer', example: 43, description: 'ceil(totalElementCount / size); 0 when nothing matches.' })
   totalPages: number;
 
@@ -29,16 +30,16 @@ export class OrdersPageDto {
   @ApiProperty({ type: 'integer', example: 20, description: 'The page size in effect.' })
   perPageNumber: number;
 
-  @ApiProperty({ example: true, description: 'currentPage == 1' })
+  @ApiProperty({ type: 'boolean', example: true, description: 'currentPage == 1' })
   firstPage: boolean;
 
-  @ApiProperty({ example: false, description: 'currentPage >= totalPages' })
+  @ApiProperty({ type: 'boolean', example: false, description: 'currentPage >= totalPages' })
   lastPage: boolean;
 
-  @ApiProperty({ example: true, description: 'currentPage < totalPages' })
+  @ApiProperty({ type: 'boolean', example: true, description: 'currentPage < totalPages' })
   hasNextPage: boolean;
 
-  @ApiProperty({ example: false, description: 'currentPage > 1 (spelled as in the specification)' })
+  @ApiProperty({ type: 'boolean', example: false, description: 'currentPage > 1 (spelled as in the specification)' })
   hasPrevious: boolean;
 
   @ApiProperty({
@@ -47,5 +48,27 @@ export class OrdersPageDto {
     type: 'array',
     items: { oneOf: [{ $ref: getSchemaPath(UserOrderDto) }, { $ref: getSchemaPath(AdminOrderDto) }] },
   })
-  elements: Array<UserOrderDto | AdminOrderDto>;
+  elements: Element[];
+
+  /** The page of `elements` at `currentPage`, `size` to a page, of `totalElementCount` orders. */
+  static of<Element extends OrderElement>(
+    elements: Element[],
+    totalElementCount: number,
+    currentPage: number,
+    size: number,
+  ): OrdersPageDto<Element> {
+    const totalPages = Math.ceil(totalElementCount / size);
+    return {
+      totalPages,
+      totalElementCount,
+      currentPage,
+      currentElementCount: elements.length,
+      perPageNumber: size,
+      firstPage: currentPage === 1,
+      lastPage: currentPage >= totalPages,
+      hasNextPage: currentPage < totalPages,
+      hasPrevious: currentPage > 1,
+      elements,
+    };
+  }
 }

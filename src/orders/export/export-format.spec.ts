@@ -3,7 +3,7 @@ import { parse } from 'csv-parse/sync';
 import { stringify } from 'csv-stringify/sync';
 import fc from 'fast-check';
 import type { AdminOrderDto, UserOrderDto } from '../dto/order.dto';
-import { ADMIN_CSV, USER_CSV } from './csv-columns';
+import { ADMIN_COLUMNS, USER_COLUMNS } from './export-columns';
 import { CsvEncoder, NdjsonEncoder, acceptsOnlyExports } from './export-format';
 
 const admin: AdminOrderDto = {
@@ -41,7 +41,7 @@ async function text(encoder: CsvEncoder<UserOrderDto> | NdjsonEncoder, batches: 
 
 describe('export formats (docs/API.md §13)', () => {
   describe('CSV', () => {
-    const csv = new CsvEncoder(ADMIN_CSV);
+    const csv = new CsvEncoder(ADMIN_COLUMNS);
 
     it('writes a header of the field names and one CRLF-ended record per order, seats as seatPriceId:price by ;', () => {
       expect(csv.header() + csv.batch([admin]).toString()).toBe(
@@ -52,7 +52,7 @@ describe('export formats (docs/API.md §13)', () => {
     });
 
     it('leaves userId out of a member’s export', () => {
-      const own = new CsvEncoder(USER_CSV);
+      const own = new CsvEncoder(USER_COLUMNS);
       expect(own.header()).toBe('orderId,concertId,seats,totalPrice,status,createdAt,updatedAt\r\n');
       expect(own.batch([user]).toString()).toBe(
         '1042,7,1201:55000;1202:120.5,55120.5,결제 완료,2026-03-01T19:30:05,2026-03-01T19:31:40\r\n',
@@ -134,8 +134,8 @@ describe('export formats (docs/API.md §13)', () => {
 
   describe('CSV for Excel', () => {
     it('starts with a UTF-8 byte-order mark only when asked, and is otherwise the same bytes', async () => {
-      const marked = Buffer.from(await text(new CsvEncoder(USER_CSV, true), [[user], [user]]));
-      const plain = Buffer.from(await text(new CsvEncoder(USER_CSV), [[user], [user]]));
+      const marked = Buffer.from(await text(new CsvEncoder(USER_COLUMNS, true), [[user], [user]]));
+      const plain = Buffer.from(await text(new CsvEncoder(USER_COLUMNS), [[user], [user]]));
       expect([...marked.subarray(0, 3)]).toEqual([0xef, 0xbb, 0xbf]);
       expect(marked.subarray(3)).toEqual(plain);
       expect(plain[0]).toBe('o'.charCodeAt(0));
@@ -144,15 +144,15 @@ describe('export formats (docs/API.md §13)', () => {
 
   describe('a whole export, batch by batch', () => {
     it('writes the header once, every batch in turn, an empty batch as nothing, and the trailer with the count', async () => {
-      expect(await text(new NdjsonEncoder(), [[user], [], [user]])).toBe(
+      expect(await text(new NdjsonEncoder(USER_COLUMNS.fields), [[user], [], [user]])).toBe(
         `${JSON.stringify(user)}\n${JSON.stringify(user)}\n{"complete":true,"count":2}\n`,
       );
-      expect(await text(new CsvEncoder(USER_CSV), [])).toBe(`${USER_CSV.columns.join(',')}\r\n`);
+      expect(await text(new CsvEncoder(USER_COLUMNS), [])).toBe(`${USER_COLUMNS.columns.join(',')}\r\n`);
     });
   });
 
   describe('NDJSON', () => {
-    const ndjson = new NdjsonEncoder();
+    const ndjson = new NdjsonEncoder(USER_COLUMNS.fields);
 
     it('writes each element as its JSON on a line, and ends a whole export with its count', () => {
       expect(ndjson.header()).toBe('');

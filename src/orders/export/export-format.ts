@@ -1,7 +1,9 @@
 import Negotiator from 'negotiator';
 import { BatchBytes } from './batch-bytes';
+import type { ElementField } from '../dto/element-fields';
 import type { OrderElement } from '../dto/order.dto';
-import { onlyFields, type CsvColumns } from './csv-columns';
+import { elementJsonOf } from '../page-json';
+import { onlyFields, type ExportColumns } from './export-columns';
 import type { ExportFormat } from '../model';
 import type { ExportEncoder } from './export-encoder';
 import { XLSX_MEDIA_TYPE, XlsxEncoder } from './xlsx-encoder';
@@ -65,7 +67,7 @@ export class CsvEncoder<Element extends OrderElement> extends LineEncoder {
   readonly fileExtension = 'csv';
 
   constructor(
-    private readonly layout: CsvColumns<Element>,
+    private readonly layout: ExportColumns<Element>,
     private readonly byteOrderMark = false,
   ) {
     super();
@@ -91,10 +93,12 @@ export class CsvEncoder<Element extends OrderElement> extends LineEncoder {
 export class NdjsonEncoder extends LineEncoder {
   readonly contentType = EXPORT_MEDIA_TYPES.ndjson;
   readonly fileExtension = 'ndjson';
+  private readonly elementJson: (element: OrderElement) => string;
 
-  /** `fields`: only these of each element, in its order; every field when absent. */
-  constructor(private readonly fields?: readonly string[]) {
+  /** `fields`: those of each element written, in its DTO's order. */
+  constructor(fields: readonly ElementField[]) {
     super();
+    this.elementJson = elementJsonOf(fields);
   }
 
   header(): string {
@@ -103,12 +107,8 @@ export class NdjsonEncoder extends LineEncoder {
 
   batch(elements: readonly OrderElement[]): Buffer {
     const bytes = new BatchBytes(elements.length * EXPECTED_NDJSON_BYTES);
-    const { fields } = this;
     for (const element of elements) {
-      const written = fields
-        ? Object.fromEntries(fields.map((name) => [name, element[name as keyof OrderElement]]))
-        : element;
-      bytes.text(JSON.stringify(written));
+      bytes.text(this.elementJson(element));
       bytes.byte(LF);
     }
     return bytes.written();
@@ -119,17 +119,16 @@ export class NdjsonEncoder extends LineEncoder {
   }
 }
 
-/** An export's encoder: NDJSON writes each element as it is, CSV and XLSX the columns of the caller's variant; each
- * only the fields asked for. */
+/** An export's encoder: the fields of the caller's variant, only those asked for, as JSON lines, CSV or XLSX. */
 export function encoderFor(
   format: ExportFormat,
-  csv: CsvColumns<OrderElement>,
+  variantColumns: ExportColumns<OrderElement>,
   options: ExportOptions = {},
 ): ExportEncoder {
-  const columns = onlyFields(csv, options.fields);
+  const columns = onlyFields(variantColumns, options.fields);
   switch (format) {
     case 'ndjson':
-      return new NdjsonEncoder(options.fields);
+      return new NdjsonEncoder(columns.fields);
     case 'xlsx':
       return new XlsxEncoder(columns.fields, options.rowsPerSheet);
     default:

@@ -1,7 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import ExcelJS from 'exceljs';
 import type { AdminOrderDto } from '../dto/order.dto';
-import { ADMIN_CSV, USER_CSV } from './csv-columns';
+import { ADMIN_COLUMNS, USER_COLUMNS } from './export-columns';
 import { spreadsheetSerialOf, XlsxEncoder } from './xlsx-encoder';
 
 const order = (orderId: number): AdminOrderDto => ({
@@ -36,10 +36,10 @@ const rowsOf = (sheet: ExcelJS.Worksheet): unknown[][] =>
 
 describe('XLSX export (docs/API.md §13)', () => {
   it('writes a header of the field names, then one row per order with typed cells', async () => {
-    const workbook = await workbookOf(new XlsxEncoder(ADMIN_CSV.fields), [[order(1)], [order(2)]]);
+    const workbook = await workbookOf(new XlsxEncoder(ADMIN_COLUMNS.fields), [[order(1)], [order(2)]]);
     const [sheet] = workbook.worksheets;
     expect(sheet.name).toBe('orders');
-    expect(rowsOf(sheet)[0]).toEqual(ADMIN_CSV.columns);
+    expect(rowsOf(sheet)[0]).toEqual(ADMIN_COLUMNS.columns);
     const cells = sheet.getRow(2);
     expect(cells.getCell(1).value).toBe(1);
     expect(cells.getCell(2).value).toBe(42);
@@ -53,16 +53,16 @@ describe('XLSX export (docs/API.md §13)', () => {
   });
 
   it('freezes the header row and filters every row of the sheet', async () => {
-    const workbook = await workbookOf(new XlsxEncoder(ADMIN_CSV.fields), [[order(1), order(2), order(3)]]);
+    const workbook = await workbookOf(new XlsxEncoder(ADMIN_COLUMNS.fields), [[order(1), order(2), order(3)]]);
     const [sheet] = workbook.worksheets;
     expect(sheet.views[0]).toMatchObject({ state: 'frozen', ySplit: 1 });
     expect(sheet.autoFilter).toBe('A1:H4');
   });
 
   it('leaves userId out of a member’s workbook', async () => {
-    const workbook = await workbookOf(new XlsxEncoder(USER_CSV.fields), [[order(1)]]);
+    const workbook = await workbookOf(new XlsxEncoder(USER_COLUMNS.fields), [[order(1)]]);
     const [header, row] = rowsOf(workbook.worksheets[0]);
-    expect(header).toEqual(USER_CSV.columns);
+    expect(header).toEqual(USER_COLUMNS.columns);
     expect(header).not.toContain('userId');
     expect(row[0]).toBe(1);
     expect(row[1]).toBe(7);
@@ -70,7 +70,7 @@ describe('XLSX export (docs/API.md §13)', () => {
 
   it('goes on in a further sheet, with its own header, past a sheet’s rows', async () => {
     // Three rows a sheet: the header and two orders.
-    const workbook = await workbookOf(new XlsxEncoder(ADMIN_CSV.fields, 3), [
+    const workbook = await workbookOf(new XlsxEncoder(ADMIN_COLUMNS.fields, 3), [
       [order(1), order(2), order(3)],
       [order(4), order(5)],
     ]);
@@ -84,8 +84,8 @@ describe('XLSX export (docs/API.md §13)', () => {
   });
 
   it('writes a workbook with only its header for an export that matches nothing', async () => {
-    const workbook = await workbookOf(new XlsxEncoder(ADMIN_CSV.fields), [[]]);
-    expect(rowsOf(workbook.worksheets[0])).toEqual([ADMIN_CSV.columns]);
+    const workbook = await workbookOf(new XlsxEncoder(ADMIN_COLUMNS.fields), [[]]);
+    expect(rowsOf(workbook.worksheets[0])).toEqual([ADMIN_COLUMNS.columns]);
   });
 
   it('stops reading batches once its reader stops', async () => {
@@ -101,7 +101,7 @@ describe('XLSX export (docs/API.md §13)', () => {
         closed = true;
       }
     }
-    const chunks = new XlsxEncoder(ADMIN_CSV.fields).encode(endless())[Symbol.asyncIterator]();
+    const chunks = new XlsxEncoder(ADMIN_COLUMNS.fields).encode(endless())[Symbol.asyncIterator]();
     expect((await chunks.next()).done).toBe(false);
     await chunks.return(undefined);
     expect(closed).toBe(true);

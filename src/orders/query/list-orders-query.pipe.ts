@@ -13,7 +13,7 @@ import {
   DEFAULT_PAGE_SIZE,
   SINGLE_VALUED_PARAMETERS,
 } from '../dto/orders-query.dto';
-import type { ListingVariant } from '../listing-variant';
+import { scopedFilters, type ListingVariant } from '../listing-variant';
 import type { ExportFormat } from '../model';
 import { ContinuationTokens } from '../paging/continuation';
 import { adminFiltersOf } from './admin-filters';
@@ -106,7 +106,7 @@ export class ListOrdersQueryPipe implements PipeTransform<ListOrdersRequest, Lis
       } else if (name === REASON && exportFormat) {
         givenReason = value;
       } else if (name === FIELDS && exportFormat) {
-        fields = fieldsOf(value, variant.csv.columns, errors);
+        fields = fieldsOf(value, variant.columns.columns, errors);
       } else if (!variant.parameters.has(name)) {
         errors.push({ field: name, message: `${name} is not a parameter of this operation` });
       } else if (exportFormat && NOT_IN_EXPORT.has(name)) {
@@ -153,7 +153,7 @@ export class ListOrdersQueryPipe implements PipeTransform<ListOrdersRequest, Lis
       page,
       size,
       sort: sort.keys,
-      filters: variant.scope(filters),
+      filters: scopedFilters(variant, filters),
       variant,
       cursor,
       walkScope,

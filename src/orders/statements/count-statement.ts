@@ -1,6 +1,8 @@
-import type { DataSource, ObjectLiteral, SelectQueryBuilder } from 'typeorm';
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource, type ObjectLiteral, type SelectQueryBuilder } from 'typeorm';
 import { storedDateTimeToEpochMs } from '../../common/time/local-time';
-import type { QueryShapes, QueryValues } from '../../database/query-shapes';
+import { QueryShapes, type QueryValues } from '../../database/query-shapes';
 import { COUNT_CHANGES_TABLE, COUNT_MOVES_TABLE, DAILY_COUNTS_TABLE } from '../counting/daily-counts';
 import type { OrderFilters, RangeBounds } from '../model';
 import { Order } from '../order.entity';
@@ -51,9 +53,10 @@ export function wholeDaysOf(filters: OrderFilters): {
 }
 
 /** The count statements: exact, and with the other sizes the planner weighs where asked. */
+@Injectable()
 export class CountStatements {
   constructor(
-    private readonly dataSource: DataSource,
+    @InjectDataSource() private readonly dataSource: DataSource,
     private readonly shapes: QueryShapes,
   ) {}
 

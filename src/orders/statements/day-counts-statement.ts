@@ -1,5 +1,7 @@
-import type { DataSource } from 'typeorm';
-import type { QueryShapes, QueryValues } from '../../database/query-shapes';
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource } from 'typeorm';
+import { QueryShapes, type QueryValues } from '../../database/query-shapes';
 import { COUNT_CHANGES_TABLE, COUNT_MOVES_TABLE, DAILY_COUNTS_TABLE } from '../counting/daily-counts';
 import type { OrderFilters } from '../model';
 import { wholeDaysOf } from './count-statement';
@@ -13,9 +15,10 @@ export interface DayCount {
 }
 
 /** docs/API.md §22: a listing's matches day by day, exact as its count: totals, unfolded rows, part-days' rows. */
+@Injectable()
 export class DayCountStatements {
   constructor(
-    private readonly dataSource: DataSource,
+    @InjectDataSource() private readonly dataSource: DataSource,
     private readonly shapes: QueryShapes,
   ) {}
 

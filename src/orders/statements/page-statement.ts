@@ -1,5 +1,7 @@
-import type { DataSource, ObjectLiteral } from 'typeorm';
-import type { QueryShapes, QueryValues } from '../../database/query-shapes';
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource, type ObjectLiteral } from 'typeorm';
+import { QueryShapes, type QueryValues } from '../../database/query-shapes';
 import type { MonthBranch } from '../month-branches';
 import { Order } from '../order.entity';
 import { SORT_COLUMNS } from '../index-fit';
@@ -36,9 +38,10 @@ interface PageIds {
 }
 
 /** The page statement of a plan: the SQL written once per shape, the values laid in for each request. */
+@Injectable()
 export class PageStatements {
   constructor(
-    private readonly dataSource: DataSource,
+    @InjectDataSource() private readonly dataSource: DataSource,
     private readonly shapes: QueryShapes,
   ) {}
 

@@ -1,5 +1,7 @@
-import type { DataSource } from 'typeorm';
-import type { QueryShapes } from '../../database/query-shapes';
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource } from 'typeorm';
+import { QueryShapes } from '../../database/query-shapes';
 import { OrderSeat } from '../order-seat.entity';
 
 export interface SeatRow {
@@ -9,9 +11,10 @@ export interface SeatRow {
 }
 
 /** The seats of a page's orders, in one `IN (...)`. */
+@Injectable()
 export class SeatStatements {
   constructor(
-    private readonly dataSource: DataSource,
+    @InjectDataSource() private readonly dataSource: DataSource,
     private readonly shapes: QueryShapes,
   ) {}
 

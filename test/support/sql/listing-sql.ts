@@ -15,9 +15,16 @@ import { StatementTimings } from '../../../src/database/statement-timings';
 import { EMBEDDED_CATALOG, type ServerCatalog } from '../../../src/database/server-catalog';
 import { ORDER_ENTITIES } from '../../../src/orders/order-entities';
 import { Order } from '../../../src/orders/order.entity';
-import { listingVariantOf } from '../../../src/orders/listing-variant';
-import { OrdersRepository, type PageReach } from '../../../src/orders/orders.repository';
-import { EXPORT_BATCH_SIZE, OrdersService } from '../../../src/orders/orders.service';
+import { listingVariantOf, scopedFilters } from '../../../src/orders/listing-variant';
+import { OrdersRepository } from '../../../src/orders/orders.repository';
+import { OrdersService } from '../../../src/orders/orders.service';
+import { EXPORT_BATCH_SIZE, ExportBatches } from '../../../src/orders/export/export-batches';
+import { PagePlans, type PageReach } from '../../../src/orders/page-plans';
+import { QueryShapes } from '../../../src/database/query-shapes';
+import { CountStatements } from '../../../src/orders/statements/count-statement';
+import { DayCountStatements } from '../../../src/orders/statements/day-counts-statement';
+import { PageStatements } from '../../../src/orders/statements/page-statement';
+import { SeatStatements } from '../../../src/orders/statements/seat-statement';
 import type { ListOrdersQuery } from '../../../src/orders/query/list-orders-query';
 import { parseSort } from '../../../src/orders/query/sort';
 import type { OrdersIndex } from '../../../src/orders/index-fit';
@@ -438,30 +445,38 @@ async function sendRequest(server: Server, request: ListingRequest): Promise<{ s
     }
   };
   const reads = {
-    withConnection: connect,
+    unitOfWork: connect,
     pinned: ({ required }: ReadRequirements = {}): PinnedReads => {
       if (!holds(catalog, required)) throw new NoCapableServerException();
       // The catalogue's server never fails: an export stays where it is.
       return {
-        withConnection: (work) => connect(work),
+        batch: (work) => connect(work),
         moveAfter: () => false,
         position: () => Promise.resolve(undefined),
       };
     },
   } as unknown as ReadRouter;
-  const repository = new OrdersRepository(server.dataSource, {
+  const { dataSource } = server;
+  const shapes = new QueryShapes(dataSource);
+  const counts = new CountStatements(dataSource, shapes);
+  const config = {
     type: server.planner ? 'mysql' : 'sqlite',
     fullSortMaxOrders: FULL_SORT_MAX_ORDERS,
-  } as DatabaseConfig);
+  } as DatabaseConfig;
+  const plans = new PagePlans(dataSource, config, counts, new DayCountStatements(dataSource, shapes));
+  const pages = new PageStatements(dataSource, shapes);
+  const repository = new OrdersRepository(reads, plans, pages, counts, new SeatStatements(dataSource, shapes));
   // Where a deep page was read from, for the file's reader: the plan shown is that read's.
   let reached: PageReach | undefined;
-  const reach = repository.reach.bind(repository);
-  repository.reach = (...parameters) =>
+  const reach = plans.reach.bind(plans);
+  plans.reach = (...parameters) =>
     reach(...parameters)?.then((found) => {
       reached = found;
       return found;
     });
-  const service = new OrdersService(repository, new LocalTimeFormatter('UTC'), reads);
+  const time = new LocalTimeFormatter('UTC');
+  const service = new OrdersService(repository, time);
+  const exports = new ExportBatches(repository, time);
 
   const variant = listingVariantOf(request.caller === 'member' ? MEMBER : ADMINISTRATOR);
   const parsed = parseSort(request.sort ?? [], ADMIN_SORT_FIELDS);
@@ -470,7 +485,7 @@ async function sendRequest(server: Server, request: ListingRequest): Promise<{ s
     page: request.page ?? 1,
     size: request.size ?? 20,
     sort: parsed.keys,
-    filters: variant.scope(request.filters ?? {}),
+    filters: scopedFilters(variant, request.filters ?? {}),
     variant,
     cursor: request.followed && {
       direction: request.followed,
@@ -482,7 +497,7 @@ async function sendRequest(server: Server, request: ListingRequest): Promise<{ s
   };
   try {
     if (request.exported) {
-      for await (const batch of service.exportBatches(query, new AbortController().signal)) void batch;
+      for await (const batch of exports.read(query, new AbortController().signal)) void batch;
     } else {
       await service.list(query);
     }

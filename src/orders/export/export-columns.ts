@@ -38,7 +38,7 @@ const CELLS: { readonly [Kind in FieldKind]: (bytes: BatchBytes, value: never) =
 };
 
 /** A variant's fields, its CSV header's columns, and how one element is written as a CSV record. */
-export interface CsvColumns<Element extends OrderElement> {
+export interface ExportColumns<Element extends OrderElement> {
   readonly fields: readonly ElementField[];
   readonly columns: readonly string[];
   write(bytes: BatchBytes, element: Element): void;
@@ -47,7 +47,7 @@ export interface CsvColumns<Element extends OrderElement> {
 /** Fields in their order, as a header and as one CRLF-ended record per element. */
 function columnsOf<Element extends OrderElement>(
   fields: ReadonlyArray<ElementField & { name: keyof Element & string }>,
-): CsvColumns<Element> {
+): ExportColumns<Element> {
   const cells = fields.map(({ name, kind }) => ({
     name,
     write: CELLS[kind] as (bytes: BatchBytes, value: unknown) => void,
@@ -67,14 +67,14 @@ function columnsOf<Element extends OrderElement>(
 }
 
 /** A member's export has no `userId`. */
-export const USER_CSV = columnsOf<UserOrderDto>(elementFields(UserOrderDto));
-export const ADMIN_CSV = columnsOf<AdminOrderDto>(elementFields(AdminOrderDto));
+export const USER_COLUMNS = columnsOf<UserOrderDto>(elementFields(UserOrderDto));
+export const ADMIN_COLUMNS = columnsOf<AdminOrderDto>(elementFields(AdminOrderDto));
 
 /** The same columns, but only the fields named (`fields`), in the element's order. */
 export function onlyFields<Element extends OrderElement>(
-  csv: CsvColumns<Element>,
+  csv: ExportColumns<Element>,
   names: readonly string[] | undefined,
-): CsvColumns<Element> {
+): ExportColumns<Element> {
   // The fields of the same DTO, some left out: each still names a key of its elements.
   type Field = ElementField & { name: keyof Element & string };
   return names ? columnsOf((csv.fields as readonly Field[]).filter(({ name }) => names.includes(name))) : csv;

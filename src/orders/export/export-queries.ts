@@ -1,5 +1,5 @@
 import { ApiQuery } from '@nestjs/swagger';
-import { ADMIN_CSV } from './export/csv-columns';
+import { ADMIN_COLUMNS } from './export-columns';
 
 /** The CSV export's own parameter. */
 export const BOM_QUERY = ApiQuery({
@@ -24,7 +24,7 @@ export const FIELDS_QUERY = ApiQuery({
   required: false,
   description:
     'Only these fields of each order, comma-separated, in the element’s order whatever order they are named in; every field when absent. The element’s field names (a member’s have no `userId`); an unknown or repeated one is 400 naming `fields`.',
-  schema: { type: 'array', items: { type: 'string', enum: [...ADMIN_CSV.columns] } },
+  schema: { type: 'array', items: { type: 'string', enum: [...ADMIN_COLUMNS.columns] } },
   style: 'form',
   explode: false,
   example: ['orderId', 'totalPrice', 'status'],

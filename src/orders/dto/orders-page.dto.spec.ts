@@ -1,9 +1,13 @@
 import { describe, expect, it } from '@jest/globals';
-import { buildPage } from './page';
+import type { OrderElement } from './order.dto';
+import { OrdersPageDto } from './orders-page.dto';
 
-describe('buildPage', () => {
+// What the envelope holds is not its concern: two elements it can tell apart.
+const [x, y] = [{ orderId: 1 }, { orderId: 2 }] as OrderElement[];
+
+describe('OrdersPageDto.of', () => {
   it('describes a middle page', () => {
-    expect(buildPage(['x', 'y'], 45, 2, 20)).toEqual({
+    expect(OrdersPageDto.of([x, y], 45, 2, 20)).toEqual({
       totalPages: 3,
       totalElementCount: 45,
       currentPage: 2,
@@ -13,12 +17,12 @@ describe('buildPage', () => {
       lastPage: false,
       hasNextPage: true,
       hasPrevious: true,
-      elements: ['x', 'y'],
+      elements: [x, y],
     });
   });
 
   it('keeps the contract’s key order', () => {
-    expect(Object.keys(buildPage([], 0, 1, 20))).toEqual([
+    expect(Object.keys(OrdersPageDto.of([], 0, 1, 20))).toEqual([
       'totalPages',
       'totalElementCount',
       'currentPage',
@@ -33,7 +37,7 @@ describe('buildPage', () => {
   });
 
   it('has zero pages when nothing matches, and page 1 is then both first and last', () => {
-    expect(buildPage([], 0, 1, 20)).toMatchObject({
+    expect(OrdersPageDto.of([], 0, 1, 20)).toMatchObject({
       totalPages: 0,
       firstPage: true,
       lastPage: true,
@@ -43,8 +47,8 @@ describe('buildPage', () => {
   });
 
   it('rounds the page count up and marks an exactly full last page as last', () => {
-    expect(buildPage([], 41, 1, 20).totalPages).toBe(3);
-    expect(buildPage(new Array(20).fill(0), 40, 2, 20)).toMatchObject({
+    expect(OrdersPageDto.of([], 41, 1, 20).totalPages).toBe(3);
+    expect(OrdersPageDto.of(new Array<OrderElement>(20).fill(x), 40, 2, 20)).toMatchObject({
       totalPages: 2,
       lastPage: true,
       hasNextPage: false,
@@ -52,7 +56,7 @@ describe('buildPage', () => {
   });
 
   it('reports a page past the end as requested, empty, last and with a previous page', () => {
-    expect(buildPage([], 45, 9, 20)).toMatchObject({
+    expect(OrdersPageDto.of([], 45, 9, 20)).toMatchObject({
       currentPage: 9,
       currentElementCount: 0,
       lastPage: true,

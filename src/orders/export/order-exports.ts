@@ -1,20 +1,20 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Readable } from 'node:stream';
-import type { Caller } from '../auth/role';
-import { DATA_STALENESS_HEADER, dataStalenessOf } from '../common/data-staleness';
-import { problemOf, ProblemException } from '../common/problem/problem-details';
-import { variantOf } from '../observability/http-metrics';
-import { Metrics } from '../observability/metrics';
-import { ExportSlots } from '../rate-limit/export-slots';
-import { AccessRecorder } from '../access-records/access-recorder';
-import { noteAccess } from './access-parameters';
-import type { OrderElement } from './dto/order.dto';
-import { OrdersService } from './orders.service';
-import type { ListOrdersQuery } from './query/list-orders-query';
-import type { ExportEncoder } from './export/export-encoder';
-import { encoderFor, type ExportOptions } from './export/export-format';
-import type { ExportFormat } from './model';
+import type { Caller } from '../../auth/role';
+import { DATA_STALENESS_HEADER, dataStalenessOf } from '../../common/data-staleness';
+import { problemOf, ProblemException } from '../../common/problem/problem-details';
+import { variantOf } from '../../observability/http-metrics';
+import { Metrics } from '../../observability/metrics';
+import { ExportSlots } from '../../rate-limit/export-slots';
+import { AccessRecorder } from '../../access-records/access-recorder';
+import { noteAccess } from '../access-parameters';
+import type { OrderElement } from '../dto/order.dto';
+import type { ListOrdersQuery } from '../query/list-orders-query';
+import { ExportBatches } from './export-batches';
+import type { ExportEncoder } from './export-encoder';
+import { encoderFor, type ExportOptions } from './export-format';
+import type { ExportFormat } from '../model';
 
 /** A spreadsheet's rows per sheet for the XLSX export; its own token so that a test can lower it. */
 export const XLSX_ROWS_PER_SHEET = Symbol('XLSX_ROWS_PER_SHEET');
@@ -32,7 +32,7 @@ export class OrderExports {
   private readonly logger = new Logger('OrderExports');
 
   constructor(
-    private readonly orders: OrdersService,
+    private readonly exportBatches: ExportBatches,
     private readonly slots: ExportSlots,
     private readonly metrics: Metrics,
     private readonly recorder: AccessRecorder,
@@ -54,7 +54,7 @@ export class OrderExports {
       fields: query.fields,
       rowsPerSheet: this.rowsPerSheet,
     };
-    const encoder = encoderFor(format, query.variant.csv, options);
+    const encoder = encoderFor(format, query.variant.columns, options);
     const headed = reply
       .header('Content-Type', encoder.contentType)
       .header('Content-Disposition', `attachment; filename="orders.${encoder.fileExtension}"`)
@@ -74,7 +74,7 @@ export class OrderExports {
     reply.raw.once('close', stopIfGone);
     // The whole export comes from the server pinned now: how far behind it is, if it is a replica behind, is told once.
     let position: Promise<string | undefined> | undefined;
-    const batches = this.orders.exportBatches(query, cancelled.signal, (behindSeconds, positionNow) => {
+    const batches = this.exportBatches.read(query, cancelled.signal, (behindSeconds, positionNow) => {
       if (behindSeconds !== undefined) void headed.header(DATA_STALENESS_HEADER, dataStalenessOf(behindSeconds));
       if (othersOrders) position = positionNow();
     });
