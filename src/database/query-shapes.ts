@@ -6,7 +6,7 @@ import { DataSource, type ObjectLiteral, type SelectQueryBuilder } from 'typeorm
 export type QueryValues = Record<string, unknown>;
 
 /** A statement's SQL with its placeholders, and which value (or element of a spread list) each placeholder takes. */
-interface Shape {
+interface LaidOut {
   sql: string;
   slots: Array<{ name: string; index?: number }>;
 }
@@ -17,32 +17,39 @@ interface Marker {
   index?: number;
 }
 
+const boundTo = ({ sql, slots }: LaidOut, values: QueryValues): [string, unknown[]] => [
+  sql,
+  slots.map(({ name, index }) => (index === undefined ? values[name] : (values[name] as unknown[])[index])),
+];
+
 /** More shapes than any real traffic uses; the bound keeps a flood of odd sort orders from growing memory. */
 const MAX_SHAPES = 1000;
 
-/** The query builder's SQL, built once per query shape and reused. */
+/** The query builder's SQL, laid out once per statement shape and reused. A shape is a plain value holding everything
+ * a statement's SQL depends on and none of its values; it is its own key, and a builder reads nothing else, so that
+ * no branch of a builder can be left out of the key. */
 @Injectable()
 export class QueryShapes {
-  private readonly shapes = new Map<string, Shape>();
+  private readonly shapes = new Map<string, LaidOut>();
 
   constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
 
-  /** The SQL and parameters for `values`; `build` runs only the first time `key` is seen, with the names of `values`. */
-  statement(key: string, values: QueryValues, build: () => SelectQueryBuilder<ObjectLiteral>): [string, unknown[]] {
-    let shape = this.shapes.get(key);
-    if (!shape) {
-      shape = this.layOut(build(), values);
-      if (this.shapes.size >= MAX_SHAPES) this.shapes.delete(this.shapes.keys().next().value as string);
-      this.shapes.set(key, shape);
-    }
-    return [
-      shape.sql,
-      shape.slots.map(({ name, index }) => (index === undefined ? values[name] : (values[name] as unknown[])[index])),
-    ];
+  /** The SQL and parameters for `values`, if `shape` was laid out before. */
+  known(shape: object, values: QueryValues): [string, unknown[]] | undefined {
+    const laidOut = this.shapes.get(JSON.stringify(shape));
+    return laidOut && boundTo(laidOut, values);
+  }
+
+  /** `query`, built from `shape` alone, laid out once for every request of that shape; its SQL and parameters. */
+  laidOut(shape: object, query: SelectQueryBuilder<ObjectLiteral>, values: QueryValues): [string, unknown[]] {
+    const laidOut = this.layOut(query, values);
+    if (this.shapes.size >= MAX_SHAPES) this.shapes.delete(this.shapes.keys().next().value as string);
+    this.shapes.set(JSON.stringify(shape), laidOut);
+    return boundTo(laidOut, values);
   }
 
   /** Lets the driver rewrite the named parameters as it always does, with markers in place of values to see where each goes. */
-  private layOut(query: SelectQueryBuilder<ObjectLiteral>, values: QueryValues): Shape {
+  private layOut(query: SelectQueryBuilder<ObjectLiteral>, values: QueryValues): LaidOut {
     const parameters = query.getParameters();
     const names = Object.keys(parameters).sort();
     if (names.join() !== Object.keys(values).sort().join()) {

@@ -7,8 +7,24 @@ import { COUNT_CHANGES_TABLE, COUNT_MOVES_TABLE, DAILY_COUNTS_TABLE } from '../c
 import type { OrderFilters, RangeBounds } from '../model';
 import { Order } from '../order.entity';
 import type { MatchSizes } from '../query-plan';
-import { BOUNDS_READ_COLUMNS, dayBoundsOf, touchedDays, withDayBounds } from './day-bounds';
-import { conditionsOf, DAY_MS, matching, presentIn, toDay, valuesOf, type Condition } from './statement-parts';
+import {
+  BOUNDS_READ_COLUMNS,
+  dayBoundsOf,
+  touchedDays,
+  touchedDaysShapeOf,
+  withDayBounds,
+  type TouchedDaysShape,
+} from './day-bounds';
+import {
+  conditionsOf,
+  DAY_MS,
+  matching,
+  shapesOf,
+  toDay,
+  valuesOf,
+  type Condition,
+  type ConditionShape,
+} from './statement-parts';
 
 /** The columns of a count statement that hold the whole table's count, not the matching orders'. */
 const TABLE_TOTAL_COLUMNS = ['tableWholeDays', 'tableUnfolded'];
@@ -31,8 +47,30 @@ export interface CountOptions {
   bounds?: RangeBounds['field'];
 }
 
-const countKey = ({ withTable, withRange, withSpan, newestOrderId, bounds }: CountOptions): string =>
-  `${withTable ? '|table' : ''}${withRange ? '|range' : ''}${withSpan ? '|span' : ''}${newestOrderId === undefined ? '' : '|walk'}${bounds ? `|${bounds}` : ''}`;
+/** The other sizes a count statement reads besides its matches, as its shape holds them. */
+interface SizesShape {
+  withTable: boolean;
+  withSpan: boolean;
+  newer: ConditionShape[];
+  days: ConditionShape[];
+}
+
+/** A count from the per-day totals and the unfolded rows (no member or concert): everything its SQL depends on. */
+interface DailyCountShape extends SizesShape {
+  statement: 'count';
+  kind: 'daily';
+  whole: ConditionShape[];
+  status: boolean;
+  edges: Array<{ name: string; conditions: ConditionShape[] }>;
+  bounds?: TouchedDaysShape;
+}
+
+/** A count of the matching rows themselves (a member's or a concert's orders, or a range within a day). */
+interface RowCountShape extends SizesShape {
+  statement: 'count';
+  kind: 'rows';
+  conditions: ConditionShape[];
+}
 
 /** The whole days a date range covers, and the per-day totals' conditions for them and the status. */
 export function wholeDaysOf(filters: OrderFilters): {
@@ -81,8 +119,8 @@ export class CountStatements {
     const edges = [edge('firstDay', from, firstWholeDay), edge('lastDay', afterWholeDays, before)].filter(
       (part) => part !== undefined,
     );
-    const newer = this.newerThanWalk(filters, options.newestOrderId);
-    const days = this.rangeDays(filters, options);
+    const newer = newerThanWalk(filters, options.newestOrderId);
+    const days = rangeDays(filters, options);
     const touched = options.bounds ? touchedDays(filters) : [];
     const values = Object.assign(
       valuesOf(whole),
@@ -91,82 +129,71 @@ export class CountStatements {
       valuesOf(days),
       valuesOf(touched),
     ) as QueryValues;
-    const key = `daily|${presentIn(whole)}|${edges.map((part) => `${part.name}:${presentIn(part.conditions)}`).join('|')}${countKey(options)}`;
-    return this.shapes.statement(key, values, () => {
-      const wholeDays = this.dataSource
+    const shape: DailyCountShape = {
+      statement: 'count',
+      kind: 'daily',
+      whole: shapesOf(whole),
+      status: filters.status !== undefined,
+      edges: edges.map(({ name, conditions }) => ({ name, conditions: shapesOf(conditions) })),
+      bounds: options.bounds && touchedDaysShapeOf(options.bounds, filters),
+      ...sizesShapeOf(options, newer, days),
+    };
+    return this.shapes.known(shape, values) ?? this.shapes.laidOut(shape, this.buildDaily(shape), values);
+  }
+
+  private buildDaily({ whole, status, edges, bounds, ...sizes }: DailyCountShape) {
+    const wholeDays = this.dataSource
+      .createQueryBuilder()
+      .from(DAILY_COUNTS_TABLE, 'd')
+      .select('COALESCE(SUM(d.orders), 0)', 'whole');
+    const unfolded = this.dataSource
+      .createQueryBuilder()
+      .from(COUNT_CHANGES_TABLE, 'c')
+      .select('COALESCE(SUM(c.delta), 0)');
+    for (const { sql, name } of whole) {
+      wholeDays.andWhere(`d.${sql}`, { [name]: undefined });
+      unfolded.andWhere(`c.${sql}`, { [name]: undefined });
+    }
+    wholeDays.addSelect(`(${unfolded.getQuery()})`, 'unfolded');
+    // Moves net to zero over all statuses: only a status's count has any to add (into it) or subtract (out of it).
+    if (status) {
+      const moved = this.dataSource
         .createQueryBuilder()
-        .from(DAILY_COUNTS_TABLE, 'd')
-        .select('COALESCE(SUM(d.orders), 0)', 'whole');
-      const unfolded = this.dataSource
-        .createQueryBuilder()
-        .from(COUNT_CHANGES_TABLE, 'c')
-        .select('COALESCE(SUM(c.delta), 0)');
-      for (const { sql, name, value } of whole) {
-        wholeDays.andWhere(`d.${sql}`, { [name]: value });
-        unfolded.andWhere(`c.${sql}`, { [name]: value });
-      }
-      wholeDays.addSelect(`(${unfolded.getQuery()})`, 'unfolded');
-      // Moves net to zero over all statuses: only a status's count has any to add (into it) or subtract (out of it).
-      if (filters.status !== undefined) {
-        const moved = this.dataSource
-          .createQueryBuilder()
-          .from(COUNT_MOVES_TABLE, 'm')
-          .select('COALESCE(SUM(CASE WHEN m.to_status = :status THEN 1 ELSE -1 END), 0)')
-          .where('(m.to_status = :status OR m.from_status = :status)');
-        for (const { sql, name, value } of whole) if (name !== 'status') moved.andWhere(`m.${sql}`, { [name]: value });
-        wholeDays.addSelect(`(${moved.getQuery()})`, 'moved');
-      }
-      for (const part of edges) {
-        const rows = matching(this.dataSource, part.conditions, part.name).select('COUNT(*)');
-        wholeDays.addSelect(`(${rows.getQuery()})`, part.name).setParameters(rows.getParameters());
-      }
-      if (options.bounds) withDayBounds(wholeDays, options.bounds, filters);
-      return this.withCountOptions(wholeDays, options, newer, days);
-    });
+        .from(COUNT_MOVES_TABLE, 'm')
+        .select('COALESCE(SUM(CASE WHEN m.to_status = :status THEN 1 ELSE -1 END), 0)')
+        .where('(m.to_status = :status OR m.from_status = :status)');
+      for (const { sql, name } of whole) if (name !== 'status') moved.andWhere(`m.${sql}`, { [name]: undefined });
+      wholeDays.addSelect(`(${moved.getQuery()})`, 'moved');
+    }
+    for (const part of edges) {
+      const rows = matching(this.dataSource, part.conditions, part.name).select('COUNT(*)');
+      wholeDays.addSelect(`(${rows.getQuery()})`, part.name).setParameters(rows.getParameters());
+    }
+    if (bounds) withDayBounds(wholeDays, bounds);
+    return this.withSizes(wholeDays, sizes);
   }
 
   private countRows(filters: OrderFilters, options: CountOptions): [string, unknown[]] {
     const conditions = conditionsOf(filters, 'o');
-    const newer = this.newerThanWalk(filters, options.newestOrderId);
-    const days = this.rangeDays(filters, options);
-    return this.shapes.statement(
-      `count|${presentIn(conditions)}${countKey(options)}`,
-      { ...valuesOf(conditions), ...valuesOf(newer), ...valuesOf(days) },
-      () =>
-        this.withCountOptions(
-          matching(this.dataSource, conditions, 'o').select('COUNT(*)', 'total'),
-          options,
-          newer,
-          days,
-        ),
-    );
+    const newer = newerThanWalk(filters, options.newestOrderId);
+    const days = rangeDays(filters, options);
+    const shape: RowCountShape = {
+      statement: 'count',
+      kind: 'rows',
+      conditions: shapesOf(conditions),
+      ...sizesShapeOf(options, newer, days),
+    };
+    const values = { ...valuesOf(conditions), ...valuesOf(newer), ...valuesOf(days) };
+    return this.shapes.known(shape, values) ?? this.shapes.laidOut(shape, this.buildRows(shape), values);
   }
 
-  /** The orders a walk leaves out, those placed after it began: matching the filters, with an id past its bound. */
-  private newerThanWalk(filters: OrderFilters, newestOrderId: number | undefined): Condition[] {
-    if (newestOrderId === undefined) return [];
-    return [
-      { sql: 'w.id > :newestOrderId_w', name: 'newestOrderId_w', value: newestOrderId },
-      ...conditionsOf(filters, 'w'),
-    ];
+  private buildRows({ conditions, ...sizes }: RowCountShape) {
+    return this.withSizes(matching(this.dataSource, conditions, 'o').select('COUNT(*)', 'total'), sizes);
   }
 
-  /** The whole days the range touches, from the per-day totals alone: as cheap as the planner's estimate should be. */
-  private rangeDays(filters: OrderFilters, { withRange }: CountOptions): Condition[] {
-    if (!withRange) return [];
-    const days: Condition[] = [];
-    if (filters.createdFrom !== undefined)
-      days.push({ sql: 'r.day >= :rangeFirstDay', name: 'rangeFirstDay', value: toDay(filters.createdFrom) });
-    if (filters.createdBefore !== undefined)
-      days.push({ sql: 'r.day <= :rangeLastDay', name: 'rangeLastDay', value: toDay(filters.createdBefore - 1) });
-    return days;
-  }
-
-  private withCountOptions<T extends ObjectLiteral>(
+  private withSizes<T extends ObjectLiteral>(
     query: SelectQueryBuilder<T>,
-    { withTable, withSpan }: CountOptions,
-    newer: Condition[],
-    days: Condition[],
+    { withTable, withSpan, newer, days }: SizesShape,
   ): SelectQueryBuilder<T> {
     if (withSpan) {
       // Each an end of the creation-time index: one step into it, whatever the table's size.
@@ -187,18 +214,45 @@ export class CountStatements {
         .createQueryBuilder()
         .from(DAILY_COUNTS_TABLE, 'r')
         .select('COALESCE(SUM(r.orders), 0)');
-      for (const { sql, name, value } of days) range.andWhere(sql, { [name]: value });
+      for (const { sql, name } of days) range.andWhere(sql, { [name]: undefined });
       query.addSelect(`(${range.getQuery()})`, RANGE_COLUMN).setParameters(range.getParameters());
     }
-    return withTable ? this.withTableTotal(query) : query;
+    return withTable ? withTableTotal(query) : query;
   }
+}
 
-  private withTableTotal<T extends ObjectLiteral>(query: SelectQueryBuilder<T>): SelectQueryBuilder<T> {
-    const [wholeDays, unfolded] = TABLE_TOTAL_COLUMNS;
-    return query
-      .addSelect(`(SELECT COALESCE(SUM(t.orders), 0) FROM ${DAILY_COUNTS_TABLE} t)`, wholeDays)
-      .addSelect(`(SELECT COALESCE(SUM(u.delta), 0) FROM ${COUNT_CHANGES_TABLE} u)`, unfolded);
-  }
+/** The orders a walk leaves out, those placed after it began: matching the filters, with an id past its bound. */
+function newerThanWalk(filters: OrderFilters, newestOrderId: number | undefined): Condition[] {
+  if (newestOrderId === undefined) return [];
+  return [
+    { sql: 'w.id > :newestOrderId_w', name: 'newestOrderId_w', value: newestOrderId },
+    ...conditionsOf(filters, 'w'),
+  ];
+}
+
+/** The whole days the range touches, from the per-day totals alone: as cheap as the planner's estimate should be. */
+function rangeDays(filters: OrderFilters, { withRange }: CountOptions): Condition[] {
+  if (!withRange) return [];
+  const days: Condition[] = [];
+  if (filters.createdFrom !== undefined)
+    days.push({ sql: 'r.day >= :rangeFirstDay', name: 'rangeFirstDay', value: toDay(filters.createdFrom) });
+  if (filters.createdBefore !== undefined)
+    days.push({ sql: 'r.day <= :rangeLastDay', name: 'rangeLastDay', value: toDay(filters.createdBefore - 1) });
+  return days;
+}
+
+const sizesShapeOf = ({ withTable, withSpan }: CountOptions, newer: Condition[], days: Condition[]): SizesShape => ({
+  withTable,
+  withSpan: withSpan === true,
+  newer: shapesOf(newer),
+  days: shapesOf(days),
+});
+
+function withTableTotal<T extends ObjectLiteral>(query: SelectQueryBuilder<T>): SelectQueryBuilder<T> {
+  const [wholeDays, unfolded] = TABLE_TOTAL_COLUMNS;
+  return query
+    .addSelect(`(SELECT COALESCE(SUM(t.orders), 0) FROM ${DAILY_COUNTS_TABLE} t)`, wholeDays)
+    .addSelect(`(SELECT COALESCE(SUM(u.delta), 0) FROM ${COUNT_CHANGES_TABLE} u)`, unfolded);
 }
 
 /** The sizes a count statement's row holds: the matches, and the table's, the range's and the span where asked. */

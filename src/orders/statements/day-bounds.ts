@@ -3,7 +3,7 @@ import { toStoredDateTime } from '../../common/time/local-time';
 import { COUNT_CHANGES_TABLE, COUNT_MOVES_TABLE, DAILY_COUNTS_TABLE } from '../counting/daily-counts';
 import { SORT_COLUMNS } from '../index-fit';
 import type { OrderFilters, RangeBounds } from '../model';
-import { DAY_MS, toDay, valuesOf, type Condition } from './statement-parts';
+import { DAY_MS, parametersOf, shapesOf, toDay, type Condition, type ConditionShape } from './statement-parts';
 
 // Where a walk's matches lie in its first sort column, read with its counts (docs/adr/0020).
 
@@ -53,21 +53,33 @@ export function touchedDays(filters: OrderFilters, statusColumn = 'status'): Con
   return touched;
 }
 
+/** The days a range touches as a statement's shape holds them: in the totals and changes, and in the moves. */
+export interface TouchedDaysShape {
+  field: RangeBounds['field'];
+  touched: ConditionShape[];
+  touchedMoves: ConditionShape[];
+}
+
+export const touchedDaysShapeOf = (field: RangeBounds['field'], filters: OrderFilters): TouchedDaysShape => ({
+  field,
+  touched: shapesOf(touchedDays(filters)),
+  touchedMoves: shapesOf(touchedDays(filters, 'to_status')),
+});
+
 /** The lowest and highest `field` among the matches' (day, status)s and the unfolded rows, in one pass. */
 export function withDayBounds<T extends ObjectLiteral>(
   query: SelectQueryBuilder<T>,
-  field: RangeBounds['field'],
-  filters: OrderFilters,
+  { field, touched, touchedMoves }: TouchedDaysShape,
 ): void {
   const { lowest, highest, counted, kept } = BOUNDED[field];
-  const where = (alias: string, first: string[], statusColumn?: string) =>
-    [...first, ...touchedDays(filters, statusColumn).map(({ sql }) => `${alias}.${sql}`)].join(' AND ') || '1 = 1';
+  const where = (alias: string, first: string[], moves = false) =>
+    [...first, ...(moves ? touchedMoves : touched).map(({ sql }) => `${alias}.${sql}`)].join(' AND ') || '1 = 1';
   const unknown = kept ? `MAX(CASE WHEN b.${kept.lowest} IS NULL OR b.${kept.highest} IS NULL THEN 1 ELSE 0 END)` : '0';
   // A total of none holds no order but those the unfolded rows bring; a row taking an order away is left out.
   const sources = [
     `SELECT ${lowest('b')} AS low, ${highest('b')} AS high, ${unknown} AS unknown FROM ${DAILY_COUNTS_TABLE} b WHERE ${where('b', kept ? ['b.orders > 0'] : [])}`,
     `SELECT ${counted('MIN', 'c')}, ${counted('MAX', 'c')}, 0 FROM ${COUNT_CHANGES_TABLE} c WHERE ${where('c', ['c.delta >= 0'])}`,
-    `SELECT ${counted('MIN', 'm')}, ${counted('MAX', 'm')}, 0 FROM ${COUNT_MOVES_TABLE} m WHERE ${where('m', [], 'to_status')}`,
+    `SELECT ${counted('MIN', 'm')}, ${counted('MAX', 'm')}, 0 FROM ${COUNT_MOVES_TABLE} m WHERE ${where('m', [], true)}`,
   ];
   const known = (aggregate: string) => `CASE WHEN MAX(u.unknown) = 1 THEN NULL ELSE ${aggregate} END`;
   query
@@ -78,7 +90,7 @@ export function withDayBounds<T extends ObjectLiteral>(
     )
     .addSelect('MAX(rb.lowest)', BOUNDS_READ_COLUMNS.lowest)
     .addSelect('MAX(rb.highest)', BOUNDS_READ_COLUMNS.highest)
-    .setParameters(valuesOf(touchedDays(filters)));
+    .setParameters(parametersOf(touched));
 }
 
 /** The bounds a count statement's row holds: creation time's read as day numbers, the first day's start and the next. */

@@ -6,12 +6,28 @@ import { COUNT_CHANGES_TABLE, COUNT_MOVES_TABLE, DAILY_COUNTS_TABLE } from '../c
 import type { OrderFilters } from '../model';
 import { wholeDaysOf } from './count-statement';
 import { dayNumber } from './day-bounds';
-import { conditionsOf, DAY_MS, matching, presentIn, valuesOf } from './statement-parts';
+import {
+  conditionsOf,
+  DAY_MS,
+  matching,
+  parametersOf,
+  shapesOf,
+  valuesOf,
+  type ConditionShape,
+} from './statement-parts';
 
 /** The matching orders of one UTC day (days since 1970-01-01), as a page by number jumps over them. */
 export interface DayCount {
   day: number;
   orders: number;
+}
+
+/** Everything the day counts' SQL depends on, and none of its values. */
+interface DayCountsShape {
+  statement: 'days';
+  whole?: ConditionShape[];
+  status: boolean;
+  parts: Array<{ name: string; dayName: string; conditions: ConditionShape[] }>;
 }
 
 /** docs/API.md §22: a listing's matches day by day, exact as its count: totals, unfolded rows, part-days' rows. */
@@ -37,44 +53,52 @@ export class DayCountStatements {
       noWholeDay ? {} : valuesOf(whole),
       ...parts.map((part) => ({ ...valuesOf(part.conditions), [part.dayName]: part.day })),
     ) as QueryValues;
-    const key = `days|${noWholeDay ? 'none' : presentIn(whole)}|${parts.map((part) => `${part.name}:${presentIn(part.conditions)}`).join('|')}`;
-    return this.shapes.statement(key, values, () => {
-      const sources: string[] = [];
-      let parameters: QueryValues = {};
-      if (!noWholeDay) {
-        const where = (alias: string, extra: string[] = []) =>
-          [...extra, ...whole.map(({ sql }) => `${alias}.${sql}`)].join(' AND ') || '1 = 1';
+    const shape: DayCountsShape = {
+      statement: 'days',
+      // None when the range covers no whole day: the totals then hold none of its orders.
+      whole: noWholeDay ? undefined : shapesOf(whole),
+      status: filters.status !== undefined,
+      parts: parts.map(({ name, dayName, conditions }) => ({ name, dayName, conditions: shapesOf(conditions) })),
+    };
+    return this.shapes.known(shape, values) ?? this.shapes.laidOut(shape, this.build(shape), values);
+  }
+
+  private build({ whole, status, parts }: DayCountsShape) {
+    const sources: string[] = [];
+    let parameters: QueryValues = {};
+    if (whole) {
+      const where = (alias: string, extra: string[] = []) =>
+        [...extra, ...whole.map(({ sql }) => `${alias}.${sql}`)].join(' AND ') || '1 = 1';
+      sources.push(
+        `SELECT ${dayNumber('d.day')} AS dayNumber, d.orders AS n FROM ${DAILY_COUNTS_TABLE} d WHERE ${where('d')}`,
+        `SELECT ${dayNumber('c.day')}, c.delta FROM ${COUNT_CHANGES_TABLE} c WHERE ${where('c')}`,
+      );
+      // Moves net to zero over all statuses: only a status's count has any to add (into it) or subtract (out of it).
+      if (status) {
+        const days = whole.filter(({ name }) => name !== 'status').map(({ sql }) => `m.${sql}`);
         sources.push(
-          `SELECT ${dayNumber('d.day')} AS dayNumber, d.orders AS n FROM ${DAILY_COUNTS_TABLE} d WHERE ${where('d')}`,
-          `SELECT ${dayNumber('c.day')}, c.delta FROM ${COUNT_CHANGES_TABLE} c WHERE ${where('c')}`,
+          `SELECT ${dayNumber('m.day')}, CASE WHEN m.to_status = :status THEN 1 ELSE -1 END FROM ${COUNT_MOVES_TABLE} m ` +
+            `WHERE ${['(m.to_status = :status OR m.from_status = :status)', ...days].join(' AND ')}`,
         );
-        // Moves net to zero over all statuses: only a status's count has any to add (into it) or subtract (out of it).
-        if (filters.status !== undefined) {
-          const days = whole.filter(({ name }) => name !== 'status').map(({ sql }) => `m.${sql}`);
-          sources.push(
-            `SELECT ${dayNumber('m.day')}, CASE WHEN m.to_status = :status THEN 1 ELSE -1 END FROM ${COUNT_MOVES_TABLE} m ` +
-              `WHERE ${['(m.to_status = :status OR m.from_status = :status)', ...days].join(' AND ')}`,
-          );
-        }
-        parameters = valuesOf(whole);
       }
-      for (const part of parts) {
-        const rows = matching(this.dataSource, part.conditions, part.name)
-          .select(`:${part.dayName}`, 'dayNumber')
-          .addSelect('COUNT(*)', 'n');
-        sources.push(rows.getQuery());
-        parameters = { ...parameters, ...rows.getParameters(), [part.dayName]: part.day };
-      }
-      return this.dataSource
-        .createQueryBuilder()
-        .select('x.dayNumber', 'day')
-        .addSelect('SUM(x.n)', 'orders')
-        .from(`(${sources.join(' UNION ALL ')})`, 'x')
-        .groupBy('x.dayNumber')
-        .having('SUM(x.n) <> 0')
-        .orderBy('x.dayNumber', 'ASC')
-        .setParameters(parameters);
-    });
+      parameters = parametersOf(whole);
+    }
+    for (const part of parts) {
+      const rows = matching(this.dataSource, part.conditions, part.name)
+        .select(`:${part.dayName}`, 'dayNumber')
+        .addSelect('COUNT(*)', 'n');
+      sources.push(rows.getQuery());
+      parameters = { ...parameters, ...rows.getParameters(), [part.dayName]: undefined };
+    }
+    return this.dataSource
+      .createQueryBuilder()
+      .select('x.dayNumber', 'day')
+      .addSelect('SUM(x.n)', 'orders')
+      .from(`(${sources.join(' UNION ALL ')})`, 'x')
+      .groupBy('x.dayNumber')
+      .having('SUM(x.n) <> 0')
+      .orderBy('x.dayNumber', 'ASC')
+      .setParameters(parameters);
   }
 
   /** A day the range covers in part: its orders counted from their rows, under that day's number. */

@@ -20,15 +20,19 @@ export class SeatStatements {
 
   statement(orderIds: number[]): [string, unknown[]] {
     // The number of ids is part of the shape: a page holds at most 100, an export's batch 1,000.
-    return this.shapes.statement(`seats|${orderIds.length}`, { orderIds }, () =>
-      this.dataSource
-        .createQueryBuilder(OrderSeat, 's')
-        .select('s.orderId', 'orderId')
-        .addSelect('s.seatPriceId', 'seatPriceId')
-        .addSelect('s.price', 'price')
-        .where('s.orderId IN (:...orderIds)', { orderIds })
-        .orderBy('s.orderId', 'ASC')
-        .addOrderBy('s.seatPriceId', 'ASC'),
-    );
+    const shape = { statement: 'seats', ids: orderIds.length };
+    const values = { orderIds };
+    return this.shapes.known(shape, values) ?? this.shapes.laidOut(shape, this.build(shape), values);
+  }
+
+  private build({ ids }: { ids: number }) {
+    return this.dataSource
+      .createQueryBuilder(OrderSeat, 's')
+      .select('s.orderId', 'orderId')
+      .addSelect('s.seatPriceId', 'seatPriceId')
+      .addSelect('s.price', 'price')
+      .where('s.orderId IN (:...orderIds)', { orderIds: new Array<undefined>(ids).fill(undefined) })
+      .orderBy('s.orderId', 'ASC')
+      .addOrderBy('s.seatPriceId', 'ASC');
   }
 }

@@ -7,12 +7,24 @@ import type { OrderFilters, OrderRow, KeysetCursor, SortField, SortKey, SortValu
 
 // The pieces every statement of the listing is built from: the filters as conditions, the sort, the cursor of a walk.
 
-/** A condition of the filters, with its parameter named after the alias so that several can share one statement. */
-export interface Condition {
+/** A condition as it shapes a statement: its SQL and its parameter's name, never the value. */
+export interface ConditionShape {
   sql: string;
   name: string;
+}
+
+/** A condition of the filters, with its parameter named after the alias so that several can share one statement. */
+export interface Condition extends ConditionShape {
   value: unknown;
 }
+
+/** The conditions as a statement's shape holds them. */
+export const shapesOf = (conditions: readonly Condition[]): ConditionShape[] =>
+  conditions.map(({ sql, name }) => ({ sql, name }));
+
+/** The parameters a shape's conditions name, for a query builder laying out its SQL: the values come later. */
+export const parametersOf = (conditions: readonly ConditionShape[]): QueryValues =>
+  Object.fromEntries(conditions.map(({ name }) => [name, undefined]));
 
 export const DAY_MS = 86_400_000;
 /** A UTC day as the per-day totals hold it. */
@@ -23,11 +35,8 @@ const TIME_FIELDS: ReadonlySet<SortField> = new Set(['createdAt', 'updatedAt']);
 export const reversed = (sort: SortKey[]): SortKey[] =>
   sort.map(({ field, direction }) => ({ field, direction: direction === 'ASC' ? 'DESC' : 'ASC' }));
 
-export const valuesOf = (conditions: Condition[]): QueryValues =>
+export const valuesOf = (conditions: readonly Condition[]): QueryValues =>
   Object.fromEntries(conditions.map(({ name, value }) => [name, value]));
-/** Which filters are present, in a fixed order: part of a statement's shape. */
-export const presentIn = (conditions: Condition[]): string => conditions.map(({ name }) => name).join(',');
-
 /** A sort as it shapes a statement: its keys and their directions, never a value. */
 export const sortShapeOf = (sort: readonly SortKey[]): string =>
   sort.map(({ field, direction }) => `${field} ${direction}`).join(',');
@@ -54,9 +63,14 @@ export function conditionsOf(filters: OrderFilters, alias: string): Condition[] 
   return conditions;
 }
 
-export function matching(dataSource: DataSource, conditions: Condition[], alias: string): SelectQueryBuilder<Order> {
+/** The orders matching a shape's conditions, their parameters named for the values to come. */
+export function matching(
+  dataSource: DataSource,
+  conditions: readonly ConditionShape[],
+  alias: string,
+): SelectQueryBuilder<Order> {
   const query = dataSource.createQueryBuilder(Order, alias);
-  for (const { sql, name, value } of conditions) query.andWhere(sql, { [name]: value });
+  for (const { sql, name } of conditions) query.andWhere(sql, { [name]: undefined });
   return query;
 }
 
@@ -90,7 +104,18 @@ export function walkConditions(
   return { bound, terms };
 }
 
-export function seeking(query: SelectQueryBuilder<Order>, walk: { bound: Condition; terms: Condition[] }): void {
-  query.andWhere(walk.bound.sql, valuesOf([walk.bound]));
-  query.andWhere(`(${walk.terms.map(({ sql }) => sql).join(' OR ')})`, valuesOf(walk.terms));
+/** A walk's conditions as a statement's shape holds them. */
+export interface WalkShape {
+  bound: ConditionShape;
+  terms: ConditionShape[];
+}
+
+export const walkShapeOf = ({ bound, terms }: { bound: Condition; terms: Condition[] }): WalkShape => ({
+  bound: { sql: bound.sql, name: bound.name },
+  terms: shapesOf(terms),
+});
+
+export function seeking(query: SelectQueryBuilder<Order>, walk: WalkShape): void {
+  query.andWhere(walk.bound.sql, parametersOf([walk.bound]));
+  query.andWhere(`(${walk.terms.map(({ sql }) => sql).join(' OR ')})`, parametersOf(walk.terms));
 }
