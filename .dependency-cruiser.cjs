@@ -152,7 +152,7 @@ module.exports = {
       'export',
       ['dto', 'query', 'statements'],
       'An export reads its batches through the repository and streams them; the controller sits above.',
-      ['orders\\.repository', 'read-refusals', 'access-parameters', 'page-json'],
+      ['orders\\.repository', 'read-refusals', 'access-parameters', 'page-json', 'order-row\\.fixture'],
     ),
     ordersFolder(
       'query',

@@ -1,5 +1,5 @@
 import { Role, type Caller } from '../auth/role';
-import { AdminOrderDto, UserOrderDto, type OrderElement } from './dto/order.dto';
+import { AdminOrderDto, UserOrderDto, type ElementDto, type OrderElement } from './dto/order.dto';
 import { ADMIN_FILTERS, AdminOrdersQueryDto, USER_PARAMETERS, UserOrdersQueryDto } from './dto/orders-query.dto';
 import { ADMIN_COLUMNS, USER_COLUMNS, type ExportColumns } from './export/export-columns';
 import { ADMIN_SORT_FIELDS, USER_SORT_FIELDS, type OrderFilters, type SortField } from './model';
@@ -17,7 +17,7 @@ export interface ListingVariant<Element extends OrderElement = OrderElement> {
   /** The member whose own orders these are; none for an administrator, who reads the filters given. */
   readonly memberId?: number;
   /** The class of its elements: pages and exports write their fields, in its order. */
-  readonly element: typeof AdminOrderDto | typeof UserOrderDto;
+  readonly element: ElementDto;
   /** The fields an export writes (CSV and XLSX columns) and may be narrowed to. */
   readonly columns: ExportColumns<Element>;
   /** Others' orders: every request leaves an access record, and an export says why (docs/API.md §21). */

@@ -4,6 +4,7 @@ import { ReadRouter, type PinnedReads, type UnitOfWork } from '../database/read-
 import type { ReadSession, Statement, StatementKind } from '../database/read-session';
 import type { ServerRequirement } from '../database/server-choice';
 import type { OrderRow } from './model';
+import { orderRow } from './order-row.fixture';
 import { PageOutOfReachError, OrdersRepository, TooManyToSortError, type PageQuery } from './orders.repository';
 import { PagePlans, type PageReach, type ReadyPlan } from './page-plans';
 import { CountStatements } from './statements/count-statement';
@@ -11,16 +12,8 @@ import type { PageRequest } from './statements/page-statement';
 import { PageStatements } from './statements/page-statement';
 import { SeatStatements, type SeatRow } from './statements/seat-statement';
 
-const row = (id: number, newestOrderId?: string): OrderRow => ({
-  id,
-  userId: 7,
-  concertId: 3,
-  totalPrice: 120.5,
-  status: 'PAYMENT_COMPLETED',
-  createdAt: '2026-03-09 15:00:00.999',
-  updatedAt: '2026-03-09 15:30:00.000',
-  ...(newestOrderId === undefined ? {} : { newestOrderId }),
-});
+/** A row as the page statement returns it; `newestOrderId` as MySQL returns `MAX(id)`, a string. */
+const row = (id: number, newestOrderId?: string) => orderRow(id, newestOrderId === undefined ? {} : { newestOrderId });
 
 const byCreation = [{ field: 'createdAt' as const, direction: 'DESC' as const }];
 const byPrice = [

@@ -6,20 +6,13 @@ import { ProblemException } from '../common/problem/problem-details';
 import { LostPositionError, UncommittedPositionError } from '../database/freshness';
 import { NoCapableServerException } from '../database/server-choice';
 import { listingVariantOf, scopedFilters } from './listing-variant';
-import type { OrderRow } from './model';
+import { orderRow } from './order-row.fixture';
 import { OrdersRepository, PageOutOfReachError, TooManyToSortError, type PageRead } from './orders.repository';
 import { OrdersService } from './orders.service';
 import type { ListOrdersQuery } from './query/list-orders-query';
 
-const row = (id: number, userId = 7): OrderRow => ({
-  id,
-  userId,
-  concertId: 3,
-  totalPrice: 120.5,
-  status: 'PAYMENT_COMPLETED',
-  createdAt: '2026-03-09 15:00:00.999',
-  updatedAt: new Date('2026-03-09T15:30:00.000Z'),
-});
+/** A row with its update time as mysql2 returns one, a Date. */
+const row = (id: number) => orderRow(id, { updatedAt: new Date('2026-03-09T15:30:00.000Z') });
 
 const ADMINISTRATOR = listingVariantOf({ id: 1, role: Role.Admin });
 const MEMBER = listingVariantOf({ id: 7, role: Role.User });

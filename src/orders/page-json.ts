@@ -17,11 +17,18 @@ export function objectSchemaOf(fields: readonly ElementField[]): ObjectSchema {
   return { type: 'object', properties: Object.fromEntries(fields.map(({ name, kind }) => [name, jsonTypeOf(kind)])) };
 }
 
+/** An envelope property's schema: a count, a flag, or the elements of `element`'s schema. */
+function envelopeSchemaOf(name: string, type: unknown, element: Type): Schema {
+  if (type === 'array') return { type: 'array', items: objectSchemaOf(elementFields(element)) };
+  if (type === 'integer' || type === 'boolean') return { type };
+  throw new Error(`${name}: its @ApiProperty names no type the page envelope writes`);
+}
+
 /** The envelope as OrdersPageDto declares it, its elements of `element`'s schema. */
 export function pageSchemaOf(element: Type): ObjectSchema {
-  const properties = apiPropertiesOf(OrdersPageDto).map(({ name, metadata: { type } }): [string, Schema] => [
+  const properties = apiPropertiesOf(OrdersPageDto).map(({ name, metadata }): [string, Schema] => [
     name,
-    type === 'array' ? { type: 'array', items: objectSchemaOf(elementFields(element)) } : { type: type as 'integer' },
+    envelopeSchemaOf(name, metadata.type, element),
   ]);
   return { type: 'object', properties: Object.fromEntries(properties) };
 }

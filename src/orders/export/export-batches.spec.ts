@@ -5,25 +5,15 @@ import { LocalTimeFormatter } from '../../common/time/local-time';
 import type { PinnedReads } from '../../database/read-router';
 import { NoCapableServerException } from '../../database/server-choice';
 import { listingVariantOf } from '../listing-variant';
-import type { OrderRow } from '../model';
+import { orderRow } from '../order-row.fixture';
 import { OrdersRepository, TooManyToSortError, type ExportBatchRead } from '../orders.repository';
 import type { ListOrdersQuery } from '../query/list-orders-query';
 import type { PageRequest } from '../statements/page-statement';
 import { EXPORT_BATCH_SIZE, ExportBatches } from './export-batches';
 
-const row = (id: number): OrderRow => ({
-  id,
-  userId: 7,
-  concertId: 3,
-  totalPrice: 120.5,
-  status: 'PAYMENT_COMPLETED',
-  createdAt: '2026-03-09 15:00:00.999',
-  updatedAt: '2026-03-09 15:30:00.000',
-});
-
 /** A batch as the repository reads it (its own tests): a full one says more follow, within the walk's bound. */
 const batchFrom = (firstId: number, more: boolean): ExportBatchRead => ({
-  rows: Array.from({ length: more ? EXPORT_BATCH_SIZE : 3 }, (_, index) => row(firstId - index)),
+  rows: Array.from({ length: more ? EXPORT_BATCH_SIZE : 3 }, (_, index) => orderRow(firstId - index)),
   more,
   walkBound: 9_999,
 });
